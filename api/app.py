@@ -1,0 +1,46 @@
+"""The admin API application (FastAPI). OpenAPI at /docs and /openapi.json."""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Awaitable, Callable
+
+from fastapi import FastAPI, Request, Response
+
+from api import episodes, meta
+from api.errors import error_json, install_error_handlers
+from api.settings import Settings
+from proxy.store import EpisodeStore
+
+MAX_BODY_BYTES = 256 * 1024
+OPEN_PATHS = ("/health",)
+
+
+def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
+    app = FastAPI(
+        title="skillshift admin API",
+        version=meta.version(),
+        description="Episodes, shifts and events of a shift injection proxy for web agents.",
+    )
+    app.state.store = store
+    app.state.settings = settings
+    app.state.started_at = time.time()
+    install_error_handlers(app)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        if settings.api_token and request.url.path not in OPEN_PATHS:
+            supplied = request.headers.get("authorization", "")
+            expected = f"Bearer {settings.api_token}"
+            if not hmac.compare_digest(supplied.encode(), expected.encode()):
+                return error_json(401, "missing or wrong bearer token",
+                                  {"WWW-Authenticate": "Bearer"})
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return error_json(413, f"request body over {MAX_BODY_BYTES} bytes")
+        return await call_next(request)
+
+    app.include_router(episodes.router)
+    app.include_router(meta.router)
+    return app

@@ -1,0 +1,184 @@
+"""Episode routes: create, read, change, suspend, reset, delete, and the event log."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import ValidationError
+
+from api.errors import ApiError
+from api.models import AgentEvent, EpisodeCreate, EpisodePatch
+from api.settings import Settings
+from proxy.episode import Episode, EpisodeConfig, new_episode
+from proxy.store import EpisodeStore
+
+router = APIRouter(prefix="/episodes", tags=["episodes"])
+AGENT_EVENT_MAX_FIELDS = 32
+
+
+def _store(request: Request) -> EpisodeStore:
+    store: EpisodeStore = request.app.state.store
+    return store
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def describe(episode: Episode, settings: Settings) -> dict[str, Any]:
+    """The episode as the API shows it, with everything a client needs to bind a browser."""
+    host_port = f"{settings.public_proxy_host}:{settings.proxy_port}"
+    return {
+        **episode.model_dump(mode="json"),
+        "shifts_applied": episode.shift_names(),
+        "proxy": {
+            "server": settings.proxy_server,
+            "username": episode.id,
+            "password": episode.token,
+        },
+        "proxy_url": f"http://{episode.id}:{episode.token}@{host_port}",
+        "header": {settings.episode_header: f"{episode.id}:{episode.token}"},
+    }
+
+
+async def load_episode(store: EpisodeStore, episode_id: str) -> Episode:
+    record = await store.get_episode(episode_id)
+    if record is None:
+        raise ApiError(404, f"episode {episode_id!r} not found")
+    return Episode.model_validate(record)
+
+
+@router.post("", status_code=201)
+async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any]:
+    store, settings = _store(request), _settings(request)
+    episode = new_episode(EpisodeConfig(**body.model_dump(exclude={"id"})), body.id)
+    if not await store.create_episode(episode.id, episode.model_dump(mode="json"), episode.expires_at):
+        raise ApiError(409, f"episode {episode.id!r} already exists")
+    await store.append_event(
+        episode.id,
+        {"type": "episode_created", "ts": time.time(), "source": "api",
+         "condition": episode.condition, "regime": episode.regime, "seed": episode.seed},
+        episode.expires_at,
+    )
+    return describe(episode, settings)
+
+
+@router.get("")
+async def list_episodes(request: Request) -> dict[str, Any]:
+    records = await _store(request).list_episodes()
+    episodes = [describe(Episode.model_validate(record), _settings(request)) for record in records]
+    return {"episodes": sorted(episodes, key=lambda e: e["created_at"])}
+
+
+@router.get("/{episode_id}")
+async def get_episode(episode_id: str, request: Request) -> dict[str, Any]:
+    store = _store(request)
+    episode = await load_episode(store, episode_id)
+    return {
+        **describe(episode, _settings(request)),
+        "flags": await store.get_flags(episode_id),
+        "counters": await store.get_counters(episode_id),
+        "event_count": await store.count_events(episode_id),
+    }
+
+
+@router.patch("/{episode_id}")
+async def patch_episode(episode_id: str, body: EpisodePatch, request: Request) -> dict[str, Any]:
+    store = _store(request)
+    episode = await load_episode(store, episode_id)
+    changes = body.model_dump(exclude_unset=True)
+    merged = {**episode.model_dump(mode="json"), **changes}
+    try:
+        updated = Episode.model_validate(merged)
+    except ValidationError as error:
+        raise ApiError(422, _validation_message(error)) from None
+    await _save(store, updated)
+    await store.append_event(
+        episode_id,
+        {"type": "episode_patched", "ts": time.time(), "source": "api", "changes": changes},
+        updated.expires_at,
+    )
+    return describe(updated, _settings(request))
+
+
+@router.delete("/{episode_id}", status_code=204)
+async def delete_episode(episode_id: str, request: Request) -> Response:
+    if not await _store(request).delete_episode(episode_id):
+        raise ApiError(404, f"episode {episode_id!r} not found")
+    return Response(status_code=204)
+
+
+@router.post("/{episode_id}/reset")
+async def reset_episode(episode_id: str, request: Request) -> dict[str, Any]:
+    """Forget flags (e.g. `once` already shown), counters and events; keep the configuration."""
+    store = _store(request)
+    episode = await load_episode(store, episode_id)
+    await store.reset_episode(episode_id)
+    await store.append_event(
+        episode_id, {"type": "episode_reset", "ts": time.time(), "source": "api"}, episode.expires_at
+    )
+    return describe(episode, _settings(request))
+
+
+@router.post("/{episode_id}/suspend")
+async def suspend_episode(episode_id: str, request: Request) -> dict[str, Any]:
+    """Pass pages through unshifted (routing stays), so an evaluator can read the real page."""
+    return await _set_suspended(episode_id, request, True)
+
+
+@router.post("/{episode_id}/resume")
+async def resume_episode(episode_id: str, request: Request) -> dict[str, Any]:
+    return await _set_suspended(episode_id, request, False)
+
+
+@router.get("/{episode_id}/events")
+async def read_events(
+    episode_id: str,
+    request: Request,
+    after: str | None = Query(None, pattern=r"^\d+-\d+$", description="Return events after this id"),
+    limit: int = Query(100, ge=1, le=1000),
+) -> dict[str, Any]:
+    store = _store(request)
+    await load_episode(store, episode_id)
+    events = await store.read_events(episode_id, after=after, limit=limit)
+    return {"events": events, "next": events[-1]["id"] if events else after}
+
+
+@router.post("/{episode_id}/events", status_code=201)
+async def post_event(episode_id: str, body: AgentEvent, request: Request) -> dict[str, Any]:
+    store = _store(request)
+    episode = await load_episode(store, episode_id)
+    data = body.model_dump()
+    if len(data) > AGENT_EVENT_MAX_FIELDS:
+        raise ApiError(422, f"an event may have at most {AGENT_EVENT_MAX_FIELDS} fields")
+    event = {**data, "ts": time.time(), "source": "agent"}
+    event_id = await store.append_event(episode_id, event, episode.expires_at)
+    return {"id": event_id, **event}
+
+
+async def _set_suspended(episode_id: str, request: Request, suspended: bool) -> dict[str, Any]:
+    store = _store(request)
+    episode = await load_episode(store, episode_id)
+    updated = episode.model_copy(update={"suspended": suspended})
+    await _save(store, updated)
+    await store.append_event(
+        episode_id,
+        {"type": "episode_suspended" if suspended else "episode_resumed", "ts": time.time(),
+         "source": "api"},
+        episode.expires_at,
+    )
+    return describe(updated, _settings(request))
+
+
+async def _save(store: EpisodeStore, episode: Episode) -> None:
+    if not await store.update_episode(episode.id, episode.model_dump(mode="json")):
+        raise ApiError(404, f"episode {episode.id!r} not found")
+
+
+def _validation_message(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in item['loc']) or 'body'}: {item['msg']}" for item in error.errors()
+    )

@@ -1,0 +1,156 @@
+"""Catalogue and operations routes: conditions, shifts, sites, listeners, health, metrics, CA."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import mitmproxy.version
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+import sites
+from api.errors import ApiError
+from api.models import ListenerUpdate
+from api.settings import Settings
+from proxy import metrics
+from proxy.episode import Episode
+from proxy.store import EpisodeStore, StoreUnavailable
+from shifts import CONDITIONS, all_shifts
+
+router = APIRouter()
+
+
+def _state(request: Request) -> tuple[EpisodeStore, Settings]:
+    return request.app.state.store, request.app.state.settings
+
+
+def version() -> str:
+    try:
+        return metadata.version("skillshift")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@router.get("/conditions", tags=["catalogue"])
+async def conditions() -> dict[str, Any]:
+    return {"conditions": [{"name": name, "shifts": list(names)} for name, names in CONDITIONS.items()]}
+
+
+@router.get("/shifts", tags=["catalogue"])
+async def shifts() -> dict[str, Any]:
+    return {
+        "shifts": [
+            {
+                "name": shift.name,
+                "kind": shift.kind,
+                "description": shift.description,
+                "params_schema": shift.Params.model_json_schema(),
+            }
+            for shift in all_shifts()
+        ]
+    }
+
+
+@router.get("/sites", tags=["catalogue"])
+async def site_profiles() -> dict[str, Any]:
+    return {
+        "sites": [
+            {
+                "name": profile.name,
+                "description": profile.description,
+                "host_patterns": list(profile.host_patterns),
+                "targets": profile.targets,
+                "protected_selectors": list(profile.protected_selectors),
+                "popup_paths": list(profile.popup_paths),
+            }
+            for profile in sites.PROFILES.values()
+        ]
+    }
+
+
+@router.get("/listeners", tags=["listeners"])
+async def listeners(request: Request) -> dict[str, Any]:
+    store, settings = _state(request)
+    return {
+        "listeners": [
+            {
+                "name": listener.name,
+                "kind": listener.kind,
+                "mode": listener.mode,
+                "upstream": listener.upstream,
+                "default_episode": await store.get_listener_default(listener.name),
+            }
+            for listener in settings.listeners()
+        ]
+    }
+
+
+@router.put("/listeners/{name}", tags=["listeners"])
+async def set_listener(name: str, body: ListenerUpdate, request: Request) -> dict[str, Any]:
+    """Bind unbound requests on a listener to an episode (for desktop browsers)."""
+    store, settings = _state(request)
+    if name not in {listener.name for listener in settings.listeners()}:
+        raise ApiError(404, f"no listener {name!r}")
+    expires_at = int(time.time()) + 3600
+    if body.default_episode is not None:
+        record = await store.get_episode(body.default_episode)
+        if record is None:
+            raise ApiError(404, f"episode {body.default_episode!r} not found")
+        expires_at = Episode.model_validate(record).expires_at
+    await store.set_listener_default(name, body.default_episode, expires_at)
+    return {"name": name, "default_episode": body.default_episode}
+
+
+@router.get("/health", tags=["operations"])
+async def health(request: Request) -> JSONResponse:
+    store, settings = _state(request)
+    try:
+        await store.ping()
+        store_state = {"ok": True, "kind": type(store).__name__}
+    except StoreUnavailable as error:
+        store_state = {"ok": False, "kind": type(store).__name__, "error": str(error)}
+    body = {"status": "ok" if store_state["ok"] else "degraded", "store": store_state,
+            "uptime_s": round(time.time() - request.app.state.started_at, 3)}
+    return JSONResponse(body, status_code=200 if store_state["ok"] else 503)
+
+
+@router.get("/version", tags=["operations"])
+async def get_version() -> dict[str, Any]:
+    return {"version": version(), "mitmproxy": mitmproxy.version.VERSION}
+
+
+@router.get("/metrics", tags=["operations"], response_class=PlainTextResponse)
+async def get_metrics(request: Request) -> str:
+    store, _ = _state(request)
+    try:
+        await store.ping()
+        store_up = 1
+        episodes = len(await store.list_episodes())
+    except StoreUnavailable:
+        store_up, episodes = 0, 0
+    return metrics.render(
+        {"store_up": store_up, "episodes": episodes,
+         "uptime_seconds": round(time.time() - request.app.state.started_at, 3)}
+    )
+
+
+@router.get("/ca", tags=["operations"])
+async def ca(request: Request) -> dict[str, Any]:
+    """The CA that signs intercepted HTTPS: trust it, or pass its SPKI hash to Chromium."""
+    _, settings = _state(request)
+    path = Path(settings.confdir).expanduser() / "mitmproxy-ca-cert.pem"
+    if not path.exists():
+        raise ApiError(404, f"no CA certificate at {path} yet")
+    pem = path.read_text()
+    cert = x509.load_pem_x509_certificate(pem.encode())
+    spki = cert.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return {"pem": pem, "spki_sha256": base64.b64encode(hashlib.sha256(spki).digest()).decode()}

@@ -1,0 +1,102 @@
+"""One asyncio process: mitmproxy (regular + reverse listeners) and the admin API side by side.
+
+uvicorn normally installs its own SIGINT/SIGTERM handlers, which stop uvicorn but leave
+mitmproxy running; here the process takes the signals itself and stops both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Iterator
+
+import uvicorn
+from mitmproxy import addons as mitm_addons
+from mitmproxy import options
+from mitmproxy.master import Master
+
+from api.app import create_app
+from api.demo import demo_app, register_profile
+from api.settings import Settings
+from proxy import build_addons
+from proxy.store import EpisodeStore, open_store
+
+logger = logging.getLogger(__name__)
+
+
+class _Uvicorn(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # Signals belong to serve(): it stops the proxy and the API together.
+        yield
+
+
+def make_master(settings: Settings, store: EpisodeStore) -> Master:
+    opts = options.Options(
+        mode=[listener.mode for listener in settings.listeners()],
+        confdir=settings.confdir,
+    )
+    master = Master(opts)
+    master.addons.add(*mitm_addons.default_addons())
+    master.addons.add(*build_addons(store))
+    opts.update(
+        # Connect upstream only once the request hook has chosen the upstream (contextual shift).
+        connection_strategy="lazy",
+        # Chunked HTML past the rewrite limit is streamed rather than buffered without bound.
+        stream_large_bodies=str(settings.max_rewrite_bytes + 1),
+        onboarding=False,
+        ssl_insecure=settings.upstream_insecure,
+        ssl_verify_upstream_trusted_ca=settings.upstream_ca,
+        ss_allow_unbound=settings.allow_unbound,
+        ss_episode_header=settings.episode_header,
+        ss_require_token=settings.require_token,
+        ss_internal_prefix=settings.internal_prefix,
+        ss_max_rewrite_bytes=settings.max_rewrite_bytes,
+    )
+    return master
+
+
+def _server(app: object, host: str, port: int, log_level: str) -> _Uvicorn:
+    config = uvicorn.Config(
+        app,  # type: ignore[arg-type]
+        host=host, port=port, log_level=log_level, lifespan="off",
+        timeout_graceful_shutdown=1, access_log=False,
+    )
+    return _Uvicorn(config)
+
+
+async def serve(settings: Settings) -> None:
+    store = open_store(settings.redis_url, settings.key_prefix)
+    master = make_master(settings, store)
+    servers = [_server(create_app(store, settings), settings.api_host, settings.api_port,
+                       settings.log_level)]
+    if settings.demo:
+        register_profile(settings.demo_port, settings.demo_port + 1)
+        servers.append(_server(demo_app("source"), "127.0.0.1", settings.demo_port, "warning"))
+        servers.append(_server(demo_app("target"), "127.0.0.1", settings.demo_port + 1, "warning"))
+
+    def stop() -> None:
+        if not master.should_exit.is_set():
+            logger.info("stopping")
+        for server in servers:
+            server.should_exit = True
+        master.shutdown()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+
+    tasks = [asyncio.create_task(master.run(), name="proxy")]
+    tasks += [asyncio.create_task(server.serve(), name=f"http:{server.config.port}")
+              for server in servers]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        stop()  # whichever part ended first (a signal, or a failure to bind), end the rest
+        await asyncio.wait(tasks, timeout=5)
+        for task in done:
+            if not task.cancelled() and task.exception():
+                raise task.exception()  # type: ignore[misc]
+    finally:
+        await store.close()

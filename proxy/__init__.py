@@ -1,0 +1,25 @@
+"""The mitmproxy side: episode binding, internal endpoints, routing, the response pipeline."""
+
+from __future__ import annotations
+
+from proxy import errors
+from proxy.binding import EPISODE, EpisodeBinding
+from proxy.internal import InternalEndpoints
+from proxy.rewrite import PageRewriter
+from proxy.routing import ContextualRouting
+from proxy.store import EpisodeStore
+
+
+def build_addons(store: EpisodeStore) -> list[object]:
+    """The addons in hook order: bind first, answer internal paths, route, then rewrite."""
+    errors.install()
+    return [
+        EpisodeBinding(store),
+        InternalEndpoints(store),
+        ContextualRouting(),
+        PageRewriter(store),
+        errors.UpstreamErrors(),
+    ]
+
+
+__all__ = ["EPISODE", "build_addons"]

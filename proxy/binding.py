@@ -1,0 +1,134 @@
+"""Episode binding: which episode does this request belong to?
+
+In order: the episode header ("ID" or "ID:TOKEN"); proxy credentials (user = episode id,
+password = token), remembered per client connection because requests inside an HTTPS tunnel
+carry none; the listener's default episode. The binding header and credentials never reach the
+upstream. Unknown episodes and wrong tokens get a 407, and nothing is forwarded.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import weakref
+from collections.abc import MutableMapping
+
+from mitmproxy import connection, ctx, http
+from pydantic import ValidationError
+
+from proxy.episode import Episode
+from proxy.responses import auth_required, error_response
+from proxy.store import EpisodeStore, StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+EPISODE = "ss.episode"  # flow.metadata key: the bound Episode
+PROXY_AUTH = "proxy-authorization"
+
+
+class BindingRejected(Exception):
+    def __init__(self, response: http.Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def listener_name(flow: http.HTTPFlow) -> str:
+    """Listeners are named by the port they listen on."""
+    return str(flow.client_conn.sockname[1])
+
+
+class EpisodeBinding:
+    def __init__(self, store: EpisodeStore) -> None:
+        self.store = store
+        # Episode id bound to a client connection by the credentials of its CONNECT request.
+        self.tunnels: MutableMapping[connection.Client, str] = weakref.WeakKeyDictionary()
+
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        loader.add_option(
+            "ss_episode_header", str, "X-SkillShift-Episode",
+            "Request header that binds a request to an episode: 'ID' or 'ID:TOKEN'.",
+        )
+        loader.add_option(
+            "ss_require_token", bool, False,
+            "Require the token in the episode header ('ID:TOKEN'); a bare ID is refused.",
+        )
+        loader.add_option(
+            "ss_allow_unbound", bool, False,
+            "Pass requests bound to no episode through untouched instead of answering 407.",
+        )
+
+    async def http_connect(self, flow: http.HTTPFlow) -> None:
+        """An HTTPS (or WebSocket) tunnel: bind the whole client connection now."""
+        await self._bind(flow, tunnel=True)
+
+    async def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if flow.response is None:
+            await self._bind(flow, tunnel=False)
+
+    async def _bind(self, flow: http.HTTPFlow, tunnel: bool) -> None:
+        try:
+            episode = await self._resolve(flow, tunnel)
+        except BindingRejected as rejected:
+            flow.response = rejected.response
+            return
+        except StoreUnavailable as error:
+            logger.warning("episode store unavailable: %s", error)
+            flow.response = error_response(
+                503, "The episode store is unavailable; the request was not forwarded. "
+                "Retry when it is back."
+            )
+            return
+        if episode is not None:
+            flow.metadata[EPISODE] = episode
+            if tunnel:
+                self.tunnels[flow.client_conn] = episode.id
+        elif not ctx.options.ss_allow_unbound:
+            flow.response = auth_required(
+                "This request is bound to no episode. Send proxy credentials "
+                "(user name = episode id, password = episode token) or the episode header."
+            )
+
+    async def _resolve(self, flow: http.HTTPFlow, tunnel: bool) -> Episode | None:
+        headers = flow.request.headers
+        header_value = headers.pop(ctx.options.ss_episode_header, None)
+        credentials = headers.pop(PROXY_AUTH, None)
+        if header_value:
+            episode_id, _, token = header_value.strip().partition(":")
+            if not token and ctx.options.ss_require_token:
+                raise BindingRejected(auth_required("The episode header must be 'ID:TOKEN'."))
+            return await self._load(episode_id, token or None)
+        if credentials:
+            episode_id, token = _parse_basic(credentials)
+            return await self._load(episode_id, token)
+        if not tunnel and flow.client_conn in self.tunnels:
+            return await self._load(self.tunnels[flow.client_conn], None)
+        default_id = await self.store.get_listener_default(listener_name(flow))
+        return await self._load(default_id, None) if default_id else None
+
+    async def _load(self, episode_id: str, token: str | None) -> Episode:
+        record = await self.store.get_episode(episode_id)
+        if record is None:
+            raise BindingRejected(auth_required(f"Unknown or expired episode {episode_id!r}."))
+        try:
+            episode = Episode.model_validate(record)
+        except ValidationError as error:
+            logger.error("episode %s has an invalid stored record: %s", episode_id, error)
+            raise BindingRejected(
+                error_response(503, f"Episode {episode_id!r} is stored in a form this version "
+                               "cannot read; the request was not forwarded.")
+            ) from None
+        if token is not None and not episode.check_token(token):
+            raise BindingRejected(auth_required(f"Wrong token for episode {episode_id!r}."))
+        return episode
+
+
+def _parse_basic(value: str) -> tuple[str, str]:
+    scheme, _, encoded = value.strip().partition(" ")
+    if scheme.lower() != "basic":
+        raise BindingRejected(auth_required("Proxy credentials must use the Basic scheme."))
+    try:
+        user, _, password = base64.b64decode(encoded.strip(), validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        raise BindingRejected(auth_required("Malformed proxy credentials.")) from None
+    return user, password

@@ -1,0 +1,132 @@
+"""An episode: one agent run under one condition, and the configuration the proxy applies."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+import sites
+from shifts import CONDITIONS, get_shift, shifts_for, validate_params
+from shifts.base import UnknownShift
+from shifts.execution import RegimeParams
+
+Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
+Regime = Literal["once", "multiple", "random"]
+EPISODE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+ORIGIN = re.compile(r"^https?://[^/\s]+$")
+DEFAULT_TTL_S = 24 * 3600
+
+
+class EpisodeConfig(BaseModel):
+    """What a user chooses for an episode (the body of POST /episodes, all fields optional)."""
+
+    model_config = {"extra": "forbid"}
+
+    condition: Condition = Field("Src", description="One of the benchmark's six conditions")
+    regime: Regime = Field("once", description="Execution regime for -Exec conditions")
+    regime_params: RegimeParams = Field(default_factory=RegimeParams)
+    seed: int = Field(0, ge=0, le=2**63 - 1, description="Seeds every random choice")
+    site: str | None = Field(None, description="Site profile name; default: matched by host")
+    shifts: list[str] | None = Field(
+        None, description="Explicit shift list, overriding the condition's"
+    )
+    shift_params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Per-shift parameters, keyed by shift name"
+    )
+    targets: dict[str, str] = Field(
+        default_factory=dict,
+        description="Contextual shift: source origin -> target origin (http://host:port)",
+    )
+    ttl_s: int = Field(DEFAULT_TTL_S, ge=10, le=30 * 24 * 3600, description="Lifetime in seconds")
+    tags: dict[str, str] = Field(default_factory=dict, description="Free labels for reports")
+
+    @field_validator("site")
+    @classmethod
+    def _known_site(cls, site: str | None) -> str | None:
+        if site is not None and site not in sites.PROFILES:
+            raise ValueError(f"unknown site {site!r}; known: {sorted(sites.PROFILES)}")
+        return site
+
+    @field_validator("targets")
+    @classmethod
+    def _origins(cls, targets: dict[str, str]) -> dict[str, str]:
+        for origin in (*targets, *targets.values()):
+            if not ORIGIN.match(origin.rstrip("/")):
+                raise ValueError(f"{origin!r} is not an origin like http://host:port")
+        return {source.rstrip("/"): target.rstrip("/") for source, target in targets.items()}
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EpisodeConfig:
+        names = self.shift_names()
+        for name in names:
+            try:
+                get_shift(name)
+            except UnknownShift:
+                raise ValueError(f"unknown shift {name!r}") from None
+        for name, params in self.shift_params.items():
+            if name not in names:
+                raise ValueError(f"shift_params for {name!r}, which this episode does not apply")
+            self.shift_params[name] = validate_params(name, params)
+        if "contextual" in names and not self.all_targets():
+            raise ValueError(
+                "the contextual shift needs a target variant: give `targets` "
+                "(source origin -> target origin) or a site whose profile has one"
+            )
+        return self
+
+    def shift_names(self) -> list[str]:
+        return list(self.shifts) if self.shifts is not None else list(shifts_for(self.condition))
+
+    def all_targets(self) -> dict[str, str]:
+        profile_targets = sites.PROFILES[self.site].targets if self.site else {}
+        return {**profile_targets, **self.targets}
+
+
+class Episode(EpisodeConfig):
+    """A stored episode: the configuration plus identity, secret and lifecycle."""
+
+    model_config = {"extra": "ignore"}
+
+    id: str
+    token: str
+    created_at: float
+    expires_at: int
+    suspended: bool = False
+
+    @property
+    def beacon_key(self) -> str:
+        """What the page's runtime presents to the beacon: derived from, never equal to, the token."""
+        digest = hmac.new(self.token.encode(), b"beacon:" + self.id.encode(), hashlib.sha256)
+        return digest.hexdigest()[:24]
+
+    def check_token(self, token: str) -> bool:
+        return hmac.compare_digest(self.token.encode(), token.encode())
+
+    def check_beacon_key(self, key: str) -> bool:
+        return hmac.compare_digest(self.beacon_key.encode(), key.encode())
+
+    def nonce_for(self, url: str) -> str:
+        """A CSP nonce for injected tags: stable per episode and URL, unguessable without the token."""
+        digest = hmac.new(self.token.encode(), b"nonce:" + url.encode(), hashlib.sha256)
+        return digest.hexdigest()[:22]
+
+
+def new_episode(config: EpisodeConfig, episode_id: str | None = None) -> Episode:
+    now = time.time()
+    return Episode(
+        **config.model_dump(),
+        id=episode_id or secrets.token_hex(8),
+        token=secrets.token_urlsafe(18),
+        created_at=now,
+        expires_at=int(now) + config.ttl_s,
+    )
+
+
+def condition_names() -> list[str]:
+    return list(CONDITIONS)

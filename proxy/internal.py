@@ -1,0 +1,114 @@
+"""Internal endpoints under a neutral path prefix, answered on any origin, never forwarded.
+
+  {prefix}r.js   the client runtime script
+  {prefix}b      the event beacon: POST JSON {"k": beacon key, "type": ..., ...}
+The beacon is authenticated twice: the request must be bound to the episode (its credentials
+carry the token) and carry the page's beacon key, which is derived from the token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from mitmproxy import ctx, http
+
+from proxy.binding import EPISODE
+from proxy.episode import Episode
+from proxy.store import EpisodeStore, StoreUnavailable
+from shifts.runtime import BEACON_NAME, RUNTIME_NAME, runtime_source
+
+logger = logging.getLogger(__name__)
+
+BEACON_EVENTS = frozenset(
+    {"popup_shown", "popup_dismissed", "popup_suppressed", "blocked_interaction", "runtime_error"}
+)
+MAX_BEACON_BYTES = 8192
+MAX_FIELD_CHARS = 2048
+
+
+def _json(status: int, payload: dict[str, Any]) -> http.Response:
+    return http.Response.make(
+        status,
+        json.dumps(payload).encode(),
+        {"Content-Type": "application/json", "Cache-Control": "no-store"},
+    )
+
+
+class InternalEndpoints:
+    def __init__(self, store: EpisodeStore) -> None:
+        self.store = store
+
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        loader.add_option(
+            "ss_internal_prefix", str, "/__ss/",
+            "Path prefix of the endpoints the proxy answers itself on every origin (runtime "
+            "script, beacon). Keep it neutral: pages show it to agents.",
+        )
+
+    def is_internal(self, flow: http.HTTPFlow) -> bool:
+        return flow.request.path.startswith(ctx.options.ss_internal_prefix)
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        # Answered in `request`, once the body is in; make sure it is never streamed upstream.
+        if flow.response is None and self.is_internal(flow):
+            flow.request.stream = False
+
+    async def request(self, flow: http.HTTPFlow) -> None:
+        if flow.response is not None or not self.is_internal(flow):
+            return
+        name = flow.request.path[len(ctx.options.ss_internal_prefix) :].split("?")[0]
+        if name == RUNTIME_NAME and flow.request.method in ("GET", "HEAD"):
+            flow.response = http.Response.make(
+                200,
+                runtime_source(),
+                {
+                    "Content-Type": "text/javascript; charset=utf-8",
+                    # The URL carries the runtime's version, so it may be cached for good.
+                    "Cache-Control": "public, max-age=31536000, immutable",
+                },
+            )
+        elif name == BEACON_NAME and flow.request.method == "POST":
+            flow.response = await self._beacon(flow)
+        else:
+            flow.response = _json(404, {"error": f"no internal endpoint {name!r}", "status": 404})
+
+    async def _beacon(self, flow: http.HTTPFlow) -> http.Response:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        if episode is None:
+            return _json(403, {"error": "beacon request bound to no episode", "status": 403})
+        body = flow.request.raw_content or b""
+        if len(body) > MAX_BEACON_BYTES:
+            return _json(413, {"error": "beacon body too large", "status": 413})
+        try:
+            event = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _json(400, {"error": "beacon body is not JSON", "status": 400})
+        if not isinstance(event, dict) or not episode.check_beacon_key(str(event.pop("k", ""))):
+            return _json(403, {"error": "wrong beacon key", "status": 403})
+        event_type = event.pop("type", None)
+        if event_type not in BEACON_EVENTS:
+            return _json(422, {"error": f"unknown beacon event {event_type!r}", "status": 422})
+        record = {
+            "type": event_type,
+            "ts": time.time(),
+            "source": "client",
+            **{key: _bounded(value) for key, value in event.items() if key not in ("ts", "source")},
+        }
+        try:
+            await self.store.append_event(episode.id, record, episode.expires_at)
+        except StoreUnavailable as error:
+            logger.warning("beacon event lost: %s", error)
+            return _json(503, {"error": "episode store unavailable", "status": 503})
+        return _json(202, {"status": 202})
+
+
+def _bounded(value: Any) -> Any:
+    """Client-supplied values are data, not structure: scalars only, strings cut short."""
+    if isinstance(value, str):
+        return value[:MAX_FIELD_CHARS]
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    return str(value)[:MAX_FIELD_CHARS]

@@ -1,0 +1,31 @@
+"""Process-wide counters, rendered as Prometheus text by the admin API."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+COUNTERS: Counter[str] = Counter()
+
+HELP = {
+    "requests_total": "Requests seen by the proxy",
+    "rejected_total": "Requests answered 407/503 by episode binding",
+    "pages_rewritten_total": "HTML responses changed by at least one shift",
+    "pages_unchanged_total": "Rewritable HTML responses no shift changed (served byte-exact)",
+    "popups_injected_total": "Navigation documents that got a popup",
+    "rewrite_errors_total": "Responses that failed closed because shifting failed",
+    "beacon_events_total": "Client runtime events accepted by the beacon",
+}
+
+
+def inc(name: str, amount: int = 1) -> None:
+    COUNTERS[name] += amount
+
+
+def render(gauges: dict[str, float]) -> str:
+    lines = []
+    for name, text in HELP.items():
+        lines += [f"# HELP skillshift_{name} {text}", f"# TYPE skillshift_{name} counter",
+                  f"skillshift_{name} {COUNTERS[name]}"]
+    for name, value in gauges.items():
+        lines += [f"# TYPE skillshift_{name} gauge", f"skillshift_{name} {value}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,212 @@
+"""The response pipeline: decide, decode, shift, re-encode, and make the result safe to serve.
+
+Only HTML bodies of bound, active episodes that apply document shifts are buffered; everything
+else streams through untouched. A rewritten page gets the CSP nonce it needs, `no-store`, and no
+validators, so no cache can hand it to another episode. A page that no shift changed is served
+with the upstream's exact bytes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+from typing import Any
+
+from mitmproxy import ctx, http
+
+from proxy import classify, csp
+from proxy.binding import EPISODE
+from proxy.codec import UndecodableBody, decode_body
+from proxy.episode import Episode
+from proxy.responses import error_response
+from proxy.routing import SOURCE_ORIGIN
+from proxy.store import EpisodeStore, StoreUnavailable
+from shifts import HtmlDocument, ShiftContext, apply_shifts
+from shifts.execution import draw_random, plan_popup
+from sites import get_profile, match_profile
+
+logger = logging.getLogger(__name__)
+
+REWRITE = "ss.rewrite"  # flow.metadata key: this response is buffered for rewriting
+ONCE_FLAG = "popup_once"
+LOADS = "loads"
+
+
+def active_shifts(episode: Episode | None) -> list[str]:
+    """The shifts to apply to bodies: none for unbound or suspended episodes."""
+    if episode is None or episode.suspended:
+        return []
+    return episode.shift_names()
+
+
+class PageRewriter:
+    def __init__(self, store: EpisodeStore) -> None:
+        self.store = store
+
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        loader.add_option(
+            "ss_max_rewrite_bytes", int, 8 * 1024 * 1024,
+            "HTML bodies larger than this (decoded) stream through unshifted, with an event.",
+        )
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        if flow.response is not None or not active_shifts(flow.metadata.get(EPISODE)):
+            return
+        if classify.may_be_rewritten(flow.request):
+            classify.strip_conditionals(flow.request)
+            classify.restrict_accept_encoding(flow.request)
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        assert flow.response is not None
+        rewrite = self._should_buffer(flow)
+        flow.metadata[REWRITE] = rewrite
+        if not rewrite:
+            flow.response.stream = True
+
+    def _should_buffer(self, flow: http.HTTPFlow) -> bool:
+        response = flow.response
+        assert response is not None
+        if not active_shifts(flow.metadata.get(EPISODE)) or not classify.may_be_rewritten(
+            flow.request
+        ):
+            return False
+        if not (200 <= response.status_code < 300 and classify.is_html(response)):
+            return False
+        length = classify.declared_length(response)
+        return length is None or length <= ctx.options.ss_max_rewrite_bytes
+
+    async def response(self, flow: http.HTTPFlow) -> None:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        response = flow.response
+        if episode is None or response is None:
+            return
+        if not flow.metadata.get(REWRITE):
+            if active_shifts(episode) and classify.is_html(response) and response.stream:
+                await self._record(episode, "rewrite_skipped", url=flow.request.pretty_url,
+                                   reason="streamed (too large or not rewritable)")
+            return
+        try:
+            await self._rewrite(flow, episode, response)
+        except StoreUnavailable as error:
+            logger.warning("store unavailable while rewriting %s: %s", flow.request.url, error)
+            flow.response = error_response(
+                503, "The episode store is unavailable; this page cannot be served shifted."
+            )
+        except Exception:
+            # Fail closed: a shift that breaks must not leak the unshifted page into the episode.
+            logger.exception("rewrite of %s failed", flow.request.url)
+            flow.response = error_response(502, "The page could not be shifted for this episode.")
+            try:
+                await self._record(episode, "rewrite_error", url=flow.request.pretty_url)
+            except StoreUnavailable:
+                pass
+
+    async def _rewrite(self, flow: http.HTTPFlow, episode: Episode, response: http.Response) -> None:
+        try:
+            raw = decode_body(response.raw_content or b"", classify.content_encoding(response))
+        except UndecodableBody as error:
+            flow.response = error_response(502, f"The upstream body could not be decoded: {error}")
+            await self._record(episode, "rewrite_error", url=flow.request.pretty_url,
+                               reason="undecodable body")
+            return
+        if len(raw) > ctx.options.ss_max_rewrite_bytes:
+            await self._record(episode, "rewrite_skipped", url=flow.request.pretty_url,
+                               reason="body over ss_max_rewrite_bytes")
+            return
+        started = time.perf_counter()
+        context = await self._context(flow, episode, response, raw)
+        doc = apply_shifts(active_shifts(episode), HtmlDocument(raw, classify.charset(response)), context)
+        if doc.changed:
+            body = doc.to_bytes()
+            if context.nonce:
+                body = csp.add_nonce_to_meta(body, context.nonce)
+                policies = response.headers.get_all("content-security-policy")
+                if policies:
+                    response.headers.set_all(
+                        "content-security-policy",
+                        [csp.add_nonce_to_header(policy, context.nonce) for policy in policies],
+                    )
+            response.set_content(body)
+            response.headers["cache-control"] = "no-store"
+            for name in ("etag", "last-modified"):
+                response.headers.pop(name, None)
+        await self._record(
+            episode,
+            "page_served",
+            url=context.url,
+            kind=classify.request_kind(flow.request).value,
+            load_index=context.load_index,
+            shifts=doc.notes,
+            changed=doc.changed,
+            rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
+        if context.popup is not None:
+            await self._record(
+                episode, "popup_injected", url=context.url, load_index=context.load_index,
+                kind=context.popup.kind, delay_ms=context.popup.delay_ms, regime=context.regime,
+            )
+
+    async def _context(
+        self, flow: http.HTTPFlow, episode: Episode, response: http.Response, raw: bytes
+    ) -> ShiftContext:
+        url = flow.request.pretty_url
+        source = flow.metadata.get(SOURCE_ORIGIN)
+        if source:  # the page the browser asked for, not the target upstream's address
+            url = source + flow.request.path
+        kind = classify.request_kind(flow.request)
+        is_navigation = kind is classify.RequestKind.DOCUMENT
+        load_index = None
+        if is_navigation:
+            load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
+        site = get_profile(episode.site) if episode.site else match_profile(
+            f"{flow.request.host}:{flow.request.port}"
+        )
+        context = ShiftContext(
+            episode_id=episode.id,
+            seed=episode.seed,
+            condition=episode.condition,
+            regime=episode.regime,
+            regime_params=episode.regime_params.model_dump(),
+            shift_params=episode.shift_params,
+            site=site,
+            url=url,
+            load_index=load_index,
+            is_navigation=is_navigation,
+            nonce=self._nonce(episode, response, raw, url),
+            internal_prefix=ctx.options.ss_internal_prefix,
+            beacon_key=episode.beacon_key,
+            targets=episode.all_targets(),
+        )
+        if "popup" in active_shifts(episode):
+            context = await self._plan_popup(episode, context)
+        return context
+
+    def _nonce(self, episode: Episode, response: http.Response, raw: bytes, url: str) -> str | None:
+        """Reuse the page's own nonce when it has one; else a per-page nonce if a CSP needs it."""
+        policies = [
+            *response.headers.get_all("content-security-policy"),
+            *csp.meta_policies(raw[:65536]),
+        ]
+        if not policies:
+            return None
+        return csp.existing_nonce(policies) or (
+            episode.nonce_for(url) if csp.restricts(policies) else None
+        )
+
+    async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:
+        if context.regime == "random" and context.is_navigation and context.load_index:
+            fires, delay = draw_random(context.seed, context.load_index, episode.regime_params)
+            await self._record(episode, "random_draw", url=context.url,
+                               load_index=context.load_index, fired=fires, delay_ms=delay,
+                               p=episode.regime_params.p)
+        plan = plan_popup(context)
+        if plan is not None and plan.regime == "once":
+            claimed = await self.store.claim_flag(episode.id, ONCE_FLAG, episode.expires_at)
+            if not claimed:
+                plan = None
+        return replace(context, popup=plan)
+
+    async def _record(self, episode: Episode, event_type: str, **data: Any) -> None:
+        event = {"type": event_type, "ts": time.time(), "source": "proxy", **data}
+        await self.store.append_event(episode.id, event, episode.expires_at)

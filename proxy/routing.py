@@ -1,0 +1,51 @@
+"""Contextual routing: in Tgt conditions, send the request to the site's target upstream.
+
+The browser keeps using the task's URLs; only the upstream changes. Redirects that point at the
+target origin are mapped back, so the browser never leaves the source origin.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from mitmproxy import http
+
+from proxy.binding import EPISODE
+from proxy.episode import Episode
+from shifts.contextual import route, unroute_url
+
+SOURCE_ORIGIN = "ss.source_origin"  # flow.metadata key: where the browser thinks it is
+
+
+def origin_of(request: http.Request) -> str:
+    default_port = {"http": 80, "https": 443}.get(request.scheme)
+    port = "" if request.port == default_port else f":{request.port}"
+    return f"{request.scheme}://{request.host}{port}"
+
+
+class ContextualRouting:
+    def request(self, flow: http.HTTPFlow) -> None:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        if flow.response is not None or episode is None:
+            return
+        if "contextual" not in episode.shift_names():
+            return
+        source = origin_of(flow.request)
+        target = route(source, episode.all_targets())
+        if target is None:
+            return
+        parts = urlsplit(target)
+        flow.metadata[SOURCE_ORIGIN] = source
+        flow.request.scheme = parts.scheme
+        flow.request.host = parts.hostname or flow.request.host
+        flow.request.port = parts.port or (443 if parts.scheme == "https" else 80)
+        # Host follows the target, as the target deployment expects its own name.
+        flow.request.headers["host"] = parts.netloc
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        if episode is None or SOURCE_ORIGIN not in flow.metadata or flow.response is None:
+            return
+        location = flow.response.headers.get("location")
+        if location:
+            flow.response.headers["location"] = unroute_url(location, episode.all_targets())

@@ -1,0 +1,102 @@
+"""The episode store interface. Two implementations pass one contract suite (tests/contract).
+
+Every key belongs to an episode and expires at the episode's absolute expiry time, so a finished
+benchmark leaves nothing behind. Operations the proxy relies on for correctness across processes
+(claiming a flag, counting loads, appending events) are atomic in every implementation.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+
+class StoreUnavailable(RuntimeError):
+    """The store cannot be reached or answered with an error; callers must fail closed."""
+
+
+class EpisodeStore(ABC):
+    @abstractmethod
+    async def create_episode(self, episode_id: str, record: dict[str, Any], expires_at: int) -> bool:
+        """Store a new episode; False (and nothing written) if the id exists."""
+
+    @abstractmethod
+    async def get_episode(self, episode_id: str) -> dict[str, Any] | None:
+        """The episode record, or None if it does not exist (or expired)."""
+
+    @abstractmethod
+    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
+        """Replace the record of an existing episode, keeping its expiry; False if missing."""
+
+    @abstractmethod
+    async def delete_episode(self, episode_id: str) -> bool:
+        """Remove the episode and all its state; False if it did not exist."""
+
+    @abstractmethod
+    async def list_episodes(self) -> list[dict[str, Any]]:
+        """Every live episode record, oldest first."""
+
+    @abstractmethod
+    async def claim_flag(self, episode_id: str, flag: str, expires_at: int) -> bool:
+        """Set a flag if it is not set yet. True for exactly one caller, across processes."""
+
+    @abstractmethod
+    async def get_flags(self, episode_id: str) -> dict[str, str]:
+        """All flags of the episode, name -> the time it was claimed."""
+
+    @abstractmethod
+    async def incr_counter(self, episode_id: str, counter: str, expires_at: int) -> int:
+        """Atomically add one to a counter and return the new value (the first call gives 1)."""
+
+    @abstractmethod
+    async def get_counters(self, episode_id: str) -> dict[str, int]:
+        """All counters of the episode."""
+
+    @abstractmethod
+    async def append_event(self, episode_id: str, event: dict[str, Any], expires_at: int) -> str:
+        """Append to the episode's event log; returns the event id ("<ms>-<seq>", increasing)."""
+
+    @abstractmethod
+    async def read_events(
+        self, episode_id: str, after: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """Events in order, strictly after the id `after`, at most `limit`; each has its "id"."""
+
+    @abstractmethod
+    async def count_events(self, episode_id: str) -> int:
+        """How many events the episode's log holds."""
+
+    @abstractmethod
+    async def reset_episode(self, episode_id: str) -> None:
+        """Forget flags, counters and events; the episode's configuration stays."""
+
+    @abstractmethod
+    async def set_listener_default(
+        self, listener: str, episode_id: str | None, expires_at: int
+    ) -> None:
+        """Bind (or with None, unbind) the episode unbound requests on a listener fall back to."""
+
+    @abstractmethod
+    async def get_listener_default(self, listener: str) -> str | None:
+        """The listener's default episode id, if any."""
+
+    @abstractmethod
+    async def ping(self) -> None:
+        """Return if the store answers; raise StoreUnavailable if it does not."""
+
+    async def close(self) -> None:  # noqa: B027  (optional hook: most stores hold nothing)
+        """Release connections."""
+
+
+def next_event_id(last: tuple[int, int], now_ms: int) -> tuple[int, int]:
+    """The id after `last` at time `now_ms`, as Redis Streams assign them (never decreasing)."""
+    last_ms, last_seq = last
+    if now_ms > last_ms:
+        return now_ms, 0
+    return last_ms, last_seq + 1
+
+
+def parse_event_id(event_id: str) -> tuple[int, int]:
+    """ "<ms>-<seq>" -> (ms, seq); ValueError for anything else."""
+    ms, _, seq = event_id.partition("-")
+    return int(ms), int(seq or 0)

@@ -1,0 +1,178 @@
+"""The shared store: Redis, for one or many proxy processes.
+
+Keys (under a configurable prefix, default "skillshift:"):
+  ep:{id}           string  the episode record as JSON (SET NX / SET XX KEEPTTL)
+  ep:{id}:flags     hash    flag -> time claimed (HSETNX)
+  ep:{id}:counters  hash    counter -> value (HINCRBY)
+  ep:{id}:events    stream  the append-only event log (XADD)
+  index             zset    episode id -> expiry time, for listing (expires with the last)
+  listener:{name}   string  the listener's default episode id
+Every key carries the episode's absolute expiry (EXPIREAT), set in the same MULTI as each write.
+The record is a JSON string rather than a hash so that "replace if exists, keep TTL" is one
+atomic SET XX KEEPTTL.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from proxy.store.base import EpisodeStore, StoreUnavailable
+
+T = TypeVar("T")
+
+
+class RedisStore(EpisodeStore):
+    def __init__(self, url: str, prefix: str = "skillshift:", timeout: float = 2.0) -> None:
+        self.url = url
+        self.prefix = prefix
+        # Short timeouts: a dead Redis must turn into a fast 503, not a hung page load.
+        self._redis = aioredis.Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            decode_responses=True,
+            health_check_interval=10,
+        )
+
+    def _key(self, episode_id: str, part: str = "") -> str:
+        return f"{self.prefix}ep:{episode_id}{':' + part if part else ''}"
+
+    def _all_keys(self, episode_id: str) -> list[str]:
+        return [self._key(episode_id, part) for part in ("", "flags", "counters", "events")]
+
+    async def _call(self, operation: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await operation()
+        except (RedisError, OSError) as error:
+            raise StoreUnavailable(f"redis at {self.url} failed: {error}") from error
+
+    async def create_episode(self, episode_id: str, record: dict[str, Any], expires_at: int) -> bool:
+        async def run() -> bool:
+            created = await self._redis.set(
+                self._key(episode_id), json.dumps(record), nx=True, exat=expires_at
+            )
+            if created:
+                index = f"{self.prefix}index"
+                await self._redis.zadd(index, {episode_id: expires_at})
+                # The index outlives every member, and no longer: it expires with the last one.
+                await self._redis.expireat(index, expires_at, gt=True)
+                await self._redis.expireat(index, expires_at, nx=True)
+            return bool(created)
+
+        return await self._call(run)
+
+    async def get_episode(self, episode_id: str) -> dict[str, Any] | None:
+        raw = await self._call(lambda: self._redis.get(self._key(episode_id)))
+        return json.loads(raw) if raw else None
+
+    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
+        updated = await self._call(
+            lambda: self._redis.set(self._key(episode_id), json.dumps(record), xx=True, keepttl=True)
+        )
+        return bool(updated)
+
+    async def delete_episode(self, episode_id: str) -> bool:
+        async def run() -> bool:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.delete(self._key(episode_id))
+                pipe.delete(*self._all_keys(episode_id)[1:])
+                pipe.zrem(f"{self.prefix}index", episode_id)
+                existed, _, _ = await pipe.execute()
+            return bool(existed)
+
+        return await self._call(run)
+
+    async def list_episodes(self) -> list[dict[str, Any]]:
+        async def run() -> list[dict[str, Any]]:
+            index = f"{self.prefix}index"
+            await self._redis.zremrangebyscore(index, "-inf", time.time())
+            ids = await self._redis.zrange(index, 0, -1)
+            if not ids:
+                return []
+            raws = await self._redis.mget([self._key(episode_id) for episode_id in ids])
+            return [json.loads(raw) for raw in raws if raw]
+
+        return await self._call(run)
+
+    async def claim_flag(self, episode_id: str, flag: str, expires_at: int) -> bool:
+        key = self._key(episode_id, "flags")
+
+        async def run() -> bool:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hsetnx(key, flag, f"{time.time():.3f}")
+                pipe.expireat(key, expires_at)
+                claimed, _ = await pipe.execute()
+            return bool(claimed)
+
+        return await self._call(run)
+
+    async def get_flags(self, episode_id: str) -> dict[str, str]:
+        return await self._call(lambda: self._redis.hgetall(self._key(episode_id, "flags")))
+
+    async def incr_counter(self, episode_id: str, counter: str, expires_at: int) -> int:
+        key = self._key(episode_id, "counters")
+
+        async def run() -> int:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hincrby(key, counter, 1)
+                pipe.expireat(key, expires_at)
+                value, _ = await pipe.execute()
+            return int(value)
+
+        return await self._call(run)
+
+    async def get_counters(self, episode_id: str) -> dict[str, int]:
+        raw = await self._call(lambda: self._redis.hgetall(self._key(episode_id, "counters")))
+        return {name: int(value) for name, value in raw.items()}
+
+    async def append_event(self, episode_id: str, event: dict[str, Any], expires_at: int) -> str:
+        key = self._key(episode_id, "events")
+
+        async def run() -> str:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.xadd(key, {"e": json.dumps(event)})
+                pipe.expireat(key, expires_at)
+                event_id, _ = await pipe.execute()
+            return str(event_id)
+
+        return await self._call(run)
+
+    async def read_events(
+        self, episode_id: str, after: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        start = f"({after}" if after else "-"
+        entries = await self._call(
+            lambda: self._redis.xrange(self._key(episode_id, "events"), start, "+", count=limit)
+        )
+        return [{"id": entry_id, **json.loads(fields["e"])} for entry_id, fields in entries]
+
+    async def count_events(self, episode_id: str) -> int:
+        return int(await self._call(lambda: self._redis.xlen(self._key(episode_id, "events"))))
+
+    async def reset_episode(self, episode_id: str) -> None:
+        await self._call(lambda: self._redis.delete(*self._all_keys(episode_id)[1:]))
+
+    async def set_listener_default(
+        self, listener: str, episode_id: str | None, expires_at: int
+    ) -> None:
+        key = f"{self.prefix}listener:{listener}"
+        if episode_id is None:
+            await self._call(lambda: self._redis.delete(key))
+        else:
+            await self._call(lambda: self._redis.set(key, episode_id, exat=expires_at))
+
+    async def get_listener_default(self, listener: str) -> str | None:
+        value = await self._call(lambda: self._redis.get(f"{self.prefix}listener:{listener}"))
+        return str(value) if value else None
+
+    async def ping(self) -> None:
+        await self._call(self._redis.ping)
+
+    async def close(self) -> None:
+        await self._redis.aclose()

@@ -1,0 +1,30 @@
+"""Pure transforms: (document, ShiftContext) -> document. No mitmproxy, FastAPI or Redis here."""
+
+from shifts import contextual, execution  # noqa: F401  (registers the shifts)
+from shifts.base import Shift, all_shifts, get_shift, validate_params
+from shifts.conditions import CONDITIONS, KIND_ORDER, shifts_for
+from shifts.context import PopupPlan, ShiftContext
+from shifts.document import HtmlDocument
+from shifts.perceptual import relabel  # noqa: F401  (registers the shift)
+
+
+def apply_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
+    """Apply the named shifts in pipeline order (contextual, perceptual, execution)."""
+    ordered = sorted((get_shift(name) for name in names), key=lambda s: KIND_ORDER[s.kind])
+    for shift in ordered:
+        doc = shift.apply(doc, ctx)
+    return doc
+
+
+__all__ = [
+    "CONDITIONS",
+    "HtmlDocument",
+    "PopupPlan",
+    "Shift",
+    "ShiftContext",
+    "all_shifts",
+    "apply_shifts",
+    "get_shift",
+    "shifts_for",
+    "validate_params",
+]

@@ -1,0 +1,49 @@
+"""Everything a shift may know about the page it transforms. Built by the proxy per response."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sites import GENERIC, SiteProfile
+
+
+@dataclass(frozen=True)
+class PopupPlan:
+    """The execution shift's decision for one page load: which popup, shown after what delay."""
+
+    kind: str
+    delay_ms: int
+    regime: str
+
+
+@dataclass(frozen=True)
+class ShiftContext:
+    episode_id: str
+    seed: int
+    condition: str = "Src"
+    regime: str = "once"
+    # Regime parameters (p, min_ms, max_ms) and per-shift parameters, keyed by shift name.
+    regime_params: dict[str, Any] = field(default_factory=dict)
+    shift_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    site: SiteProfile = GENERIC
+    url: str = ""
+    # 1-based index of this navigation among the episode's navigations (None for fragments).
+    load_index: int | None = None
+    # Whether the response is a top-level navigation document (popups go only there).
+    is_navigation: bool = True
+    # Nonce to put on injected <script>/<style> tags; None when the page has no CSP to satisfy.
+    nonce: str | None = None
+    # Path prefix of the internal endpoints (runtime script, beacon) on the page's own origin.
+    internal_prefix: str = "/__ss/"
+    # Key the client runtime must present to the beacon; derived from the episode token.
+    beacon_key: str = ""
+    # Contextual shift: source origin -> target origin ("scheme://host:port").
+    targets: dict[str, str] = field(default_factory=dict)
+    popup: PopupPlan | None = None
+
+    def params_for(self, shift_name: str) -> dict[str, Any]:
+        return self.shift_params.get(shift_name, {})
+
+    def nonce_attr(self) -> str:
+        return f' nonce="{self.nonce}"' if self.nonce else ""

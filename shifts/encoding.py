@@ -1,0 +1,53 @@
+"""Charset detection for HTML bodies, following the order a browser uses."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def normalize_charset(label: str | None) -> str | None:
+    """Python's codec name for a charset label, or None if Python does not know it."""
+    if not label:
+        return None
+    try:
+        name = codecs.lookup(label.strip().strip("\"'")).name
+    except LookupError:
+        return None
+    # Browsers decode ISO-8859-1 and US-ASCII labels as windows-1252.
+    return "cp1252" if name in ("latin-1", "iso8859-1", "ascii") else name
+
+
+def detect_encoding(raw: bytes, header_charset: str | None) -> str:
+    """BOM, then the Content-Type charset, then a <meta> in the first 1024 bytes, then UTF-8."""
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            return name
+    from_header = normalize_charset(header_charset)
+    if from_header:
+        return from_header
+    match = _META_CHARSET.search(raw[:1024])
+    if match:
+        from_meta = normalize_charset(match.group(1).decode("ascii", "replace"))
+        # A UTF-16 label inside an ASCII-readable document is a lie the spec says to ignore.
+        if from_meta and not from_meta.startswith("utf-16"):
+            return from_meta
+    return "utf-8"
+
+
+def is_ascii_compatible(encoding: str) -> bool:
+    """Whether ASCII markup can be spliced into bytes of this encoding without decoding."""
+    probe = "</head><script>"
+    try:
+        return probe.encode(encoding) == probe.encode("ascii")
+    except (LookupError, UnicodeError):
+        return False

@@ -1,0 +1,1 @@
+"""Perceptual shifts: change what an agent grounds on, never what the task needs."""

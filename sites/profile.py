@@ -1,0 +1,28 @@
+"""What skillshift knows about one web application: how to recognise it and how to shift it."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SiteProfile:
+    """A site profile. Pure data: shifts read it, nothing here touches the network."""
+
+    name: str
+    description: str
+    # Glob patterns over "host:port" (e.g. "*:8023", "gitlab.*"); "*" matches everything.
+    host_patterns: tuple[str, ...] = ()
+    # Source upstream -> target upstream ("http://host:port"), for the contextual shift.
+    targets: dict[str, str] = field(default_factory=dict)
+    # Visible label -> replacement, used by relabeling shifts. Keys are matched case-sensitively
+    # on the whole trimmed text of a control, so entity text (titles, names) is never touched.
+    relabels: dict[str, str] = field(default_factory=dict)
+    # CSS selectors of task-critical elements that no shift may change.
+    protected_selectors: tuple[str, ...] = ()
+    # URL path glob patterns where popups may appear; empty means every navigation document.
+    popup_paths: tuple[str, ...] = ()
+
+    def matches_host(self, hostport: str) -> bool:
+        return any(fnmatch.fnmatch(hostport, pattern) for pattern in self.host_patterns)

@@ -1,0 +1,157 @@
+"""One contract, two stores: MemoryStore and RedisStore against a real redis-server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis as sync_redis
+
+from proxy.store import EpisodeStore, MemoryStore, RedisStore, StoreUnavailable
+from tests.helpers.processes import RedisProcess
+
+RECORD = {"id": "e1", "condition": "Src-Exec", "seed": 7}
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[EpisodeStore]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    server: RedisProcess = request.getfixturevalue("redis_server")
+    redis_store = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    yield redis_store
+    await redis_store.close()
+
+
+def expiry(seconds: int = 600) -> int:
+    return int(time.time()) + seconds
+
+
+async def test_create_get_and_duplicate(store: EpisodeStore) -> None:
+    assert await store.create_episode("e1", RECORD, expiry())
+    assert await store.get_episode("e1") == RECORD
+    assert not await store.create_episode("e1", {**RECORD, "seed": 8}, expiry())
+    assert (await store.get_episode("e1"))["seed"] == 7  # the duplicate changed nothing
+
+
+async def test_missing_episode(store: EpisodeStore) -> None:
+    assert await store.get_episode("nope") is None
+    assert not await store.update_episode("nope", RECORD)
+    assert not await store.delete_episode("nope")
+
+
+async def test_update_and_delete_remove_all_state(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    assert await store.update_episode("e1", {**RECORD, "seed": 9})
+    assert (await store.get_episode("e1"))["seed"] == 9
+    await store.claim_flag("e1", "f", expiry())
+    await store.incr_counter("e1", "loads", expiry())
+    await store.append_event("e1", {"type": "x"}, expiry())
+    assert await store.delete_episode("e1")
+    assert await store.get_episode("e1") is None
+    assert await store.get_flags("e1") == {}
+    assert await store.get_counters("e1") == {}
+    assert await store.read_events("e1") == []
+
+
+async def test_list_episodes(store: EpisodeStore) -> None:
+    await store.create_episode("a", {**RECORD, "id": "a"}, expiry())
+    await store.create_episode("b", {**RECORD, "id": "b"}, expiry())
+    assert sorted(record["id"] for record in await store.list_episodes()) == ["a", "b"]
+
+
+async def test_flag_is_claimed_once_under_concurrency(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    results = await asyncio.gather(*(store.claim_flag("e1", "once", expiry()) for _ in range(50)))
+    assert results.count(True) == 1
+    assert "once" in await store.get_flags("e1")
+
+
+async def test_counter_is_atomic(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    values = await asyncio.gather(*(store.incr_counter("e1", "loads", expiry()) for _ in range(50)))
+    assert sorted(values) == list(range(1, 51))
+    assert await store.get_counters("e1") == {"loads": 50}
+
+
+async def test_events_are_ordered_and_paged(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    ids = [await store.append_event("e1", {"type": "t", "n": n}, expiry()) for n in range(25)]
+    assert ids == sorted(ids, key=lambda i: tuple(map(int, i.split("-"))))
+    assert len(set(ids)) == 25
+    first = await store.read_events("e1", limit=10)
+    assert [event["n"] for event in first] == list(range(10))
+    rest = await store.read_events("e1", after=first[-1]["id"], limit=100)
+    assert [event["n"] for event in rest] == list(range(10, 25))
+    assert await store.read_events("e1", after=rest[-1]["id"]) == []
+    assert await store.count_events("e1") == 25
+
+
+async def test_reset_keeps_configuration(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    await store.claim_flag("e1", "once", expiry())
+    await store.incr_counter("e1", "loads", expiry())
+    await store.append_event("e1", {"type": "x"}, expiry())
+    await store.reset_episode("e1")
+    assert await store.get_episode("e1") == RECORD
+    assert await store.get_flags("e1") == {}
+    assert await store.get_counters("e1") == {}
+    assert await store.count_events("e1") == 0
+    assert await store.claim_flag("e1", "once", expiry())
+
+
+async def test_listener_default(store: EpisodeStore) -> None:
+    assert await store.get_listener_default("8080") is None
+    await store.set_listener_default("8080", "e1", expiry())
+    assert await store.get_listener_default("8080") == "e1"
+    await store.set_listener_default("8080", None, expiry())
+    assert await store.get_listener_default("8080") is None
+
+
+async def test_ping(store: EpisodeStore) -> None:
+    await store.ping()
+
+
+async def test_memory_store_expires_everything() -> None:
+    now = [1000.0]
+    store = MemoryStore(clock=lambda: now[0])
+    await store.create_episode("e1", RECORD, 1010)
+    await store.set_listener_default("8080", "e1", 1010)
+    now[0] = 1011
+    assert await store.get_episode("e1") is None
+    assert await store.list_episodes() == []
+    assert await store.get_listener_default("8080") is None
+    assert await store.create_episode("e1", RECORD, 2000)  # the id is free again
+
+
+async def test_redis_sets_expiry_on_every_key(redis_server: RedisProcess) -> None:
+    prefix = f"t{uuid.uuid4().hex[:8]}:"
+    store = RedisStore(redis_server.url, prefix=prefix)
+    expires_at = expiry(300)
+    await store.create_episode("e1", RECORD, expires_at)
+    await store.claim_flag("e1", "once", expires_at)
+    await store.incr_counter("e1", "loads", expires_at)
+    await store.append_event("e1", {"type": "x"}, expires_at)
+    await store.set_listener_default("9000", "e1", expires_at)
+    await store.update_episode("e1", {**RECORD, "seed": 1})
+    client = sync_redis.Redis.from_url(redis_server.url)
+    keys = client.keys(f"{prefix}*")
+    assert len(keys) == 6  # record, flags, counters, events, index, listener
+    for key in keys:
+        assert 0 < client.ttl(key) <= 300, key
+    await store.close()
+
+
+async def test_redis_down_raises_store_unavailable() -> None:
+    from tests.helpers.ports import free_port
+
+    store = RedisStore(f"redis://127.0.0.1:{free_port()}/0", timeout=0.5)
+    with pytest.raises(StoreUnavailable):
+        await store.get_episode("e1")
+    with pytest.raises(StoreUnavailable):
+        await store.ping()
+    await store.close()

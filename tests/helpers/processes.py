@@ -1,0 +1,108 @@
+"""Real processes for tests: redis-server and the skillshift service, on free ports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.helpers.ports import free_port, wait_for_port
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class RedisProcess:
+    def __init__(self, workdir: Path, appendonly: bool = False) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed (./scripts/bootstrap installs it)")
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.workdir = workdir
+        self.args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                     "--appendonly", "yes" if appendonly else "no", "--dir", str(workdir)]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> RedisProcess:
+        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL)
+        wait_for_port(self.port)
+        return self
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+class ServiceProcess:
+    """`skillshift serve` as a user runs it, on free ports, with its own CA directory."""
+
+    def __init__(self, workdir: Path, *extra_args: str, env: dict[str, str] | None = None) -> None:
+        self.proxy_port = free_port()
+        self.api_port = free_port()
+        self.confdir = workdir / "mitmproxy"
+        self.log_path = workdir / f"service-{self.proxy_port}.log"
+        self.args = [
+            str(Path(sys.executable).with_name("skillshift")), "serve",
+            "--proxy", f"127.0.0.1:{self.proxy_port}", "--api", f"127.0.0.1:{self.api_port}",
+            "--confdir", str(self.confdir), "--log-level", "warning", *extra_args,
+        ]
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.api = f"http://127.0.0.1:{self.api_port}"
+        self.proxy = f"http://127.0.0.1:{self.proxy_port}"
+
+    def start(self) -> ServiceProcess:
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(self.args, stdout=self._log, stderr=subprocess.STDOUT,
+                                        env=self.env, cwd=REPO)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"service exited early:\n{self.log()}")
+            try:
+                if httpx.get(f"{self.api}/version", timeout=1).status_code == 200:
+                    wait_for_port(self.proxy_port)
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise TimeoutError(f"service did not start:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM) -> float:
+        """Stop with a signal; returns how long the process took to exit."""
+        assert self.process is not None
+        started = time.monotonic()
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return time.monotonic() - started
+
+    def create_episode(self, **config: object) -> dict[str, object]:
+        response = httpx.post(f"{self.api}/episodes", json=config, timeout=5)
+        assert response.status_code == 201, response.text
+        return dict(response.json())
+
+    def events(self, episode_id: str) -> list[dict[str, object]]:
+        response = httpx.get(f"{self.api}/episodes/{episode_id}/events?limit=1000", timeout=5)
+        response.raise_for_status()
+        return list(response.json()["events"])
+
+    def client(self, episode: dict[str, object] | None = None, **kwargs: object) -> httpx.Client:
+        """An HTTP client that goes through the proxy, bound by header when given an episode."""
+        headers = dict(episode["header"]) if episode else {}  # type: ignore[call-overload]
+        return httpx.Client(proxy=self.proxy, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]

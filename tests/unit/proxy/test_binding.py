@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import base64
+
+from mitmproxy import ctx
+from mitmproxy.test import taddons
+
+from proxy.binding import EPISODE, EpisodeBinding
+from proxy.store import MemoryStore, RedisStore
+from tests.helpers.ports import free_port
+from tests.unit.proxy.conftest import make_episode, request_flow, run_request
+
+
+def basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+async def test_header_binds_and_is_stripped(store: MemoryStore, addons: list[object]) -> None:
+    episode = await make_episode(store)
+    for value in (episode.id, f"{episode.id}:{episode.token}"):
+        flow = request_flow(headers={"X-SkillShift-Episode": value})
+        await run_request(addons, flow)
+        assert flow.response is None
+        assert flow.metadata[EPISODE].id == episode.id
+        assert "X-SkillShift-Episode" not in flow.request.headers
+
+
+async def test_proxy_credentials_bind_and_are_stripped(store: MemoryStore, addons: list[object]) -> None:
+    episode = await make_episode(store)
+    flow = request_flow(headers={"Proxy-Authorization": basic(episode.id, episode.token)})
+    await run_request(addons, flow)
+    assert flow.metadata[EPISODE].id == episode.id
+    assert "Proxy-Authorization" not in flow.request.headers
+
+
+async def test_wrong_token_unknown_episode_and_unbound_get_407(
+    store: MemoryStore, addons: list[object]
+) -> None:
+    episode = await make_episode(store)
+    cases = [
+        {"Proxy-Authorization": basic(episode.id, "wrong")},
+        {"X-SkillShift-Episode": f"{episode.id}:wrong"},
+        {"X-SkillShift-Episode": "no-such-episode"},
+        {"Proxy-Authorization": "Bearer abc"},
+        {"Proxy-Authorization": "Basic %%%"},
+        {},
+    ]
+    for headers in cases:
+        flow = request_flow(headers=headers)
+        await run_request(addons, flow)
+        assert flow.response is not None and flow.response.status_code == 407, headers
+        assert flow.response.headers["Proxy-Authenticate"].startswith("Basic")
+        assert EPISODE not in flow.metadata
+
+
+async def test_allow_unbound_passes_through(store: MemoryStore, addons: list[object]) -> None:
+    ctx.options.update(ss_allow_unbound=True)
+    flow = request_flow()
+    await run_request(addons, flow)
+    assert flow.response is None and EPISODE not in flow.metadata
+
+
+async def test_require_token_refuses_bare_id(store: MemoryStore, addons: list[object]) -> None:
+    episode = await make_episode(store)
+    ctx.options.update(ss_require_token=True)
+    flow = request_flow(headers={"X-SkillShift-Episode": episode.id})
+    await run_request(addons, flow)
+    assert flow.response is not None and flow.response.status_code == 407
+
+
+async def test_connect_credentials_bind_the_tunnel(store: MemoryStore) -> None:
+    episode = await make_episode(store)
+    binding = EpisodeBinding(store)
+    with taddons.context(binding):
+        connect = request_flow(method="CONNECT",
+                               headers={"Proxy-Authorization": basic(episode.id, episode.token)})
+        await binding.http_connect(connect)
+        inner = request_flow()
+        inner.client_conn = connect.client_conn
+        await binding.requestheaders(inner)
+        assert inner.response is None and inner.metadata[EPISODE].id == episode.id
+
+
+async def test_listener_default_episode(store: MemoryStore, addons: list[object]) -> None:
+    episode = await make_episode(store)
+    await store.set_listener_default("8080", episode.id, episode.expires_at)
+    flow = request_flow()
+    await run_request(addons, flow)
+    assert flow.metadata[EPISODE].id == episode.id
+    other = request_flow()
+    other.client_conn.sockname = ("127.0.0.1", 9000)
+    await run_request(addons, other)
+    assert other.response is not None and other.response.status_code == 407
+
+
+async def test_dead_store_fails_closed_with_503() -> None:
+    dead = RedisStore(f"redis://127.0.0.1:{free_port()}/0", timeout=0.3)
+    binding = EpisodeBinding(dead)
+    with taddons.context(binding):
+        flow = request_flow(headers={"X-SkillShift-Episode": "e1"})
+        await binding.requestheaders(flow)
+        assert flow.response is not None and flow.response.status_code == 503
+        assert b"store is unavailable" in flow.response.content
+    await dead.close()

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from lxml import etree
+
+from shifts.document import HtmlDocument
+from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
+
+PAGE = b"<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>caf\xc3\xa9</p></body></html>"
+
+
+def test_unchanged_document_returns_original_bytes() -> None:
+    doc = HtmlDocument(PAGE)
+    doc.tree  # parsing alone is not a change
+    assert not doc.changed
+    assert doc.to_bytes() is PAGE
+
+
+def test_head_injection_needs_no_parse_and_keeps_everything_else() -> None:
+    doc = HtmlDocument(PAGE)
+    doc.inject_head("<script src='/x.js'></script>")
+    out = doc.to_bytes()
+    assert doc._tree is None  # no parse happened
+    assert out == PAGE.replace(b"</head>", b"<script src='/x.js'></script></head>")
+
+
+def test_injection_falls_back_to_body_then_end() -> None:
+    doc = HtmlDocument(b"<body class='x'><p>hi</p></body>")
+    doc.inject_head("<i></i>")
+    assert doc.to_bytes() == b"<body class='x'><i></i><p>hi</p></body>"
+    doc = HtmlDocument(b"<p>fragment</p>")
+    doc.inject_head("<i></i>")
+    assert doc.to_bytes() == b"<p>fragment</p><i></i>"
+
+
+def test_tree_edit_keeps_doctype_and_encoding() -> None:
+    doc = HtmlDocument(PAGE)
+    doc.tree.find(".//p").text = "th\u00e9"
+    doc.mark_changed()
+    out = doc.to_bytes()
+    assert out.startswith(b"<!DOCTYPE html>")
+    assert "th\u00e9".encode() in out
+
+
+def test_latin1_document_round_trips_in_its_own_encoding() -> None:
+    raw = "<html><head></head><body><p>caf\u00e9</p></body></html>".encode("latin-1")
+    doc = HtmlDocument(raw, header_charset="iso-8859-1")
+    assert doc.encoding == "cp1252"
+    doc.tree.find(".//p").set("class", "x")
+    doc.mark_changed()
+    assert "caf\u00e9".encode("cp1252") in doc.to_bytes()
+
+
+def test_utf16_document_gets_injection_in_utf16() -> None:
+    raw = "<html><head></head><body>\u00e9</body></html>".encode("utf-16")
+    doc = HtmlDocument(raw)
+    doc.inject_head("<i></i>")
+    assert doc.to_bytes().decode("utf-16") == "<html><head><i></i></head><body>\u00e9</body></html>"
+
+
+def test_replace_bytes_counts_and_ignores_absent_strings() -> None:
+    doc = HtmlDocument(b"<a href='http://t:1/x'>x</a><a href='http://t:1/'>y</a>")
+    assert doc.replace_bytes(b"http://t:1", b"http://s:2") == 2
+    assert doc.to_bytes() == b"<a href='http://s:2/x'>x</a><a href='http://s:2/'>y</a>"
+    untouched = HtmlDocument(PAGE)
+    assert untouched.replace_bytes(b"http://absent", b"x") == 0
+    assert not untouched.changed
+
+
+def test_malformed_and_empty_documents_parse() -> None:
+    for raw in (b"", b"   ", b"<div><p>unclosed", b"\x00\x01binary", b"<html><body></html>"):
+        doc = HtmlDocument(raw)
+        assert isinstance(doc.tree, etree._Element)
+
+
+def test_encoding_detection_order() -> None:
+    assert detect_encoding(b"\xef\xbb\xbf<html>", "latin-1") == "utf-8"  # BOM wins
+    assert detect_encoding(b"<meta charset=utf-8>", "koi8-r") == "koi8-r"  # header next
+    assert detect_encoding(b"<meta charset='shift_jis'>", None) == "shift_jis"
+    assert detect_encoding(b"<html>", "no-such-charset") == "utf-8"
+    assert detect_encoding(b"<meta charset=utf-16>", None) == "utf-8"  # a lie the spec ignores
+    assert normalize_charset("ISO-8859-1") == "cp1252"
+    assert is_ascii_compatible("shift_jis") and not is_ascii_compatible("utf-16")

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from html import unescape
+
+from shifts import PopupPlan, ShiftContext, apply_shifts
+from shifts.document import HtmlDocument
+from shifts.execution import RegimeParams, draw_random, is_eligible, plan_popup
+
+PAGE = b"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>"
+CTX = ShiftContext(episode_id="e", seed=7, regime="multiple", load_index=1, url="http://h/a",
+                   beacon_key="k1", nonce="n0nce")
+
+
+def test_random_regime_is_a_seeded_bernoulli_sequence() -> None:
+    params = RegimeParams(p=0.5, min_ms=100, max_ms=900)
+    first = [draw_random(7, i, params) for i in range(1, 41)]
+    assert first == [draw_random(7, i, params) for i in range(1, 41)]
+    assert first != [draw_random(8, i, params) for i in range(1, 41)]
+    fired = sum(fires for fires, _ in first)
+    assert 8 < fired < 32  # p = 0.5 over 40 loads
+    assert all(100 <= delay <= 900 for _, delay in first)
+    assert not any(draw_random(7, i, RegimeParams(p=0.0))[0] for i in range(1, 41))
+    assert all(draw_random(7, i, RegimeParams(p=1.0))[0] for i in range(1, 41))
+
+
+def test_plan_respects_regime_and_eligibility() -> None:
+    assert plan_popup(CTX) == PopupPlan(kind="newsletter", delay_ms=0, regime="multiple")
+    assert plan_popup(replace(CTX, is_navigation=False)) is None
+    only_cart = replace(CTX, shift_params={"popup": {"paths": ["/cart*"]}})
+    assert not is_eligible(only_cart) and plan_popup(only_cart) is None
+    assert is_eligible(replace(only_cart, url="http://h/cart/1"))
+    never = replace(CTX, regime="random", regime_params={"p": 0.0})
+    assert plan_popup(never) is None
+
+
+def test_injected_runtime_carries_nonce_plan_and_nothing_named() -> None:
+    ctx = replace(CTX, popup=plan_popup(CTX))
+    out = apply_shifts(["popup"], HtmlDocument(PAGE), ctx).to_bytes()
+    tag = out[out.index(b"<script"): out.index(b"</script>")].decode()
+    assert 'nonce="n0nce"' in tag and 'src="/__ss/r.js?v=' in tag
+    config = json.loads(unescape(tag.split('data-cfg="')[1].split('"')[0]))
+    assert config["b"] == "/__ss/b" and config["k"] == "k1"
+    assert config["p"]["kind"] == "newsletter" and 'role="dialog"' in config["p"]["markup"]
+    assert b"skillshift" not in out.lower()
+    assert out == apply_shifts(["popup"], HtmlDocument(PAGE), ctx).to_bytes()  # deterministic
+
+
+def test_once_plan_has_client_guard_and_no_plan_still_gets_runtime() -> None:
+    once = replace(CTX, regime="once", popup=PopupPlan("newsletter", 0, "once"))
+    out = apply_shifts(["popup"], HtmlDocument(PAGE), once).to_bytes().decode()
+    assert "guard" in unescape(out)
+    quiet = apply_shifts(["popup"], HtmlDocument(PAGE), CTX).to_bytes().decode()
+    assert '"p":null' in unescape(quiet)
+
+
+def test_fragment_gets_nothing() -> None:
+    doc = apply_shifts(["popup"], HtmlDocument(b"<div>x</div>"), replace(CTX, is_navigation=False))
+    assert not doc.changed

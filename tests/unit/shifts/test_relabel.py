@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from dataclasses import replace
+
+from shifts import ShiftContext, apply_shifts
+from shifts.document import HtmlDocument
+from sites import GENERIC
+
+PAGE = (
+    b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>"
+    b"<a href='/login'>Sign in</a>"
+    b"<button class='b'> Search </button>"
+    b"<button><span>Save</span> <b>draft</b></button>"
+    b"<h1>How to Sign in safely</h1>"
+    b"<input name='q' placeholder='Search'>"
+    b"<input type='submit' value='Submit'>"
+    b"<input type='submit' name='action' value='Submit'>"
+    b"<form class='keep'><button>Cancel</button></form>"
+    b"</body></html>"
+)
+CTX = ShiftContext(episode_id="e", seed=1, site=replace(GENERIC, protected_selectors=("form.keep",)))
+
+
+def relabel(raw: bytes, ctx: ShiftContext = CTX) -> bytes:
+    return apply_shifts(["relabel"], HtmlDocument(raw), ctx).to_bytes()
+
+
+def test_controls_and_accessible_names_are_relabeled() -> None:
+    out = relabel(PAGE)
+    assert b"<a href=\"/login\">Log in</a>" in out
+    assert b"<button class=\"b\"> Find </button>" in out  # whitespace around the label kept
+    assert b"placeholder=\"Find\"" in out
+    assert b"<input type=\"submit\" value=\"Send\">" in out
+
+
+def test_entities_submitted_values_and_protected_elements_stay() -> None:
+    out = relabel(PAGE)
+    assert b"<title>Sign in</title>" in out  # not a control
+    assert b"<h1>How to Sign in safely</h1>" in out  # entity text, not a whole label
+    assert b"<span>Save</span> <b>draft</b>" in out  # two text nodes: not one label
+    assert b"name=\"action\" value=\"Submit\"" in out  # a named button submits its value
+    assert b"<button>Cancel</button>" in out  # protected by the site profile
+
+
+def test_same_seed_same_bytes_and_rate_is_seeded() -> None:
+    ctx = replace(CTX, shift_params={"relabel": {"rate": 0.5}})
+    assert relabel(PAGE, ctx) == relabel(PAGE, ctx)
+    outputs = {relabel(PAGE, replace(ctx, seed=seed)) for seed in range(12)}
+    assert len(outputs) > 1  # the rate draw depends on the seed
+
+
+def test_page_without_any_label_is_not_parsed_or_changed() -> None:
+    raw = b"<html><body><p>nothing to relabel</p></body></html>"
+    doc = apply_shifts(["relabel"], HtmlDocument(raw), CTX)
+    assert doc._tree is None and doc.to_bytes() is raw
