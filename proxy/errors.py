@@ -1,14 +1,17 @@
 """Upstream failures: a neutral 502 page that names the upstream, instead of mitmproxy's own.
 
 mitmproxy writes the error response for a failed upstream connection inside its HTTP/1 layer,
-after the `error` hook, with a `Server: mitmproxy` header. No hook can replace that response, so
-this module swaps the layer's response builder once at startup (mitmproxy is pinned to one major
-version in pyproject.toml; tests/integration check the page on every run).
+right after the `error` hook, with a `Server: mitmproxy` header and only the socket error's
+text. No hook can replace that response, so this module swaps the layer's response builder once
+at startup (mitmproxy is pinned to one major version in pyproject.toml, and an integration test
+checks the page on every run). The `error` hook notes which upstream a message belongs to, so
+the page can name it.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 
 from mitmproxy import http
 from mitmproxy.net.http import http1
@@ -18,25 +21,33 @@ from proxy.responses import error_response
 
 logger = logging.getLogger(__name__)
 
+# error message -> "host:port" of the upstream it came from; bounded, consumed on use.
+_UPSTREAM_OF_MESSAGE: OrderedDict[str, str] = OrderedDict()
+_REMEMBERED = 256
+
 
 def neutral_error_response(status_code: int, message: str = "") -> bytes:
+    upstream = _UPSTREAM_OF_MESSAGE.pop(message, None)
     detail = message or "The upstream server failed."
     if status_code == 502:
-        detail = f"Bad gateway: the upstream could not be reached ({detail})."
-    response = error_response(status_code, detail, {"Connection": "close"})
-    return http1.assemble_response(response)
+        name = f"upstream {upstream}" if upstream else "upstream"
+        detail = f"Bad gateway: the {name} could not be reached ({detail})."
+    return http1.assemble_response(error_response(status_code, detail, {"Connection": "close"}))
 
 
 def install() -> None:
-    _http1.make_error_response = neutral_error_response  # type: ignore[assignment]
+    _http1.make_error_response = neutral_error_response
 
 
 class UpstreamErrors:
-    """Logs upstream failures with the upstream's address, so operators can see which one died."""
+    """Logs upstream failures with the upstream's address and lends it to the error page."""
 
     def error(self, flow: http.HTTPFlow) -> None:
-        if flow.error and flow.response is None:
-            logger.warning(
-                "upstream %s:%s failed for %s: %s",
-                flow.request.host, flow.request.port, flow.request.pretty_url, flow.error.msg,
-            )
+        if flow.error is None or flow.response is not None:
+            return
+        upstream = f"{flow.request.host}:{flow.request.port}"
+        _UPSTREAM_OF_MESSAGE[flow.error.msg] = upstream
+        while len(_UPSTREAM_OF_MESSAGE) > _REMEMBERED:
+            _UPSTREAM_OF_MESSAGE.popitem(last=False)
+        logger.warning("upstream %s failed for %s: %s", upstream, flow.request.pretty_url,
+                       flow.error.msg)

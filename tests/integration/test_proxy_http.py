@@ -1,0 +1,214 @@
+"""The real service process, a real upstream, real HTTP clients through the proxy."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+
+import httpx
+
+from tests.helpers.ports import free_port
+from tests.helpers.processes import ServiceProcess
+from tests.helpers.upstream import BIG_BINARY, CSP_NONCE, PAGE, UpstreamServer
+
+NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
+
+
+def test_unbound_request_gets_a_407_challenge(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    seen = len(upstream.requests)
+    with service.client() as client:
+        response = client.get(f"{upstream.origin}/page.html")
+    assert response.status_code == 407
+    assert response.headers["proxy-authenticate"].startswith("Basic")
+    assert "episode" in response.text
+    assert len(upstream.requests) == seen  # nothing forwarded
+
+
+def test_src_page_is_the_upstreams_bytes(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src")
+    with service.client(episode) as client:
+        response = client.get(f"{upstream.origin}/page.html", headers=NAV)
+    assert response.status_code == 200 and response.content == PAGE
+
+
+def test_binding_header_and_credentials_never_reach_upstream(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client:
+        echoed = client.get(f"{upstream.origin}/echo").json()
+    names = {name.lower() for name in echoed}
+    assert "x-skillshift-episode" not in names and "proxy-authorization" not in names
+    proxy = f"http://{episode['id']}:{episode['token']}@127.0.0.1:{service.proxy_port}"
+    with httpx.Client(proxy=proxy) as client:
+        echoed = client.get(f"{upstream.origin}/echo").json()
+    assert "proxy-authorization" not in {name.lower() for name in echoed}
+
+
+def test_curl_with_header_gets_the_shifted_page(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=7)
+    result = subprocess.run(
+        ["curl", "-s", "-x", service.proxy, "-H", f"X-SkillShift-Episode: {episode['id']}",
+         f"{upstream.origin}/page.html"], capture_output=True, check=True, timeout=20,
+    )
+    assert b'<script src="/__ss/r.js?v=' in result.stdout
+    assert result.stdout.replace(result.stdout[result.stdout.index(b"<script src"):
+                                              result.stdout.index(b"</script>") + 9], b"") == PAGE
+    types = [event["type"] for event in service.events(str(episode["id"]))]
+    assert types == ["episode_created", "page_served", "popup_injected"]
+
+
+def test_every_content_encoding_is_decoded_and_reencoded(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client:
+        for encoding in ("gzip", "deflate", "br", "zstd"):
+            response = client.get(f"{upstream.origin}/encoded/{encoding}",
+                                  headers={**NAV, "Accept-Encoding": encoding})
+            assert response.headers["content-encoding"] == encoding
+            assert b">Log in</a>" in response.content and b">Sign in</a>" not in response.content
+            assert response.headers["cache-control"] == "no-store"
+
+
+def test_truncated_gzip_fails_closed(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client:
+        response = client.get(f"{upstream.origin}/truncated-gzip", headers=NAV)
+    assert response.status_code == 502 and "could not be decoded" in response.text
+
+
+def test_csp_nonce_page_keeps_its_policy_and_nonce(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Exec", regime="multiple")
+    with service.client(episode) as client:
+        direct = httpx.get(f"{upstream.origin}/csp")
+        response = client.get(f"{upstream.origin}/csp", headers=NAV)
+    # The script directive already admits the page's nonce; only style-src needs it added
+    # (the runtime's popup <style> carries the same nonce).
+    assert response.headers["content-security-policy"] == direct.headers[
+        "content-security-policy"
+    ].replace("style-src 'self'", f"style-src 'self' 'nonce-{CSP_NONCE}'")
+    assert f'<script nonce="{CSP_NONCE}" src="/__ss/r.js'.encode() in response.content
+
+
+def test_meta_csp_gets_the_nonce(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Exec", regime="multiple")
+    with service.client(episode) as client:
+        body = client.get(f"{upstream.origin}/csp-meta", headers=NAV).text
+    nonce = body.split('<script nonce="')[1].split('"')[0]
+    assert f"script-src &#x27;self&#x27; &#x27;nonce-{nonce}&#x27;" in body
+
+
+def test_latin1_page_is_rewritten_in_latin1(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client:
+        response = client.get(f"{upstream.origin}/latin1", headers=NAV)
+    assert "Caf\u00e9 cr\u00e8me".encode("latin-1") in response.content
+    assert b">Log in</a>" in response.content
+
+
+def test_large_binary_streams_through_unchanged(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client, client.stream("GET", f"{upstream.origin}/big.bin") as response:
+        digest = hashlib.sha256()
+        for chunk in response.iter_bytes():
+            digest.update(chunk)
+    assert digest.digest() == hashlib.sha256(BIG_BINARY).digest()
+
+
+def test_no_304_for_a_shifted_page(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client:
+        response = client.get(f"{upstream.origin}/etag", headers={**NAV, "If-None-Match": '"v1"'})
+        asset = client.get(f"{upstream.origin}/style.css",
+                           headers={"Sec-Fetch-Dest": "style", "If-None-Match": '"v1"'})
+    assert response.status_code == 200 and b">Log in</a>" in response.content
+    assert "etag" not in response.headers and "last-modified" not in response.headers
+    assert asset.status_code == 404 or asset.status_code in (200, 304)
+
+
+def test_chunked_html_is_rewritten(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Perc")
+    with service.client(episode) as client:
+        response = client.get(f"{upstream.origin}/chunked", headers=NAV)
+    assert b">Log in</a>" in response.content and response.content.endswith(b"</html>")
+
+
+def test_dead_upstream_gets_a_neutral_502_naming_it(service: ServiceProcess) -> None:
+    episode = service.create_episode(condition="Src")
+    port = free_port()
+    with service.client(episode) as client:
+        response = client.get(f"http://127.0.0.1:{port}/", headers=NAV)
+        assert response.status_code == 502
+        assert f"127.0.0.1:{port}" in response.text
+        assert "mitmproxy" not in response.text.lower() + str(response.headers).lower()
+        # ...and the proxy keeps serving.
+        assert client.get(f"http://127.0.0.1:{port}/").status_code == 502
+
+
+def test_contextual_shift_routes_to_the_target(
+    service: ServiceProcess, upstream: UpstreamServer, target_upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Tgt",
+                                     targets={upstream.origin: target_upstream.origin})
+    with service.client(episode) as client:
+        response = client.get(f"{upstream.origin}/variant", headers=NAV)
+        redirect = client.get(f"{upstream.origin}/redirect")
+    assert b"<h1 id=\"title\">target</h1>" in response.content
+    assert target_upstream.origin.encode() not in response.content
+    assert f'href="{upstream.origin}/style.css"'.encode() in response.content
+    assert redirect.headers["location"] == f"{upstream.origin}/page.html"
+
+
+def test_internal_endpoints_answer_on_any_origin(service: ServiceProcess, upstream: UpstreamServer) -> None:
+    episode = service.create_episode(condition="Src-Exec")
+    seen = len(upstream.requests)
+    with service.client(episode) as client:
+        script = client.get(f"{upstream.origin}/__ss/r.js?v=1")
+        elsewhere = client.get(f"http://127.0.0.1:{free_port()}/__ss/r.js")
+        beacon = client.post(f"{upstream.origin}/__ss/b", content=b'{"k":"wrong","type":"popup_shown"}')
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert elsewhere.content == script.content
+    assert beacon.status_code == 403
+    assert len(upstream.requests) == seen
+
+
+def test_redis_backed_service_records_events_in_redis(
+    redis_service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    import redis
+
+    from tests.conftest import redis_server  # noqa: F401  (fixture dependency is via redis_service)
+
+    episode = redis_service.create_episode(condition="Src-Exec", regime="once")
+    with redis_service.client(episode) as client:
+        bodies = [client.get(f"{upstream.origin}/page.html", headers=NAV).text for _ in range(3)]
+    assert sum('&quot;p&quot;:{' in body for body in bodies) == 1
+    url = redis_service.args[redis_service.args.index("--redis-url") + 1]
+    stream = redis.Redis.from_url(url).xrange(f"svc:ep:{episode['id']}:events")
+    assert len(stream) == 1 + 3 + 1  # created, three pages, one popup
+
+
+def test_dead_redis_fails_closed(workdir, upstream: UpstreamServer) -> None:  # type: ignore[no-untyped-def]
+    service = ServiceProcess(workdir, "--redis-url", f"redis://127.0.0.1:{free_port()}/0").start()
+    try:
+        with httpx.Client(proxy=service.proxy) as client:
+            response = client.get(f"{upstream.origin}/page.html", headers={"X-SkillShift-Episode": "e1"})
+        assert response.status_code == 503 and "store is unavailable" in response.text
+        assert httpx.get(f"{service.api}/health").status_code == 503
+        failed = httpx.post(f"{service.api}/episodes", json={})
+        assert failed.status_code == 503 and failed.json()["status"] == 503
+    finally:
+        service.stop()
+
+
+def test_allow_unbound_passes_bytes_through(workdir, upstream: UpstreamServer) -> None:  # type: ignore[no-untyped-def]
+    service = ServiceProcess(workdir, "--allow-unbound").start()
+    try:
+        with httpx.Client(proxy=service.proxy) as client:
+            for path in ("/page.html", "/encoded/br", "/big.bin"):
+                direct = httpx.get(f"{upstream.origin}{path}", headers={"Accept-Encoding": "br"})
+                proxied = client.get(f"{upstream.origin}{path}", headers={"Accept-Encoding": "br"})
+                assert proxied.content == direct.content, path
+    finally:
+        service.stop()

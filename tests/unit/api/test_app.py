@@ -1,0 +1,123 @@
+"""The admin API in-process (ASGI transport) over a real MemoryStore."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from proxy.store import MemoryStore
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(MemoryStore(), Settings())
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
+        yield client
+
+
+def assert_error(response: httpx.Response, status: int, fragment: str) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error", "status"} and body["status"] == status
+    assert fragment in body["error"]
+
+
+async def test_create_returns_binding_info(api: httpx.AsyncClient) -> None:
+    response = await api.post("/episodes", json={"condition": "Src-Exec", "regime": "multiple", "seed": 7})
+    assert response.status_code == 201
+    episode = response.json()
+    assert episode["condition"] == "Src-Exec" and episode["seed"] == 7
+    assert episode["proxy"] == {"server": "http://127.0.0.1:8080", "username": episode["id"],
+                                "password": episode["token"]}
+    assert episode["header"] == {"X-SkillShift-Episode": f"{episode['id']}:{episode['token']}"}
+    assert len(episode["id"]) >= 16 and len(episode["token"]) >= 20
+    got = (await api.get(f"/episodes/{episode['id']}")).json()
+    assert got["token"] == episode["token"] and got["event_count"] == 1
+
+
+async def test_errors_have_one_shape_and_change_nothing(api: httpx.AsyncClient) -> None:
+    assert_error(await api.get("/episodes/nope"), 404, "not found")
+    assert_error(await api.post("/episodes", json={"condition": "Nope"}), 422, "condition")
+    assert_error(await api.post("/episodes", json={"condition": "Tgt"}), 422, "target")
+    assert_error(await api.post("/episodes", json={"regime_params": {"p": 2}}), 422, "p")
+    assert_error(await api.post("/episodes", json={"unknown": 1}), 422, "unknown")
+    assert_error(await api.post("/episodes", content=b"{not json"), 422, "")
+    assert (await api.get("/episodes")).json()["episodes"] == []
+    assert (await api.post("/episodes", json={"id": "fixed"})).status_code == 201
+    assert_error(await api.post("/episodes", json={"id": "fixed", "seed": 3}), 409, "exists")
+    assert (await api.get("/episodes/fixed")).json()["seed"] == 0
+    assert_error(await api.post("/episodes", json={"id": "bad id!"}), 422, "id")
+
+
+async def test_patch_validates_the_whole_result(api: httpx.AsyncClient) -> None:
+    await api.post("/episodes", json={"id": "e1", "condition": "Src-Exec"})
+    patched = await api.patch("/episodes/e1", json={"regime": "random", "regime_params": {"p": 0.2}})
+    assert patched.status_code == 200 and patched.json()["regime"] == "random"
+    assert_error(await api.patch("/episodes/e1", json={"condition": "Tgt-Exec"}), 422, "target")
+    assert_error(await api.patch("/episodes/e1", json={"regime_params": {"min_ms": 9, "max_ms": 1}}),
+                 422, "min_ms")
+    assert (await api.get("/episodes/e1")).json()["condition"] == "Src-Exec"
+    assert_error(await api.patch("/episodes/nope", json={"seed": 1}), 404, "not found")
+
+
+async def test_suspend_resume_reset_delete(api: httpx.AsyncClient) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    assert (await api.post("/episodes/e1/suspend")).json()["suspended"] is True
+    assert (await api.post("/episodes/e1/resume")).json()["suspended"] is False
+    await api.post("/episodes/e1/events", json={"type": "task_result", "success": True, "steps": 4})
+    assert (await api.get("/episodes/e1")).json()["event_count"] == 4
+    await api.post("/episodes/e1/reset")
+    events = (await api.get("/episodes/e1/events")).json()["events"]
+    assert [event["type"] for event in events] == ["episode_reset"]
+    assert (await api.delete("/episodes/e1")).status_code == 204
+    assert_error(await api.delete("/episodes/e1"), 404, "not found")
+
+
+async def test_events_paging_and_agent_events(api: httpx.AsyncClient) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    for step in range(5):
+        posted = await api.post("/episodes/e1/events", json={"type": "skill_call", "step": step})
+        assert posted.status_code == 201 and posted.json()["source"] == "agent"
+    page = (await api.get("/episodes/e1/events", params={"limit": 3})).json()
+    assert [e["type"] for e in page["events"]] == ["episode_created", "skill_call", "skill_call"]
+    rest = (await api.get("/episodes/e1/events", params={"after": page["next"]})).json()
+    assert [e["step"] for e in rest["events"]] == [2, 3, 4]
+    assert_error(await api.get("/episodes/e1/events", params={"after": "x"}), 422, "after")
+    assert_error(await api.post("/episodes/e1/events", json={"type": "Bad Type"}), 422, "type")
+
+
+async def test_catalogue_listeners_metrics(api: httpx.AsyncClient) -> None:
+    conditions = (await api.get("/conditions")).json()["conditions"]
+    assert [c["name"] for c in conditions] == ["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
+    shifts = {s["name"]: s for s in (await api.get("/shifts")).json()["shifts"]}
+    assert {"contextual", "relabel", "popup"} <= set(shifts)
+    assert "rate" in shifts["relabel"]["params_schema"]["properties"]
+    assert (await api.get("/sites")).json()["sites"][0]["name"] == "generic"
+    await api.post("/episodes", json={"id": "e1"})
+    assert (await api.put("/listeners/8080", json={"default_episode": "e1"})).status_code == 200
+    listeners = (await api.get("/listeners")).json()["listeners"]
+    assert listeners[0]["default_episode"] == "e1"
+    assert_error(await api.put("/listeners/9", json={"default_episode": "e1"}), 404, "listener")
+    assert_error(await api.put("/listeners/8080", json={"default_episode": "nope"}), 404, "episode")
+    metrics = (await api.get("/metrics")).text
+    assert "skillshift_episodes 1" in metrics and "skillshift_store_up 1" in metrics
+    assert (await api.get("/health")).json()["status"] == "ok"
+    assert (await api.get("/openapi.json")).status_code == 200
+
+
+async def test_bearer_token_when_configured() -> None:
+    app = create_app(MemoryStore(), Settings(api_token="s3cret"))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as api:
+        assert_error(await api.get("/episodes"), 401, "token")
+        assert_error(await api.get("/episodes", headers={"Authorization": "Bearer nope"}), 401, "token")
+        ok = await api.get("/episodes", headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200
+        assert (await api.get("/health")).status_code == 200
+
+
+async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:
+    assert_error(await api.post("/episodes", content=b"x" * 300_000), 413, "body")
