@@ -29,13 +29,16 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
     install_error_handlers(app)
 
     @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def guard(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
         if settings.api_token and request.url.path not in OPEN_PATHS:
             supplied = request.headers.get("authorization", "")
             expected = f"Bearer {settings.api_token}"
             if not hmac.compare_digest(supplied.encode(), expected.encode()):
-                return error_json(401, "missing or wrong bearer token",
-                                  {"WWW-Authenticate": "Bearer"})
+                return error_json(
+                    401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
+                )
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             return error_json(413, f"request body over {MAX_BODY_BYTES} bytes")

@@ -47,56 +47,111 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the intercepting proxy and the admin API in one process. "
         "Each option defaults to its SKILLSHIFT_* environment variable.",
     )
-    serve.add_argument("--proxy", type=_address, default=_env("PROXY", "127.0.0.1:8080"),
-                       help="regular proxy listen address (SKILLSHIFT_PROXY, default %(default)s)")
-    serve.add_argument("--api", type=_address, default=_env("API", "127.0.0.1:8081"),
-                       help="admin API listen address (SKILLSHIFT_API, default %(default)s)")
-    serve.add_argument("--redis-url", default=_env("REDIS_URL"),
-                       help="use Redis as the episode store, e.g. redis://127.0.0.1:6379/0 "
-                       "(SKILLSHIFT_REDIS_URL; default: the embedded in-memory store)")
-    serve.add_argument("--key-prefix", default=_env("KEY_PREFIX", "skillshift:"),
-                       help="prefix of every Redis key (SKILLSHIFT_KEY_PREFIX, default %(default)s)")
-    serve.add_argument("--reverse", type=_reverse, action="append",
-                       default=[s for s in (_env("REVERSE") or "").split(",") if s],
-                       help="add a reverse-proxy listener, http://upstream:port@listen_port; "
-                       "repeatable (SKILLSHIFT_REVERSE, comma-separated)")
-    serve.add_argument("--allow-unbound", action="store_true", default=_env_flag("ALLOW_UNBOUND"),
-                       help="pass requests bound to no episode through untouched instead of "
-                       "answering 407 (SKILLSHIFT_ALLOW_UNBOUND)")
-    serve.add_argument("--api-token", default=_env("API_TOKEN"),
-                       help="bearer token for the admin API; required when --api is not "
-                       "loopback (SKILLSHIFT_API_TOKEN)")
-    serve.add_argument("--internal-prefix", default=_env("INTERNAL_PREFIX", "/__ss/"),
-                       help="path prefix the proxy answers itself on every origin "
-                       "(SKILLSHIFT_INTERNAL_PREFIX, default %(default)s)")
-    serve.add_argument("--episode-header", default=_env("EPISODE_HEADER", "X-SkillShift-Episode"),
-                       help="request header binding a request to an episode "
-                       "(SKILLSHIFT_EPISODE_HEADER, default %(default)s)")
-    serve.add_argument("--require-token", action="store_true", default=_env_flag("REQUIRE_TOKEN"),
-                       help="refuse episode headers without ':TOKEN' (SKILLSHIFT_REQUIRE_TOKEN)")
-    serve.add_argument("--max-rewrite-bytes", type=int,
-                       default=int(_env("MAX_REWRITE_BYTES", str(8 * 1024 * 1024)) or 0),
-                       help="larger HTML bodies stream through unshifted, with an event "
-                       "(SKILLSHIFT_MAX_REWRITE_BYTES, default %(default)s)")
-    serve.add_argument("--confdir", default=_env("CONFDIR", "~/.mitmproxy"),
-                       help="where the HTTPS interception CA lives (SKILLSHIFT_CONFDIR, "
-                       "default %(default)s)")
-    serve.add_argument("--upstream-ca", default=_env("UPSTREAM_CA"),
-                       help="PEM file of a CA to trust for HTTPS upstreams, e.g. a lab's "
-                       "self-signed CA (SKILLSHIFT_UPSTREAM_CA)")
-    serve.add_argument("--upstream-insecure", action="store_true",
-                       default=_env_flag("UPSTREAM_INSECURE"),
-                       help="do not verify HTTPS upstream certificates "
-                       "(SKILLSHIFT_UPSTREAM_INSECURE)")
-    serve.add_argument("--demo", action="store_true", default=_env_flag("DEMO"),
-                       help="also serve a demo shop (source and target variants) to try it on "
-                       "(SKILLSHIFT_DEMO)")
-    serve.add_argument("--demo-port", type=int, default=int(_env("DEMO_PORT", "8090") or 8090),
-                       help="demo source port; the target variant uses the next port "
-                       "(SKILLSHIFT_DEMO_PORT, default %(default)s)")
-    serve.add_argument("--log-level", default=_env("LOG_LEVEL", "info"),
-                       choices=["debug", "info", "warning", "error"],
-                       help="(SKILLSHIFT_LOG_LEVEL, default %(default)s)")
+    serve.add_argument(
+        "--proxy",
+        type=_address,
+        default=_env("PROXY", "127.0.0.1:8080"),
+        help="regular proxy listen address (SKILLSHIFT_PROXY, default %(default)s)",
+    )
+    serve.add_argument(
+        "--api",
+        type=_address,
+        default=_env("API", "127.0.0.1:8081"),
+        help="admin API listen address (SKILLSHIFT_API, default %(default)s)",
+    )
+    serve.add_argument(
+        "--redis-url",
+        default=_env("REDIS_URL"),
+        help="use Redis as the episode store, e.g. redis://127.0.0.1:6379/0 "
+        "(SKILLSHIFT_REDIS_URL; default: the embedded in-memory store)",
+    )
+    serve.add_argument(
+        "--key-prefix",
+        default=_env("KEY_PREFIX", "skillshift:"),
+        help="prefix of every Redis key (SKILLSHIFT_KEY_PREFIX, default %(default)s)",
+    )
+    serve.add_argument(
+        "--reverse",
+        type=_reverse,
+        action="append",
+        default=[s for s in (_env("REVERSE") or "").split(",") if s],
+        help="add a reverse-proxy listener, http://upstream:port@listen_port; "
+        "repeatable (SKILLSHIFT_REVERSE, comma-separated)",
+    )
+    serve.add_argument(
+        "--allow-unbound",
+        action="store_true",
+        default=_env_flag("ALLOW_UNBOUND"),
+        help="pass requests bound to no episode through untouched instead of "
+        "answering 407 (SKILLSHIFT_ALLOW_UNBOUND)",
+    )
+    serve.add_argument(
+        "--api-token",
+        default=_env("API_TOKEN"),
+        help="bearer token for the admin API; required when --api is not "
+        "loopback (SKILLSHIFT_API_TOKEN)",
+    )
+    serve.add_argument(
+        "--internal-prefix",
+        default=_env("INTERNAL_PREFIX", "/__ss/"),
+        help="path prefix the proxy answers itself on every origin "
+        "(SKILLSHIFT_INTERNAL_PREFIX, default %(default)s)",
+    )
+    serve.add_argument(
+        "--episode-header",
+        default=_env("EPISODE_HEADER", "X-SkillShift-Episode"),
+        help="request header binding a request to an episode "
+        "(SKILLSHIFT_EPISODE_HEADER, default %(default)s)",
+    )
+    serve.add_argument(
+        "--require-token",
+        action="store_true",
+        default=_env_flag("REQUIRE_TOKEN"),
+        help="refuse episode headers without ':TOKEN' (SKILLSHIFT_REQUIRE_TOKEN)",
+    )
+    serve.add_argument(
+        "--max-rewrite-bytes",
+        type=int,
+        default=int(_env("MAX_REWRITE_BYTES", str(8 * 1024 * 1024)) or 0),
+        help="larger HTML bodies stream through unshifted, with an event "
+        "(SKILLSHIFT_MAX_REWRITE_BYTES, default %(default)s)",
+    )
+    serve.add_argument(
+        "--confdir",
+        default=_env("CONFDIR", "~/.mitmproxy"),
+        help="where the HTTPS interception CA lives (SKILLSHIFT_CONFDIR, default %(default)s)",
+    )
+    serve.add_argument(
+        "--upstream-ca",
+        default=_env("UPSTREAM_CA"),
+        help="PEM file of a CA to trust for HTTPS upstreams, e.g. a lab's "
+        "self-signed CA (SKILLSHIFT_UPSTREAM_CA)",
+    )
+    serve.add_argument(
+        "--upstream-insecure",
+        action="store_true",
+        default=_env_flag("UPSTREAM_INSECURE"),
+        help="do not verify HTTPS upstream certificates (SKILLSHIFT_UPSTREAM_INSECURE)",
+    )
+    serve.add_argument(
+        "--demo",
+        action="store_true",
+        default=_env_flag("DEMO"),
+        help="also serve a demo shop (source and target variants) to try it on (SKILLSHIFT_DEMO)",
+    )
+    serve.add_argument(
+        "--demo-port",
+        type=int,
+        default=int(_env("DEMO_PORT", "8090") or 8090),
+        help="demo source port; the target variant uses the next port "
+        "(SKILLSHIFT_DEMO_PORT, default %(default)s)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default=_env("LOG_LEVEL", "info"),
+        choices=["debug", "info", "warning", "error"],
+        help="(SKILLSHIFT_LOG_LEVEL, default %(default)s)",
+    )
     return parser
 
 
@@ -104,13 +159,25 @@ def settings_from(args: argparse.Namespace) -> Settings:
     proxy = args.proxy if isinstance(args.proxy, tuple) else _address(args.proxy)
     api = args.api if isinstance(args.api, tuple) else _address(args.api)
     return Settings(
-        proxy_host=proxy[0], proxy_port=proxy[1], api_host=api[0], api_port=api[1],
-        redis_url=args.redis_url, key_prefix=args.key_prefix, reverse=tuple(args.reverse),
-        allow_unbound=args.allow_unbound, api_token=args.api_token,
-        internal_prefix=args.internal_prefix, episode_header=args.episode_header,
-        require_token=args.require_token, max_rewrite_bytes=args.max_rewrite_bytes,
-        confdir=args.confdir, upstream_ca=args.upstream_ca,
-        upstream_insecure=args.upstream_insecure, demo=args.demo, demo_port=args.demo_port, log_level=args.log_level,
+        proxy_host=proxy[0],
+        proxy_port=proxy[1],
+        api_host=api[0],
+        api_port=api[1],
+        redis_url=args.redis_url,
+        key_prefix=args.key_prefix,
+        reverse=tuple(args.reverse),
+        allow_unbound=args.allow_unbound,
+        api_token=args.api_token,
+        internal_prefix=args.internal_prefix,
+        episode_header=args.episode_header,
+        require_token=args.require_token,
+        max_rewrite_bytes=args.max_rewrite_bytes,
+        confdir=args.confdir,
+        upstream_ca=args.upstream_ca,
+        upstream_insecure=args.upstream_insecure,
+        demo=args.demo,
+        demo_port=args.demo_port,
+        log_level=args.log_level,
     )
 
 
@@ -119,20 +186,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = settings_from(args)
     if not is_loopback(settings.api_host) and not settings.api_token:
-        parser.error(f"--api {settings.api_host} is not loopback: set --api-token "
-                     "(or SKILLSHIFT_API_TOKEN) so the admin API is not open to the network")
+        parser.error(
+            f"--api {settings.api_host} is not loopback: set --api-token "
+            "(or SKILLSHIFT_API_TOKEN) so the admin API is not open to the network"
+        )
     if not (settings.internal_prefix.startswith("/") and settings.internal_prefix.endswith("/")):
         parser.error("--internal-prefix must start and end with '/'")
-    logging.basicConfig(level=settings.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     if settings.log_level != "debug":
         # mitmproxy logs every connection at info; that is debugging detail here.
         logging.getLogger("mitmproxy").setLevel(logging.WARNING)
-    from api.server import serve  # imported late: --help must not pay for mitmproxy's import
+    from api.server import StartupFailed, serve  # late: --help need not import mitmproxy
 
     try:
         asyncio.run(serve(settings))
-    except OSError as error:
+    except (OSError, StartupFailed) as error:
         sys.stderr.write(f"skillshift: {error}\n")
         return 1
     return 0

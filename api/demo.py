@@ -25,7 +25,11 @@ PRODUCTS = {
 
 THEMES = {
     "source": {"accent": "#1f6feb", "title": "Outdoor Shop", "nav": ("Home", "Products", "Cart")},
-    "target": {"accent": "#8250df", "title": "Outdoor Shop 2.0", "nav": ("Start", "Catalog", "Basket")},
+    "target": {
+        "accent": "#8250df",
+        "title": "Outdoor Shop 2.0",
+        "nav": ("Start", "Catalog", "Basket"),
+    },
 }
 
 
@@ -39,7 +43,8 @@ color:#fff;padding:1rem}} header a{{color:#fff;margin-right:1rem}} main{{padding
 .product{{border:1px solid #ddd;padding:.8rem;margin:.5rem 0}}</style></head>
 <body><header><strong>{look["title"]}</strong> <nav id="main-nav"><a href="/">{home}</a>
 <a href="/products">{products}</a><a href="/cart">{cart}</a></nav>
-<form id="search" action="/products" method="get"><input name="q" placeholder="Search" aria-label="Search">
+<form id="search" action="/products" method="get">
+<input name="q" placeholder="Search" aria-label="Search">
 <button type="submit">Search</button></form></header>
 <main>{body}</main>
 <script nonce="{nonce}">document.body.dataset.ready = "1";</script>
@@ -49,13 +54,20 @@ color:#fff;padding:1rem}} header a{{color:#fff;margin-right:1rem}} main{{padding
 def _respond(request: Request, title: str, body: str) -> HTMLResponse:
     theme = request.app.state.theme
     nonce = secrets.token_urlsafe(12)
-    csp = f"default-src 'self'; script-src 'nonce-{nonce}' 'strict-dynamic'; style-src 'nonce-{nonce}'"
+    csp = (
+        f"default-src 'self'; script-src 'nonce-{nonce}' 'strict-dynamic'; "
+        f"style-src 'nonce-{nonce}'"
+    )
     return HTMLResponse(_page(theme, title, body, nonce), headers={"Content-Security-Policy": csp})
 
 
 async def home(request: Request) -> HTMLResponse:
-    return _respond(request, "Home", "<h1>Welcome</h1><p><a href='/products'>Browse products</a></p>"
-                    "<p><a href='/login'>Sign in</a></p>")
+    return _respond(
+        request,
+        "Home",
+        "<h1>Welcome</h1><p><a href='/products'>Browse products</a></p>"
+        "<p><a href='/login'>Sign in</a></p>",
+    )
 
 
 async def products(request: Request) -> HTMLResponse:
@@ -84,17 +96,22 @@ async def cart(request: Request) -> HTMLResponse | RedirectResponse:
 
 async def login(request: Request) -> HTMLResponse:
     return _respond(
-        request, "Sign in",
+        request,
+        "Sign in",
         "<h1>Sign in</h1><form action='/login' method='post'><label for='user'>User</label>"
         "<input id='user' name='user'><button type='submit'>Sign in</button></form>",
     )
 
 
 def demo_app(theme: str) -> Starlette:
-    app = Starlette(routes=[
-        Route("/", home), Route("/products", products),
-        Route("/cart", cart, methods=["GET", "POST"]), Route("/login", login, methods=["GET", "POST"]),
-    ])
+    app = Starlette(
+        routes=[
+            Route("/", home),
+            Route("/products", products),
+            Route("/cart", cart, methods=["GET", "POST"]),
+            Route("/login", login, methods=["GET", "POST"]),
+        ]
+    )
     app.state.theme = theme
     app.state.cart = []
     return app

@@ -55,12 +55,20 @@ async def load_episode(store: EpisodeStore, episode_id: str) -> Episode:
 async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any]:
     store, settings = _store(request), _settings(request)
     episode = new_episode(EpisodeConfig(**body.model_dump(exclude={"id"})), body.id)
-    if not await store.create_episode(episode.id, episode.model_dump(mode="json"), episode.expires_at):
+    if not await store.create_episode(
+        episode.id, episode.model_dump(mode="json"), episode.expires_at
+    ):
         raise ApiError(409, f"episode {episode.id!r} already exists")
     await store.append_event(
         episode.id,
-        {"type": "episode_created", "ts": time.time(), "source": "api",
-         "condition": episode.condition, "regime": episode.regime, "seed": episode.seed},
+        {
+            "type": "episode_created",
+            "ts": time.time(),
+            "source": "api",
+            "condition": episode.condition,
+            "regime": episode.regime,
+            "seed": episode.seed,
+        },
         episode.expires_at,
     )
     return describe(episode, settings)
@@ -118,7 +126,9 @@ async def reset_episode(episode_id: str, request: Request) -> dict[str, Any]:
     episode = await load_episode(store, episode_id)
     await store.reset_episode(episode_id)
     await store.append_event(
-        episode_id, {"type": "episode_reset", "ts": time.time(), "source": "api"}, episode.expires_at
+        episode_id,
+        {"type": "episode_reset", "ts": time.time(), "source": "api"},
+        episode.expires_at,
     )
     return describe(episode, _settings(request))
 
@@ -138,7 +148,9 @@ async def resume_episode(episode_id: str, request: Request) -> dict[str, Any]:
 async def read_events(
     episode_id: str,
     request: Request,
-    after: str | None = Query(None, pattern=r"^\d+-\d+$", description="Return events after this id"),
+    after: str | None = Query(
+        None, pattern=r"^\d+-\d+$", description="Return events after this id"
+    ),
     limit: int = Query(100, ge=1, le=1000),
 ) -> dict[str, Any]:
     store = _store(request)
@@ -166,8 +178,11 @@ async def _set_suspended(episode_id: str, request: Request, suspended: bool) -> 
     await _save(store, updated)
     await store.append_event(
         episode_id,
-        {"type": "episode_suspended" if suspended else "episode_resumed", "ts": time.time(),
-         "source": "api"},
+        {
+            "type": "episode_suspended" if suspended else "episode_resumed",
+            "ts": time.time(),
+            "source": "api",
+        },
         episode.expires_at,
     )
     return describe(updated, _settings(request))
@@ -180,5 +195,6 @@ async def _save(store: EpisodeStore, episode: Episode) -> None:
 
 def _validation_message(error: ValidationError) -> str:
     return "; ".join(
-        f"{'.'.join(str(p) for p in item['loc']) or 'body'}: {item['msg']}" for item in error.errors()
+        f"{'.'.join(str(p) for p in item['loc']) or 'body'}: {item['msg']}"
+        for item in error.errors()
     )

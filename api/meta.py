@@ -40,7 +40,9 @@ def version() -> str:
 
 @router.get("/conditions", tags=["catalogue"])
 async def conditions() -> dict[str, Any]:
-    return {"conditions": [{"name": name, "shifts": list(names)} for name, names in CONDITIONS.items()]}
+    return {
+        "conditions": [{"name": name, "shifts": list(names)} for name, names in CONDITIONS.items()]
+    }
 
 
 @router.get("/shifts", tags=["catalogue"])
@@ -116,8 +118,11 @@ async def health(request: Request) -> JSONResponse:
         store_state = {"ok": True, "kind": type(store).__name__}
     except StoreUnavailable as error:
         store_state = {"ok": False, "kind": type(store).__name__, "error": str(error)}
-    body = {"status": "ok" if store_state["ok"] else "degraded", "store": store_state,
-            "uptime_s": round(time.time() - request.app.state.started_at, 3)}
+    body = {
+        "status": "ok" if store_state["ok"] else "degraded",
+        "store": store_state,
+        "uptime_s": round(time.time() - request.app.state.started_at, 3),
+    }
     return JSONResponse(body, status_code=200 if store_state["ok"] else 503)
 
 
@@ -136,8 +141,11 @@ async def get_metrics(request: Request) -> str:
     except StoreUnavailable:
         store_up, episodes = 0, 0
     return metrics.render(
-        {"store_up": store_up, "episodes": episodes,
-         "uptime_seconds": round(time.time() - request.app.state.started_at, 3)}
+        {
+            "store_up": store_up,
+            "episodes": episodes,
+            "uptime_seconds": round(time.time() - request.app.state.started_at, 3),
+        }
     )
 
 

@@ -10,11 +10,13 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import Any
 
 import uvicorn
 from mitmproxy import addons as mitm_addons
 from mitmproxy import options
+from mitmproxy.addons import errorcheck
 from mitmproxy.master import Master
 
 from api.app import create_app
@@ -24,6 +26,19 @@ from proxy import build_addons
 from proxy.store import EpisodeStore, open_store
 
 logger = logging.getLogger(__name__)
+
+
+class StartupFailed(RuntimeError):
+    """A part of the process (proxy listener, API, demo site) could not start."""
+
+
+async def _guarded(name: str, part: Coroutine[Any, Any, None]) -> None:
+    # mitmproxy and uvicorn both sys.exit() when they cannot bind; inside a task that would
+    # tear the loop down without stopping the other parts, so turn it into an exception.
+    try:
+        await part
+    except SystemExit as exit_:
+        raise StartupFailed(f"{name} failed to start (exit status {exit_.code})") from None
 
 
 class _Uvicorn(uvicorn.Server):
@@ -41,6 +56,8 @@ def make_master(settings: Settings, store: EpisodeStore) -> Master:
     master = Master(opts)
     master.addons.add(*mitm_addons.default_addons())
     master.addons.add(*build_addons(store))
+    # Exit (instead of running on without a listener) when a port cannot be bound.
+    master.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True))
     opts.update(
         # Connect upstream only once the request hook has chosen the upstream (contextual shift).
         connection_strategy="lazy",
@@ -61,8 +78,12 @@ def make_master(settings: Settings, store: EpisodeStore) -> Master:
 def _server(app: object, host: str, port: int, log_level: str) -> _Uvicorn:
     config = uvicorn.Config(
         app,  # type: ignore[arg-type]
-        host=host, port=port, log_level=log_level, lifespan="off",
-        timeout_graceful_shutdown=1, access_log=False,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+        access_log=False,
     )
     return _Uvicorn(config)
 
@@ -70,8 +91,11 @@ def _server(app: object, host: str, port: int, log_level: str) -> _Uvicorn:
 async def serve(settings: Settings) -> None:
     store = open_store(settings.redis_url, settings.key_prefix)
     master = make_master(settings, store)
-    servers = [_server(create_app(store, settings), settings.api_host, settings.api_port,
-                       settings.log_level)]
+    servers = [
+        _server(
+            create_app(store, settings), settings.api_host, settings.api_port, settings.log_level
+        )
+    ]
     if settings.demo:
         register_profile(settings.demo_port, settings.demo_port + 1)
         servers.append(_server(demo_app("source"), "127.0.0.1", settings.demo_port, "warning"))
@@ -88,15 +112,20 @@ async def serve(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop)
 
-    tasks = [asyncio.create_task(master.run(), name="proxy")]
-    tasks += [asyncio.create_task(server.serve(), name=f"http:{server.config.port}")
-              for server in servers]
+    tasks = [asyncio.create_task(_guarded("the proxy", master.run()))]
+    tasks += [
+        asyncio.create_task(
+            _guarded(f"the HTTP server on port {server.config.port}", server.serve())
+        )
+        for server in servers
+    ]
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         stop()  # whichever part ended first (a signal, or a failure to bind), end the rest
         await asyncio.wait(tasks, timeout=5)
         for task in done:
-            if not task.cancelled() and task.exception():
-                raise task.exception()  # type: ignore[misc]
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                raise error
     finally:
         await store.close()

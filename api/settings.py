@@ -39,7 +39,9 @@ class Settings:
 
     def listeners(self) -> list[Listener]:
         found = [
-            Listener(str(self.proxy_port), f"regular@{self.proxy_host}:{self.proxy_port}", "regular")
+            Listener(
+                str(self.proxy_port), f"regular@{self.proxy_host}:{self.proxy_port}", "regular"
+            )
         ]
         for spec in self.reverse:
             upstream, _, listen = spec.rpartition("@")
@@ -50,7 +52,7 @@ class Settings:
 
     @property
     def public_proxy_host(self) -> str:
-        """Where clients on this machine reach the proxy (a wildcard bind is reached on loopback)."""
+        """Where local clients reach the proxy (a wildcard bind is reached on loopback)."""
         return "127.0.0.1" if self.proxy_host in ("0.0.0.0", "::", "") else self.proxy_host
 
     @property

@@ -46,15 +46,21 @@ class EpisodeBinding:
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         loader.add_option(
-            "ss_episode_header", str, "X-SkillShift-Episode",
+            "ss_episode_header",
+            str,
+            "X-SkillShift-Episode",
             "Request header that binds a request to an episode: 'ID' or 'ID:TOKEN'.",
         )
         loader.add_option(
-            "ss_require_token", bool, False,
+            "ss_require_token",
+            bool,
+            False,
             "Require the token in the episode header ('ID:TOKEN'); a bare ID is refused.",
         )
         loader.add_option(
-            "ss_allow_unbound", bool, False,
+            "ss_allow_unbound",
+            bool,
+            False,
             "Pass requests bound to no episode through untouched instead of answering 407.",
         )
 
@@ -75,8 +81,9 @@ class EpisodeBinding:
         except StoreUnavailable as error:
             logger.warning("episode store unavailable: %s", error)
             flow.response = error_response(
-                503, "The episode store is unavailable; the request was not forwarded. "
-                "Retry when it is back."
+                503,
+                "The episode store is unavailable; the request was not forwarded. "
+                "Retry when it is back.",
             )
             return
         if episode is not None:
@@ -115,8 +122,11 @@ class EpisodeBinding:
         except ValidationError as error:
             logger.error("episode %s has an invalid stored record: %s", episode_id, error)
             raise BindingRejected(
-                error_response(503, f"Episode {episode_id!r} is stored in a form this version "
-                               "cannot read; the request was not forwarded.")
+                error_response(
+                    503,
+                    f"Episode {episode_id!r} is stored in a form this version "
+                    "cannot read; the request was not forwarded.",
+                )
             ) from None
         if token is not None and not episode.check_token(token):
             raise BindingRejected(auth_required(f"Wrong token for episode {episode_id!r}."))

@@ -34,7 +34,9 @@ def _governing(directives: list[list[str]], kind: str) -> list[str] | None:
 
 def _needs_nonce(sources: list[str]) -> bool:
     lowered = [source.lower() for source in sources[1:]]
-    has_nonce_or_hash = any(s.startswith(("'nonce-", "'sha256-", "'sha384-", "'sha512-")) for s in lowered)
+    has_nonce_or_hash = any(
+        s.startswith(("'nonce-", "'sha256-", "'sha384-", "'sha512-")) for s in lowered
+    )
     if "'strict-dynamic'" in lowered or has_nonce_or_hash:
         return True
     return "'unsafe-inline'" not in lowered
@@ -97,7 +99,9 @@ def add_nonce_to_meta(body: bytes, nonce: str) -> bytes:
         def patch_content(content: re.Match[bytes]) -> bytes:
             raw = content.group(2) if content.group(2) is not None else content.group(3)
             policy = add_nonce_to_header(html.unescape(raw.decode("latin-1")), nonce)
-            return content.group(1) + b'"' + html.escape(policy, quote=True).encode("latin-1") + b'"'
+            return (
+                content.group(1) + b'"' + html.escape(policy, quote=True).encode("latin-1") + b'"'
+            )
 
         return _CONTENT_ATTR.sub(patch_content, tag.group(0), count=1)
 

@@ -101,7 +101,7 @@ class Episode(EpisodeConfig):
 
     @property
     def beacon_key(self) -> str:
-        """What the page's runtime presents to the beacon: derived from, never equal to, the token."""
+        """What the page's runtime presents to the beacon: derived from the token, not it."""
         digest = hmac.new(self.token.encode(), b"beacon:" + self.id.encode(), hashlib.sha256)
         return digest.hexdigest()[:24]
 
@@ -112,7 +112,7 @@ class Episode(EpisodeConfig):
         return hmac.compare_digest(self.beacon_key.encode(), key.encode())
 
     def nonce_for(self, url: str) -> str:
-        """A CSP nonce for injected tags: stable per episode and URL, unguessable without the token."""
+        """A CSP nonce for injected tags: stable per episode and URL, secret without the token."""
         digest = hmac.new(self.token.encode(), b"nonce:" + url.encode(), hashlib.sha256)
         return digest.hexdigest()[:22]
 

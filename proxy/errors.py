@@ -49,5 +49,6 @@ class UpstreamErrors:
         _UPSTREAM_OF_MESSAGE[flow.error.msg] = upstream
         while len(_UPSTREAM_OF_MESSAGE) > _REMEMBERED:
             _UPSTREAM_OF_MESSAGE.popitem(last=False)
-        logger.warning("upstream %s failed for %s: %s", upstream, flow.request.pretty_url,
-                       flow.error.msg)
+        logger.warning(
+            "upstream %s failed for %s: %s", upstream, flow.request.pretty_url, flow.error.msg
+        )

@@ -43,7 +43,9 @@ class InternalEndpoints:
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         loader.add_option(
-            "ss_internal_prefix", str, "/__ss/",
+            "ss_internal_prefix",
+            str,
+            "/__ss/",
             "Path prefix of the endpoints the proxy answers itself on every origin (runtime "
             "script, beacon). Keep it neutral: pages show it to agents.",
         )

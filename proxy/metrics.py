@@ -24,8 +24,11 @@ def inc(name: str, amount: int = 1) -> None:
 def render(gauges: dict[str, float]) -> str:
     lines = []
     for name, text in HELP.items():
-        lines += [f"# HELP skillshift_{name} {text}", f"# TYPE skillshift_{name} counter",
-                  f"skillshift_{name} {COUNTERS[name]}"]
+        lines += [
+            f"# HELP skillshift_{name} {text}",
+            f"# TYPE skillshift_{name} counter",
+            f"skillshift_{name} {COUNTERS[name]}",
+        ]
     for name, value in gauges.items():
         lines += [f"# TYPE skillshift_{name} gauge", f"skillshift_{name} {value}"]
     return "\n".join(lines) + "\n"

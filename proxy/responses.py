@@ -9,22 +9,26 @@ from mitmproxy import http
 PROXY_REALM = "proxy"
 
 
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> http.Response:
+def error_response(
+    status: int, message: str, headers: dict[str, str] | None = None
+) -> http.Response:
     reason = http.status_codes.RESPONSES.get(status, "Error")
     body = (
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
         f"<title>{status} {escape(reason)}</title></head>"
         f"<body><h1>{status} {escape(reason)}</h1><p>{escape(message)}</p></body></html>"
     )
     return http.Response.make(
         status,
         body.encode("utf-8"),
-        {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", **(headers or {})},
+        {
+            "Content-Type": "text/html; charset=utf-8",
+            "Cache-Control": "no-store",
+            **(headers or {}),
+        },
     )
 
 
 def auth_required(message: str) -> http.Response:
     """407 with a challenge: Chromium sends proxy credentials only after one."""
-    return error_response(
-        407, message, {"Proxy-Authenticate": f'Basic realm="{PROXY_REALM}"'}
-    )
+    return error_response(407, message, {"Proxy-Authenticate": f'Basic realm="{PROXY_REALM}"'})

@@ -8,6 +8,7 @@ with the upstream's exact bytes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import replace
@@ -46,7 +47,9 @@ class PageRewriter:
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         loader.add_option(
-            "ss_max_rewrite_bytes", int, 8 * 1024 * 1024,
+            "ss_max_rewrite_bytes",
+            int,
+            8 * 1024 * 1024,
             "HTML bodies larger than this (decoded) stream through unshifted, with an event.",
         )
 
@@ -83,8 +86,12 @@ class PageRewriter:
             return
         if not flow.metadata.get(REWRITE):
             if active_shifts(episode) and classify.is_html(response) and response.stream:
-                await self._record(episode, "rewrite_skipped", url=flow.request.pretty_url,
-                                   reason="streamed (too large or not rewritable)")
+                await self._record(
+                    episode,
+                    "rewrite_skipped",
+                    url=flow.request.pretty_url,
+                    reason="streamed (too large or not rewritable)",
+                )
             return
         try:
             await self._rewrite(flow, episode, response)
@@ -97,26 +104,33 @@ class PageRewriter:
             # Fail closed: a shift that breaks must not leak the unshifted page into the episode.
             logger.exception("rewrite of %s failed", flow.request.url)
             flow.response = error_response(502, "The page could not be shifted for this episode.")
-            try:
+            with contextlib.suppress(StoreUnavailable):
                 await self._record(episode, "rewrite_error", url=flow.request.pretty_url)
-            except StoreUnavailable:
-                pass
 
-    async def _rewrite(self, flow: http.HTTPFlow, episode: Episode, response: http.Response) -> None:
+    async def _rewrite(
+        self, flow: http.HTTPFlow, episode: Episode, response: http.Response
+    ) -> None:
         try:
             raw = decode_body(response.raw_content or b"", classify.content_encoding(response))
         except UndecodableBody as error:
             flow.response = error_response(502, f"The upstream body could not be decoded: {error}")
-            await self._record(episode, "rewrite_error", url=flow.request.pretty_url,
-                               reason="undecodable body")
+            await self._record(
+                episode, "rewrite_error", url=flow.request.pretty_url, reason="undecodable body"
+            )
             return
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
-            await self._record(episode, "rewrite_skipped", url=flow.request.pretty_url,
-                               reason="body over ss_max_rewrite_bytes")
+            await self._record(
+                episode,
+                "rewrite_skipped",
+                url=flow.request.pretty_url,
+                reason="body over ss_max_rewrite_bytes",
+            )
             return
         started = time.perf_counter()
         context = await self._context(flow, episode, response, raw)
-        doc = apply_shifts(active_shifts(episode), HtmlDocument(raw, classify.charset(response)), context)
+        doc = apply_shifts(
+            active_shifts(episode), HtmlDocument(raw, classify.charset(response)), context
+        )
         if doc.changed:
             body = doc.to_bytes()
             if context.nonce:
@@ -143,8 +157,13 @@ class PageRewriter:
         )
         if context.popup is not None:
             await self._record(
-                episode, "popup_injected", url=context.url, load_index=context.load_index,
-                kind=context.popup.kind, delay_ms=context.popup.delay_ms, regime=context.regime,
+                episode,
+                "popup_injected",
+                url=context.url,
+                load_index=context.load_index,
+                kind=context.popup.kind,
+                delay_ms=context.popup.delay_ms,
+                regime=context.regime,
             )
 
     async def _context(
@@ -159,8 +178,10 @@ class PageRewriter:
         load_index = None
         if is_navigation:
             load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
-        site = get_profile(episode.site) if episode.site else match_profile(
-            f"{flow.request.host}:{flow.request.port}"
+        site = (
+            get_profile(episode.site)
+            if episode.site
+            else match_profile(f"{flow.request.host}:{flow.request.port}")
         )
         context = ShiftContext(
             episode_id=episode.id,
@@ -197,9 +218,15 @@ class PageRewriter:
     async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:
         if context.regime == "random" and context.is_navigation and context.load_index:
             fires, delay = draw_random(context.seed, context.load_index, episode.regime_params)
-            await self._record(episode, "random_draw", url=context.url,
-                               load_index=context.load_index, fired=fires, delay_ms=delay,
-                               p=episode.regime_params.p)
+            await self._record(
+                episode,
+                "random_draw",
+                url=context.url,
+                load_index=context.load_index,
+                fired=fires,
+                delay_ms=delay,
+                p=episode.regime_params.p,
+            )
         plan = plan_popup(context)
         if plan is not None and plan.regime == "once":
             claimed = await self.store.claim_flag(episode.id, ONCE_FLAG, episode.expires_at)

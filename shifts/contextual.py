@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import BaseModel
+
 from shifts.base import NoParams, ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
@@ -34,7 +36,7 @@ class ContextualShift:
         "Route the episode to the site's target variant and rewrite the target's absolute URLs "
         "back to the source origin."
     )
-    Params: ClassVar[type[NoParams]] = NoParams
+    Params: ClassVar[type[BaseModel]] = NoParams
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         rewritten = 0

@@ -8,6 +8,7 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -74,7 +75,10 @@ class HtmlDocument:
         if not self.changed:
             return self.original
         if self._tree is not None and self._tree_changed:
-            body = etree.tostring(self._tree.getroottree(), method="html", encoding=self.encoding)
+            body = cast(
+                bytes,
+                etree.tostring(self._tree.getroottree(), method="html", encoding=self.encoding),
+            )
         else:
             body = self._apply_bytes_edits(self.original)
         if self._head_markup:

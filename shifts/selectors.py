@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import cast
 
 from lxml import etree
 from lxml.cssselect import CSSSelector
@@ -14,10 +15,15 @@ def compiled(selector: str) -> CSSSelector:
     return CSSSelector(selector)
 
 
+def select(root: etree._Element, selector: str) -> list[etree._Element]:
+    """Elements of `root` matching a CSS selector, in document order."""
+    return cast(list[etree._Element], compiled(selector)(root))
+
+
 def protected_elements(root: etree._Element, selectors: Iterable[str]) -> set[etree._Element]:
     """Every element matched by a protected selector, and all of its descendants."""
     protected: set[etree._Element] = set()
     for selector in selectors:
-        for match in compiled(selector)(root):
+        for match in select(root, selector):
             protected.update(match.iter())
     return protected

@@ -43,8 +43,11 @@ def redis_service(
     tmp_path_factory: pytest.TempPathFactory, redis_server: RedisProcess
 ) -> Iterator[ServiceProcess]:
     process = ServiceProcess(
-        tmp_path_factory.mktemp("redis-service"), "--redis-url", redis_server.url,
-        "--key-prefix", "svc:",
+        tmp_path_factory.mktemp("redis-service"),
+        "--redis-url",
+        redis_server.url,
+        "--key-prefix",
+        "svc:",
     ).start()
     yield process
     process.stop()

@@ -17,7 +17,9 @@ class StoreUnavailable(RuntimeError):
 
 class EpisodeStore(ABC):
     @abstractmethod
-    async def create_episode(self, episode_id: str, record: dict[str, Any], expires_at: int) -> bool:
+    async def create_episode(
+        self, episode_id: str, record: dict[str, Any], expires_at: int
+    ) -> bool:
         """Store a new episode; False (and nothing written) if the id exists."""
 
     @abstractmethod

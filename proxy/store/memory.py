@@ -45,7 +45,9 @@ class MemoryStore(EpisodeStore):
         for listener in [name for name, (_, exp) in self._listeners.items() if exp <= now]:
             del self._listeners[listener]
 
-    async def create_episode(self, episode_id: str, record: dict[str, Any], expires_at: int) -> bool:
+    async def create_episode(
+        self, episode_id: str, record: dict[str, Any], expires_at: int
+    ) -> bool:
         self._purge_expired()
         if self._live(episode_id) is not None:
             return False

@@ -32,7 +32,8 @@ class RedisStore(EpisodeStore):
         self.url = url
         self.prefix = prefix
         # Short timeouts: a dead Redis must turn into a fast 503, not a hung page load.
-        self._redis = aioredis.Redis.from_url(
+        # decode_responses=True makes every reply a str, which redis-py's types cannot express.
+        self._redis: Any = aioredis.Redis.from_url(
             url,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
@@ -52,7 +53,9 @@ class RedisStore(EpisodeStore):
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis at {self.url} failed: {error}") from error
 
-    async def create_episode(self, episode_id: str, record: dict[str, Any], expires_at: int) -> bool:
+    async def create_episode(
+        self, episode_id: str, record: dict[str, Any], expires_at: int
+    ) -> bool:
         async def run() -> bool:
             created = await self._redis.set(
                 self._key(episode_id), json.dumps(record), nx=True, exat=expires_at
@@ -73,7 +76,9 @@ class RedisStore(EpisodeStore):
 
     async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
         updated = await self._call(
-            lambda: self._redis.set(self._key(episode_id), json.dumps(record), xx=True, keepttl=True)
+            lambda: self._redis.set(
+                self._key(episode_id), json.dumps(record), xx=True, keepttl=True
+            )
         )
         return bool(updated)
 

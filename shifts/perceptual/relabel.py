@@ -15,7 +15,7 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import rng_for
-from shifts.selectors import compiled, protected_elements
+from shifts.selectors import protected_elements, select
 
 CONTROLS = "a, button, summary, label, [role=button], [role=tab], [role=menuitem], [role=link]"
 LABEL_ATTRIBUTES = ("aria-label", "title", "placeholder")
@@ -55,7 +55,7 @@ class Relabel:
             return rng.random() < params.rate
 
         changed = 0
-        for element in compiled(CONTROLS)(root):
+        for element in select(root, CONTROLS):
             if element in protected:
                 continue
             node = _sole_text_holder(element)

@@ -9,10 +9,10 @@ def page(title: str = "Shop", extra_head: str = "", body: str = "", size: int = 
         row = "<p class='row'>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n"
         filler = row * max(0, size // len(row))
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
         f"<title>{title}</title>{extra_head}</head>\n<body>"
-        "<nav><a href=\"/\">Home</a> <a href=\"/login\">Sign in</a></nav>"
-        "<form action=\"/search\" method=\"get\"><input name=\"q\" placeholder=\"Search\">"
-        "<button type=\"submit\">Search</button></form>"
-        f"<h1 id=\"title\">{title}</h1>{body}{filler}</body></html>"
+        '<nav><a href="/">Home</a> <a href="/login">Sign in</a></nav>'
+        '<form action="/search" method="get"><input name="q" placeholder="Search">'
+        '<button type="submit">Search</button></form>'
+        f'<h1 id="title">{title}</h1>{body}{filler}</body></html>'
     )

@@ -25,8 +25,19 @@ class RedisProcess:
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.workdir = workdir
-        self.args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                     "--appendonly", "yes" if appendonly else "no", "--dir", str(workdir)]
+        self.args = [
+            binary,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "yes" if appendonly else "no",
+            "--dir",
+            str(workdir),
+        ]
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> RedisProcess:
@@ -49,9 +60,17 @@ class ServiceProcess:
         self.confdir = workdir / "mitmproxy"
         self.log_path = workdir / f"service-{self.proxy_port}.log"
         self.args = [
-            str(Path(sys.executable).with_name("skillshift")), "serve",
-            "--proxy", f"127.0.0.1:{self.proxy_port}", "--api", f"127.0.0.1:{self.api_port}",
-            "--confdir", str(self.confdir), "--log-level", "warning", *extra_args,
+            str(Path(sys.executable).with_name("skillshift")),
+            "serve",
+            "--proxy",
+            f"127.0.0.1:{self.proxy_port}",
+            "--api",
+            f"127.0.0.1:{self.api_port}",
+            "--confdir",
+            str(self.confdir),
+            "--log-level",
+            "warning",
+            *extra_args,
         ]
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
@@ -60,8 +79,9 @@ class ServiceProcess:
 
     def start(self) -> ServiceProcess:
         self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(self.args, stdout=self._log, stderr=subprocess.STDOUT,
-                                        env=self.env, cwd=REPO)
+        self.process = subprocess.Popen(
+            self.args, stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=REPO
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -58,8 +58,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("content-length", "0"))
         body = self.rfile.read(length)
-        self._send(200, page("Posted", body=f"<pre>{len(body)} bytes</pre>").encode(),
-                   {"Content-Type": "text/html; charset=utf-8"})
+        self._send(
+            200,
+            page("Posted", body=f"<pre>{len(body)} bytes</pre>").encode(),
+            {"Content-Type": "text/html; charset=utf-8"},
+        )
 
     def do_GET(self) -> None:  # noqa: N802
         self.server.requests.append({"path": self.path, "headers": dict(self.headers.items())})
@@ -67,19 +70,27 @@ class Handler(BaseHTTPRequestHandler):
         html = {"Content-Type": "text/html; charset=utf-8"}
         if path in ("/", "/page.html"):
             self._send(200, PAGE, html)
+        elif path == "/login":
+            self._send(200, page("Log in form").encode(), html)
+        elif path == "/favicon.ico":
+            self._send(204, b"")
         elif path.startswith("/encoded/"):
             encoding = path.rsplit("/", 1)[1]
             self._send(200, _compress(encoding, PAGE), {**html, "Content-Encoding": encoding})
         elif path == "/truncated-gzip":
             self._send(200, gzip.compress(PAGE)[:500], {**html, "Content-Encoding": "gzip"})
         elif path == "/csp":
-            body = page("CSP", f"<script nonce=\"{CSP_NONCE}\">window.own = 1;</script>")
-            policy = (f"script-src 'nonce-{CSP_NONCE}' 'strict-dynamic'; "
-                      "style-src 'self'; object-src 'none'")
+            body = page("CSP", f'<script nonce="{CSP_NONCE}">window.own = 1;</script>')
+            policy = (
+                f"script-src 'nonce-{CSP_NONCE}' 'strict-dynamic'; "
+                "style-src 'self'; object-src 'none'"
+            )
             self._send(200, body.encode(), {**html, "Content-Security-Policy": policy})
         elif path == "/csp-meta":
-            meta = ("<meta http-equiv=\"Content-Security-Policy\" "
-                    "content=\"default-src 'self'; script-src 'self'\">")
+            meta = (
+                '<meta http-equiv="Content-Security-Policy" '
+                "content=\"default-src 'self'; script-src 'self'\">"
+            )
             self._send(200, page("Meta CSP", meta).encode(), html)
         elif path == "/latin1":
             body = page("Caf\u00e9 cr\u00e8me").encode("latin-1")
@@ -88,22 +99,34 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("If-None-Match") == ETAG:
                 self._send(304, b"", {"ETag": ETAG})
             else:
-                self._send(200, PAGE, {**html, "ETag": ETAG, "Last-Modified": LAST_MODIFIED,
-                                       "Cache-Control": "max-age=60"})
+                self._send(
+                    200,
+                    PAGE,
+                    {
+                        **html,
+                        "ETag": ETAG,
+                        "Last-Modified": LAST_MODIFIED,
+                        "Cache-Control": "max-age=60",
+                    },
+                )
         elif path == "/fragment":
             self._send(200, b"<div class='frag'><button>Sign in</button></div>", html)
         elif path == "/missing":
             self._send(404, page("Not found").encode(), html)
         elif path == "/data.json":
-            self._send(200, json.dumps({"label": "Sign in"}).encode(),
-                       {"Content-Type": "application/json"})
+            self._send(
+                200, json.dumps({"label": "Sign in"}).encode(), {"Content-Type": "application/json"}
+            )
         elif path == "/big.bin":
             self._send(200, BIG_BINARY, {"Content-Type": "application/octet-stream"})
         elif path == "/style.css":
             self._send(200, b"body{color:#333}", {"Content-Type": "text/css", "ETag": ETAG})
         elif path == "/echo":
-            self._send(200, json.dumps(dict(self.headers.items())).encode(),
-                       {"Content-Type": "application/json"})
+            self._send(
+                200,
+                json.dumps(dict(self.headers.items())).encode(),
+                {"Content-Type": "application/json"},
+            )
         elif path == "/redirect":
             self._send(302, b"", {"Location": f"{self.server.origin}/page.html"})
         elif path == "/chunked":
@@ -115,8 +138,11 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
         elif path == "/variant":
-            self._send(200, page(self.server.label, f"<link href=\"{self.server.origin}/style.css\">")
-                       .encode(), html)
+            self._send(
+                200,
+                page(self.server.label, f'<link href="{self.server.origin}/style.css">').encode(),
+                html,
+            )
         else:
             self._send(404, b"no such test page", {"Content-Type": "text/plain"})
 

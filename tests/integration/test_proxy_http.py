@@ -14,7 +14,9 @@ from tests.helpers.upstream import BIG_BINARY, CSP_NONCE, PAGE, UpstreamServer
 NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
 
 
-def test_unbound_request_gets_a_407_challenge(service: ServiceProcess, upstream: UpstreamServer) -> None:
+def test_unbound_request_gets_a_407_challenge(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
     seen = len(upstream.requests)
     with service.client() as client:
         response = client.get(f"{upstream.origin}/page.html")
@@ -45,15 +47,34 @@ def test_binding_header_and_credentials_never_reach_upstream(
     assert "proxy-authorization" not in {name.lower() for name in echoed}
 
 
-def test_curl_with_header_gets_the_shifted_page(service: ServiceProcess, upstream: UpstreamServer) -> None:
+def test_curl_with_header_gets_the_shifted_page(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
     episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=7)
     result = subprocess.run(
-        ["curl", "-s", "-x", service.proxy, "-H", f"X-SkillShift-Episode: {episode['id']}",
-         f"{upstream.origin}/page.html"], capture_output=True, check=True, timeout=20,
+        [
+            "curl",
+            "-s",
+            "-x",
+            service.proxy,
+            "-H",
+            f"X-SkillShift-Episode: {episode['id']}",
+            f"{upstream.origin}/page.html",
+        ],
+        capture_output=True,
+        check=True,
+        timeout=20,
     )
     assert b'<script src="/__ss/r.js?v=' in result.stdout
-    assert result.stdout.replace(result.stdout[result.stdout.index(b"<script src"):
-                                              result.stdout.index(b"</script>") + 9], b"") == PAGE
+    assert (
+        result.stdout.replace(
+            result.stdout[
+                result.stdout.index(b"<script src") : result.stdout.index(b"</script>") + 9
+            ],
+            b"",
+        )
+        == PAGE
+    )
     types = [event["type"] for event in service.events(str(episode["id"]))]
     assert types == ["episode_created", "page_served", "popup_injected"]
 
@@ -64,8 +85,10 @@ def test_every_content_encoding_is_decoded_and_reencoded(
     episode = service.create_episode(condition="Src-Perc")
     with service.client(episode) as client:
         for encoding in ("gzip", "deflate", "br", "zstd"):
-            response = client.get(f"{upstream.origin}/encoded/{encoding}",
-                                  headers={**NAV, "Accept-Encoding": encoding})
+            response = client.get(
+                f"{upstream.origin}/encoded/{encoding}",
+                headers={**NAV, "Accept-Encoding": encoding},
+            )
             assert response.headers["content-encoding"] == encoding
             assert b">Log in</a>" in response.content and b">Sign in</a>" not in response.content
             assert response.headers["cache-control"] == "no-store"
@@ -78,7 +101,9 @@ def test_truncated_gzip_fails_closed(service: ServiceProcess, upstream: Upstream
     assert response.status_code == 502 and "could not be decoded" in response.text
 
 
-def test_csp_nonce_page_keeps_its_policy_and_nonce(service: ServiceProcess, upstream: UpstreamServer) -> None:
+def test_csp_nonce_page_keeps_its_policy_and_nonce(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
     episode = service.create_episode(condition="Src-Exec", regime="multiple")
     with service.client(episode) as client:
         direct = httpx.get(f"{upstream.origin}/csp")
@@ -99,7 +124,9 @@ def test_meta_csp_gets_the_nonce(service: ServiceProcess, upstream: UpstreamServ
     assert f"script-src &#x27;self&#x27; &#x27;nonce-{nonce}&#x27;" in body
 
 
-def test_latin1_page_is_rewritten_in_latin1(service: ServiceProcess, upstream: UpstreamServer) -> None:
+def test_latin1_page_is_rewritten_in_latin1(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
     episode = service.create_episode(condition="Src-Perc")
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/latin1", headers=NAV)
@@ -107,9 +134,14 @@ def test_latin1_page_is_rewritten_in_latin1(service: ServiceProcess, upstream: U
     assert b">Log in</a>" in response.content
 
 
-def test_large_binary_streams_through_unchanged(service: ServiceProcess, upstream: UpstreamServer) -> None:
+def test_large_binary_streams_through_unchanged(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
     episode = service.create_episode(condition="Src-Perc")
-    with service.client(episode) as client, client.stream("GET", f"{upstream.origin}/big.bin") as response:
+    with (
+        service.client(episode) as client,
+        client.stream("GET", f"{upstream.origin}/big.bin") as response,
+    ):
         digest = hashlib.sha256()
         for chunk in response.iter_bytes():
             digest.update(chunk)
@@ -120,8 +152,10 @@ def test_no_304_for_a_shifted_page(service: ServiceProcess, upstream: UpstreamSe
     episode = service.create_episode(condition="Src-Perc")
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/etag", headers={**NAV, "If-None-Match": '"v1"'})
-        asset = client.get(f"{upstream.origin}/style.css",
-                           headers={"Sec-Fetch-Dest": "style", "If-None-Match": '"v1"'})
+        asset = client.get(
+            f"{upstream.origin}/style.css",
+            headers={"Sec-Fetch-Dest": "style", "If-None-Match": '"v1"'},
+        )
     assert response.status_code == 200 and b">Log in</a>" in response.content
     assert "etag" not in response.headers and "last-modified" not in response.headers
     assert asset.status_code == 404 or asset.status_code in (200, 304)
@@ -149,25 +183,32 @@ def test_dead_upstream_gets_a_neutral_502_naming_it(service: ServiceProcess) -> 
 def test_contextual_shift_routes_to_the_target(
     service: ServiceProcess, upstream: UpstreamServer, target_upstream: UpstreamServer
 ) -> None:
-    episode = service.create_episode(condition="Tgt",
-                                     targets={upstream.origin: target_upstream.origin})
+    episode = service.create_episode(
+        condition="Tgt", targets={upstream.origin: target_upstream.origin}
+    )
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/variant", headers=NAV)
         redirect = client.get(f"{upstream.origin}/redirect")
-    assert b"<h1 id=\"title\">target</h1>" in response.content
+    assert b'<h1 id="title">target</h1>' in response.content
     assert target_upstream.origin.encode() not in response.content
     assert f'href="{upstream.origin}/style.css"'.encode() in response.content
     assert redirect.headers["location"] == f"{upstream.origin}/page.html"
 
 
-def test_internal_endpoints_answer_on_any_origin(service: ServiceProcess, upstream: UpstreamServer) -> None:
+def test_internal_endpoints_answer_on_any_origin(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
     episode = service.create_episode(condition="Src-Exec")
     seen = len(upstream.requests)
     with service.client(episode) as client:
         script = client.get(f"{upstream.origin}/__ss/r.js?v=1")
         elsewhere = client.get(f"http://127.0.0.1:{free_port()}/__ss/r.js")
-        beacon = client.post(f"{upstream.origin}/__ss/b", content=b'{"k":"wrong","type":"popup_shown"}')
-    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+        beacon = client.post(
+            f"{upstream.origin}/__ss/b", content=b'{"k":"wrong","type":"popup_shown"}'
+        )
+    assert script.status_code == 200 and script.headers["content-type"].startswith(
+        "text/javascript"
+    )
     assert elsewhere.content == script.content
     assert beacon.status_code == 403
     assert len(upstream.requests) == seen
@@ -183,7 +224,7 @@ def test_redis_backed_service_records_events_in_redis(
     episode = redis_service.create_episode(condition="Src-Exec", regime="once")
     with redis_service.client(episode) as client:
         bodies = [client.get(f"{upstream.origin}/page.html", headers=NAV).text for _ in range(3)]
-    assert sum('&quot;p&quot;:{' in body for body in bodies) == 1
+    assert sum("&quot;p&quot;:{" in body for body in bodies) == 1
     url = redis_service.args[redis_service.args.index("--redis-url") + 1]
     stream = redis.Redis.from_url(url).xrange(f"svc:ep:{episode['id']}:events")
     assert len(stream) == 1 + 3 + 1  # created, three pages, one popup
@@ -193,7 +234,9 @@ def test_dead_redis_fails_closed(workdir, upstream: UpstreamServer) -> None:  # 
     service = ServiceProcess(workdir, "--redis-url", f"redis://127.0.0.1:{free_port()}/0").start()
     try:
         with httpx.Client(proxy=service.proxy) as client:
-            response = client.get(f"{upstream.origin}/page.html", headers={"X-SkillShift-Episode": "e1"})
+            response = client.get(
+                f"{upstream.origin}/page.html", headers={"X-SkillShift-Episode": "e1"}
+            )
         assert response.status_code == 503 and "store is unavailable" in response.text
         assert httpx.get(f"{service.api}/health").status_code == 503
         failed = httpx.post(f"{service.api}/episodes", json={})

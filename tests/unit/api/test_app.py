@@ -15,7 +15,9 @@ from proxy.store import MemoryStore
 @pytest.fixture
 async def api() -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(MemoryStore(), Settings())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://api"
+    ) as client:
         yield client
 
 
@@ -27,12 +29,17 @@ def assert_error(response: httpx.Response, status: int, fragment: str) -> None:
 
 
 async def test_create_returns_binding_info(api: httpx.AsyncClient) -> None:
-    response = await api.post("/episodes", json={"condition": "Src-Exec", "regime": "multiple", "seed": 7})
+    response = await api.post(
+        "/episodes", json={"condition": "Src-Exec", "regime": "multiple", "seed": 7}
+    )
     assert response.status_code == 201
     episode = response.json()
     assert episode["condition"] == "Src-Exec" and episode["seed"] == 7
-    assert episode["proxy"] == {"server": "http://127.0.0.1:8080", "username": episode["id"],
-                                "password": episode["token"]}
+    assert episode["proxy"] == {
+        "server": "http://127.0.0.1:8080",
+        "username": episode["id"],
+        "password": episode["token"],
+    }
     assert episode["header"] == {"X-SkillShift-Episode": f"{episode['id']}:{episode['token']}"}
     assert len(episode["id"]) >= 16 and len(episode["token"]) >= 20
     got = (await api.get(f"/episodes/{episode['id']}")).json()
@@ -55,11 +62,16 @@ async def test_errors_have_one_shape_and_change_nothing(api: httpx.AsyncClient) 
 
 async def test_patch_validates_the_whole_result(api: httpx.AsyncClient) -> None:
     await api.post("/episodes", json={"id": "e1", "condition": "Src-Exec"})
-    patched = await api.patch("/episodes/e1", json={"regime": "random", "regime_params": {"p": 0.2}})
+    patched = await api.patch(
+        "/episodes/e1", json={"regime": "random", "regime_params": {"p": 0.2}}
+    )
     assert patched.status_code == 200 and patched.json()["regime"] == "random"
     assert_error(await api.patch("/episodes/e1", json={"condition": "Tgt-Exec"}), 422, "target")
-    assert_error(await api.patch("/episodes/e1", json={"regime_params": {"min_ms": 9, "max_ms": 1}}),
-                 422, "min_ms")
+    assert_error(
+        await api.patch("/episodes/e1", json={"regime_params": {"min_ms": 9, "max_ms": 1}}),
+        422,
+        "min_ms",
+    )
     assert (await api.get("/episodes/e1")).json()["condition"] == "Src-Exec"
     assert_error(await api.patch("/episodes/nope", json={"seed": 1}), 404, "not found")
 
@@ -92,7 +104,14 @@ async def test_events_paging_and_agent_events(api: httpx.AsyncClient) -> None:
 
 async def test_catalogue_listeners_metrics(api: httpx.AsyncClient) -> None:
     conditions = (await api.get("/conditions")).json()["conditions"]
-    assert [c["name"] for c in conditions] == ["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
+    assert [c["name"] for c in conditions] == [
+        "Src",
+        "Src-Perc",
+        "Src-Exec",
+        "Tgt",
+        "Tgt-Perc",
+        "Tgt-Exec",
+    ]
     shifts = {s["name"]: s for s in (await api.get("/shifts")).json()["shifts"]}
     assert {"contextual", "relabel", "popup"} <= set(shifts)
     assert "rate" in shifts["relabel"]["params_schema"]["properties"]
@@ -111,9 +130,13 @@ async def test_catalogue_listeners_metrics(api: httpx.AsyncClient) -> None:
 
 async def test_bearer_token_when_configured() -> None:
     app = create_app(MemoryStore(), Settings(api_token="s3cret"))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as api:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://api"
+    ) as api:
         assert_error(await api.get("/episodes"), 401, "token")
-        assert_error(await api.get("/episodes", headers={"Authorization": "Bearer nope"}), 401, "token")
+        assert_error(
+            await api.get("/episodes", headers={"Authorization": "Bearer nope"}), 401, "token"
+        )
         ok = await api.get("/episodes", headers={"Authorization": "Bearer s3cret"})
         assert ok.status_code == 200
         assert (await api.get("/health")).status_code == 200

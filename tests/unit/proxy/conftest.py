@@ -24,7 +24,12 @@ def store() -> MemoryStore:
 
 @pytest.fixture
 def addons(store: MemoryStore) -> Iterator[list[object]]:
-    chain = [EpisodeBinding(store), InternalEndpoints(store), ContextualRouting(), PageRewriter(store)]
+    chain = [
+        EpisodeBinding(store),
+        InternalEndpoints(store),
+        ContextualRouting(),
+        PageRewriter(store),
+    ]
     with taddons.context(*chain):
         yield chain
 
@@ -35,10 +40,17 @@ async def make_episode(store: MemoryStore, **config: object):  # type: ignore[no
     return episode
 
 
-def request_flow(path: str = "/", headers: dict[str, str] | None = None,
-                 method: str = "GET", content: bytes = b"") -> http.HTTPFlow:
-    flow = tflow.tflow(req=tutils.treq(method=method.encode(), path=path.encode(),
-                                       content=content, headers=http.Headers(**{})))
+def request_flow(
+    path: str = "/",
+    headers: dict[str, str] | None = None,
+    method: str = "GET",
+    content: bytes = b"",
+) -> http.HTTPFlow:
+    flow = tflow.tflow(
+        req=tutils.treq(
+            method=method.encode(), path=path.encode(), content=content, headers=http.Headers(**{})
+        )
+    )
     flow.request.host, flow.request.port = "site.test", 80
     for name, value in (headers or {}).items():
         flow.request.headers[name] = value

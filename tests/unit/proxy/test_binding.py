@@ -25,7 +25,9 @@ async def test_header_binds_and_is_stripped(store: MemoryStore, addons: list[obj
         assert "X-SkillShift-Episode" not in flow.request.headers
 
 
-async def test_proxy_credentials_bind_and_are_stripped(store: MemoryStore, addons: list[object]) -> None:
+async def test_proxy_credentials_bind_and_are_stripped(
+    store: MemoryStore, addons: list[object]
+) -> None:
     episode = await make_episode(store)
     flow = request_flow(headers={"Proxy-Authorization": basic(episode.id, episode.token)})
     await run_request(addons, flow)
@@ -72,8 +74,9 @@ async def test_connect_credentials_bind_the_tunnel(store: MemoryStore) -> None:
     episode = await make_episode(store)
     binding = EpisodeBinding(store)
     with taddons.context(binding):
-        connect = request_flow(method="CONNECT",
-                               headers={"Proxy-Authorization": basic(episode.id, episode.token)})
+        connect = request_flow(
+            method="CONNECT", headers={"Proxy-Authorization": basic(episode.id, episode.token)}
+        )
         await binding.http_connect(connect)
         inner = request_flow()
         inner.client_conn = connect.client_conn

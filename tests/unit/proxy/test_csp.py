@@ -38,10 +38,12 @@ def test_several_policies_in_one_header() -> None:
 
 
 def test_meta_policy_is_found_and_extended() -> None:
-    body = (b"<head><meta http-equiv=\"Content-Security-Policy\" "
-            b"content=\"script-src 'self'\"><title>x</title></head>")
+    body = (
+        b'<head><meta http-equiv="Content-Security-Policy" '
+        b"content=\"script-src 'self'\"><title>x</title></head>"
+    )
     assert csp.meta_policies(body) == ["script-src 'self'"]
     out = csp.add_nonce_to_meta(body, "n9")
-    assert b"content=\"script-src &#x27;self&#x27; &#x27;nonce-n9&#x27;\"" in out
+    assert b'content="script-src &#x27;self&#x27; &#x27;nonce-n9&#x27;"' in out
     assert out.endswith(b"<title>x</title></head>")
     assert csp.meta_policies(out) == ["script-src 'self' 'nonce-n9'"]

@@ -7,7 +7,9 @@ from shifts.runtime import runtime_source
 from tests.unit.proxy.conftest import make_episode, request_flow, run_request
 
 
-async def test_runtime_script_is_served_not_forwarded(store: MemoryStore, addons: list[object]) -> None:
+async def test_runtime_script_is_served_not_forwarded(
+    store: MemoryStore, addons: list[object]
+) -> None:
     episode = await make_episode(store)
     flow = request_flow("/__ss/r.js?v=1", headers={"X-SkillShift-Episode": episode.id})
     await run_request(addons, flow)
@@ -17,8 +19,12 @@ async def test_runtime_script_is_served_not_forwarded(store: MemoryStore, addons
 
 
 async def beacon(addons: list[object], episode_header: str, payload: object) -> int:
-    flow = request_flow("/__ss/b", method="POST", content=json.dumps(payload).encode(),
-                        headers={"X-SkillShift-Episode": episode_header})
+    flow = request_flow(
+        "/__ss/b",
+        method="POST",
+        content=json.dumps(payload).encode(),
+        headers={"X-SkillShift-Episode": episode_header},
+    )
     await run_request(addons, flow)
     assert flow.response is not None
     return flow.response.status_code
@@ -40,7 +46,9 @@ async def test_beacon_needs_binding_and_key(store: MemoryStore, addons: list[obj
     assert await store.read_events(other.id) == []
 
 
-async def test_unknown_internal_path_is_404_not_forwarded(store: MemoryStore, addons: list[object]) -> None:
+async def test_unknown_internal_path_is_404_not_forwarded(
+    store: MemoryStore, addons: list[object]
+) -> None:
     episode = await make_episode(store)
     flow = request_flow("/__ss/secret", headers={"X-SkillShift-Episode": episode.id})
     await run_request(addons, flow)

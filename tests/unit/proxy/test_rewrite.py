@@ -6,14 +6,28 @@ from mitmproxy import ctx, http
 
 from proxy.rewrite import REWRITE
 from proxy.store import MemoryStore
-from tests.unit.proxy.conftest import html_response, make_episode, request_flow, run_request, run_response
+from tests.unit.proxy.conftest import (
+    html_response,
+    make_episode,
+    request_flow,
+    run_request,
+    run_response,
+)
 
-PAGE = b"<!DOCTYPE html><html><head><title>x</title></head><body><a href='/l'>Sign in</a></body></html>"
+PAGE = (
+    b"<!DOCTYPE html><html><head><title>x</title></head>"
+    b"<body><a href='/l'>Sign in</a></body></html>"
+)
 NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
 
 
-async def serve(addons: list[object], episode, response: http.Response,  # type: ignore[no-untyped-def]
-                headers: dict[str, str] | None = None, path: str = "/") -> http.HTTPFlow:
+async def serve(
+    addons: list[object],
+    episode,
+    response: http.Response,  # type: ignore[no-untyped-def]
+    headers: dict[str, str] | None = None,
+    path: str = "/",
+) -> http.HTTPFlow:
     flow = request_flow(path, headers={"X-SkillShift-Episode": episode.id, **(headers or NAV)})
     await run_request(addons, flow)
     assert flow.response is None
@@ -21,7 +35,9 @@ async def serve(addons: list[object], episode, response: http.Response,  # type:
     return flow
 
 
-async def test_src_page_is_byte_exact_and_streamed(store: MemoryStore, addons: list[object]) -> None:
+async def test_src_page_is_byte_exact_and_streamed(
+    store: MemoryStore, addons: list[object]
+) -> None:
     episode = await make_episode(store, condition="Src")
     flow = await serve(addons, episode, html_response(PAGE, ETag='"e"'))
     assert flow.metadata[REWRITE] is False and flow.response.stream
@@ -32,8 +48,11 @@ async def test_exec_navigation_gets_runtime_nonce_and_no_store(
     store: MemoryStore, addons: list[object]
 ) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="multiple")
-    response = html_response(PAGE, ETag='"e"', **{"Last-Modified": "x",
-                             "Content-Security-Policy": "script-src 'self'; style-src 'self'"})
+    response = html_response(
+        PAGE,
+        ETag='"e"',
+        **{"Last-Modified": "x", "Content-Security-Policy": "script-src 'self'; style-src 'self'"},
+    )
     flow = await serve(addons, episode, response)
     body = flow.response.content
     nonce = episode.nonce_for("http://site.test/")
@@ -60,13 +79,21 @@ async def test_conditional_headers_stripped_for_documents_only(
     store: MemoryStore, addons: list[object]
 ) -> None:
     episode = await make_episode(store, condition="Src-Perc")
-    conditional = {"If-None-Match": '"e"', "If-Modified-Since": "x", "Accept-Encoding": "gzip, dcb, br"}
+    conditional = {
+        "If-None-Match": '"e"',
+        "If-Modified-Since": "x",
+        "Accept-Encoding": "gzip, dcb, br",
+    }
     doc = request_flow(headers={"X-SkillShift-Episode": episode.id, **NAV, **conditional})
     await run_request(addons, doc)
-    assert "If-None-Match" not in doc.request.headers and "If-Modified-Since" not in doc.request.headers
+    assert (
+        "If-None-Match" not in doc.request.headers
+        and "If-Modified-Since" not in doc.request.headers
+    )
     assert doc.request.headers["Accept-Encoding"] == "gzip, br"
-    image = request_flow(headers={"X-SkillShift-Episode": episode.id, "Sec-Fetch-Dest": "image",
-                                  **conditional})
+    image = request_flow(
+        headers={"X-SkillShift-Episode": episode.id, "Sec-Fetch-Dest": "image", **conditional}
+    )
     await run_request(addons, image)
     assert image.request.headers["If-None-Match"] == '"e"'
 
@@ -75,19 +102,29 @@ async def test_fragments_errors_and_non_html_never_get_popups(
     store: MemoryStore, addons: list[object]
 ) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="multiple")
-    fragment = await serve(addons, episode, html_response(PAGE),
-                           headers={"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors"})
+    fragment = await serve(
+        addons,
+        episode,
+        html_response(PAGE),
+        headers={"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors"},
+    )
     assert fragment.response.content == PAGE
     missing = await serve(addons, episode, html_response(PAGE, status=404))
     assert missing.response.stream and missing.metadata[REWRITE] is False
-    json_flow = await serve(addons, episode, http.Response.make(200, b"{}", {"Content-Type": "application/json"}))
+    json_flow = await serve(
+        addons, episode, http.Response.make(200, b"{}", {"Content-Type": "application/json"})
+    )
     assert json_flow.response.stream
     assert not [e for e in await store.read_events(episode.id) if e["type"] == "popup_injected"]
 
 
-async def test_once_injects_on_the_first_load_only(store: MemoryStore, addons: list[object]) -> None:
+async def test_once_injects_on_the_first_load_only(
+    store: MemoryStore, addons: list[object]
+) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="once")
-    bodies = [(await serve(addons, episode, html_response(PAGE))).response.content for _ in range(3)]
+    bodies = [
+        (await serve(addons, episode, html_response(PAGE))).response.content for _ in range(3)
+    ]
     assert b"&quot;p&quot;:{" in bodies[0]
     assert all(b"&quot;p&quot;:null" in body for body in bodies[1:])
     injected = [e for e in await store.read_events(episode.id) if e["type"] == "popup_injected"]
@@ -95,8 +132,13 @@ async def test_once_injects_on_the_first_load_only(store: MemoryStore, addons: l
 
 
 async def test_random_regime_records_every_draw(store: MemoryStore, addons: list[object]) -> None:
-    episode = await make_episode(store, condition="Src-Exec", regime="random",
-                                 regime_params={"p": 0.5, "min_ms": 10, "max_ms": 20}, seed=3)
+    episode = await make_episode(
+        store,
+        condition="Src-Exec",
+        regime="random",
+        regime_params={"p": 0.5, "min_ms": 10, "max_ms": 20},
+        seed=3,
+    )
     for _ in range(6):
         await serve(addons, episode, html_response(PAGE))
     events = await store.read_events(episode.id)
@@ -106,7 +148,9 @@ async def test_random_regime_records_every_draw(store: MemoryStore, addons: list
     assert injected == [d["load_index"] for d in draws if d["fired"]]
 
 
-async def test_suspended_episode_passes_pages_through(store: MemoryStore, addons: list[object]) -> None:
+async def test_suspended_episode_passes_pages_through(
+    store: MemoryStore, addons: list[object]
+) -> None:
     episode = await make_episode(store, condition="Src-Perc")
     record = episode.model_dump(mode="json") | {"suspended": True}
     await store.update_episode(episode.id, record)
@@ -123,7 +167,9 @@ async def test_undecodable_body_fails_closed(store: MemoryStore, addons: list[ob
     assert b"Sign in" not in flow.response.content
 
 
-async def test_oversized_page_is_streamed_and_recorded(store: MemoryStore, addons: list[object]) -> None:
+async def test_oversized_page_is_streamed_and_recorded(
+    store: MemoryStore, addons: list[object]
+) -> None:
     ctx.options.update(ss_max_rewrite_bytes=10)
     episode = await make_episode(store, condition="Src-Perc")
     flow = await serve(addons, episode, html_response(PAGE))
@@ -131,9 +177,12 @@ async def test_oversized_page_is_streamed_and_recorded(store: MemoryStore, addon
     assert [e["type"] for e in await store.read_events(episode.id)] == ["rewrite_skipped"]
 
 
-async def test_contextual_routes_and_maps_redirects_back(store: MemoryStore, addons: list[object]) -> None:
-    episode = await make_episode(store, condition="Tgt",
-                                 targets={"http://site.test": "http://127.0.0.1:9001"})
+async def test_contextual_routes_and_maps_redirects_back(
+    store: MemoryStore, addons: list[object]
+) -> None:
+    episode = await make_episode(
+        store, condition="Tgt", targets={"http://site.test": "http://127.0.0.1:9001"}
+    )
     flow = request_flow("/a", headers={"X-SkillShift-Episode": episode.id, **NAV})
     await run_request(addons, flow)
     assert (flow.request.host, flow.request.port) == ("127.0.0.1", 9001)

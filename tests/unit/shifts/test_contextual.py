@@ -14,8 +14,10 @@ def test_route_and_unroute() -> None:
 
 
 def test_target_origin_in_body_is_mapped_back_including_escaped_json() -> None:
-    raw = (b"<a href='http://127.0.0.1:8081/x'>x</a>"
-           b"<script>var u=\"http:\\/\\/127.0.0.1:8081\\/api\";</script>")
+    raw = (
+        b"<a href='http://127.0.0.1:8081/x'>x</a>"
+        b'<script>var u="http:\\/\\/127.0.0.1:8081\\/api";</script>'
+    )
     ctx = ShiftContext(episode_id="e", seed=0, targets=TARGETS)
     out = apply_shifts(["contextual"], HtmlDocument(raw), ctx).to_bytes()
     assert b"8081" not in out

@@ -10,7 +10,7 @@ PAGE = b"<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>caf\xc3\xa
 
 def test_unchanged_document_returns_original_bytes() -> None:
     doc = HtmlDocument(PAGE)
-    doc.tree  # parsing alone is not a change
+    assert doc.tree is not None  # parsing alone is not a change
     assert not doc.changed
     assert doc.to_bytes() is PAGE
 

@@ -9,8 +9,15 @@ from shifts.document import HtmlDocument
 from shifts.execution import RegimeParams, draw_random, is_eligible, plan_popup
 
 PAGE = b"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>"
-CTX = ShiftContext(episode_id="e", seed=7, regime="multiple", load_index=1, url="http://h/a",
-                   beacon_key="k1", nonce="n0nce")
+CTX = ShiftContext(
+    episode_id="e",
+    seed=7,
+    regime="multiple",
+    load_index=1,
+    url="http://h/a",
+    beacon_key="k1",
+    nonce="n0nce",
+)
 
 
 def test_random_regime_is_a_seeded_bernoulli_sequence() -> None:
@@ -38,7 +45,7 @@ def test_plan_respects_regime_and_eligibility() -> None:
 def test_injected_runtime_carries_nonce_plan_and_nothing_named() -> None:
     ctx = replace(CTX, popup=plan_popup(CTX))
     out = apply_shifts(["popup"], HtmlDocument(PAGE), ctx).to_bytes()
-    tag = out[out.index(b"<script"): out.index(b"</script>")].decode()
+    tag = out[out.index(b"<script") : out.index(b"</script>")].decode()
     assert 'nonce="n0nce"' in tag and 'src="/__ss/r.js?v=' in tag
     config = json.loads(unescape(tag.split('data-cfg="')[1].split('"')[0]))
     assert config["b"] == "/__ss/b" and config["k"] == "k1"

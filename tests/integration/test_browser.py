@@ -1,0 +1,168 @@
+"""A real headless Chromium (Debian's) through the real service, via Playwright."""
+
+from __future__ import annotations
+
+import ssl
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.helpers.processes import ServiceProcess
+from tests.helpers.tls import make_upstream_tls
+from tests.helpers.upstream import UpstreamServer
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing (./scripts/bootstrap installs chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def tls_upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UpstreamServer, Path]]:
+    ca, cert, key = make_upstream_tls(tmp_path_factory.mktemp("tls"))
+    server = UpstreamServer("secure", tls=(cert, key)).start()
+    yield server, ca
+    server.stop()
+
+
+def wait_for_events(
+    service: ServiceProcess, episode_id: str, wanted: set[str], timeout: float = 10
+) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        events = service.events(episode_id)
+        if wanted <= {str(event["type"]) for event in events} or time.monotonic() > deadline:
+            return events
+        time.sleep(0.1)
+
+
+def dialog_after_load(page: Page) -> Any:
+    return page.get_by_role("dialog")
+
+
+def test_proxy_credentials_bind_chromium_and_the_popup_reports(
+    browser: Browser, service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=3)
+    context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
+    page = context.new_page()
+    errors: list[str] = []
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
+    response = page.goto(f"{upstream.origin}/page.html")
+    assert response is not None and response.status == 200
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(state="visible", timeout=5000)
+    assert dialog.get_attribute("aria-modal") == "true"
+    # The overlay swallows a click on the page underneath.
+    page.mouse.click(5, 5)
+    page.get_by_role("button", name="No thanks").click()
+    dialog.wait_for(state="detached", timeout=5000)
+    page.get_by_role("link", name="Sign in").click(timeout=5000)  # the page works again
+    events = wait_for_events(
+        service, str(episode["id"]), {"popup_shown", "popup_dismissed", "blocked_interaction"}
+    )
+    by_type = {str(event["type"]): event for event in events}
+    assert by_type["popup_dismissed"]["how"] == "decline"
+    assert by_type["blocked_interaction"]["input"] == "click"
+    assert by_type["popup_shown"]["source"] == "client"
+    assert "skillshift" not in page.content().lower()
+    assert errors == []
+    context.close()
+
+
+def test_header_binding_and_escape_dismisses(
+    browser: Browser, service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Src-Exec", regime="multiple")
+    context = browser.new_context(
+        proxy={"server": service.proxy},
+        extra_http_headers=dict(episode["header"]),  # type: ignore[call-overload]
+    )
+    page = context.new_page()
+    page.goto(f"{upstream.origin}/page.html")
+    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+    page.keyboard.press("Escape")
+    page.get_by_role("dialog").wait_for(state="detached", timeout=5000)
+    events = wait_for_events(service, str(episode["id"]), {"popup_dismissed"})
+    assert [e["how"] for e in events if e["type"] == "popup_dismissed"] == ["escape"]
+    context.close()
+
+
+def test_runtime_runs_under_a_strict_dynamic_csp(
+    browser: Browser, service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Src-Exec", regime="multiple")
+    context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
+    page = context.new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.goto(f"{upstream.origin}/csp")
+    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+    assert page.evaluate("window.own") == 1  # the page's own nonce'd script still runs
+    assert violations == []
+    context.close()
+
+
+def test_src_in_chromium_is_untouched(
+    browser: Browser, service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(condition="Src")
+    context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
+    page = context.new_page()
+    page.goto(f"{upstream.origin}/page.html")
+    assert page.locator("script").count() == 0
+    assert page.get_by_role("link", name="Sign in").count() == 1
+    context.close()
+
+
+def test_https_through_the_interception_ca(
+    browser: Browser, tmp_path: Path, tls_upstream: tuple[UpstreamServer, Path]
+) -> None:
+    server, lab_ca = tls_upstream
+    service = ServiceProcess(tmp_path, "--upstream-ca", str(lab_ca)).start()
+    try:
+        episode = service.create_episode(condition="Src-Perc")
+        context = browser.new_context(proxy=episode["proxy"], ignore_https_errors=True)  # type: ignore[arg-type]
+        page = context.new_page()
+        page.goto(f"{server.origin}/page.html")
+        assert page.get_by_role("link", name="Log in").count() == 1
+        context.close()
+        # A client that trusts the proxy's CA (from the API) verifies the intercepted chain.
+        ca = httpx.get(f"{service.api}/ca").json()
+        ca_file = tmp_path / "proxy-ca.pem"
+        ca_file.write_text(ca["pem"])
+        proxy_url = f"http://{episode['id']}:{episode['token']}@127.0.0.1:{service.proxy_port}"
+        verify = ssl.create_default_context(cafile=str(ca_file))
+        with httpx.Client(proxy=proxy_url, verify=verify) as client:
+            response = client.get(f"{server.origin}/page.html")
+        assert response.status_code == 200 and b">Log in</a>" in response.content
+        assert len(ca["spki_sha256"]) == 44
+    finally:
+        service.stop()
