@@ -17,6 +17,7 @@ from collections.abc import MutableMapping
 from mitmproxy import connection, ctx, http
 from pydantic import ValidationError
 
+from proxy import metrics
 from proxy.episode import Episode
 from proxy.responses import auth_required, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -73,6 +74,12 @@ class EpisodeBinding:
             await self._bind(flow, tunnel=False)
 
     async def _bind(self, flow: http.HTTPFlow, tunnel: bool) -> None:
+        metrics.inc("requests_total")
+        await self._resolve_into(flow, tunnel)
+        if flow.response is not None:
+            metrics.inc("rejected_total")
+
+    async def _resolve_into(self, flow: http.HTTPFlow, tunnel: bool) -> None:
         try:
             episode = await self._resolve(flow, tunnel)
         except BindingRejected as rejected:

@@ -15,6 +15,7 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
+from proxy import metrics
 from proxy.binding import EPISODE
 from proxy.episode import Episode
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -104,6 +105,7 @@ class InternalEndpoints:
         except StoreUnavailable as error:
             logger.warning("beacon event lost: %s", error)
             return _json(503, {"error": "episode store unavailable", "status": 503})
+        metrics.inc("beacon_events_total")
         return _json(202, {"status": 202})
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
-from proxy import classify, csp
+from proxy import classify, csp, metrics
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
@@ -29,7 +29,8 @@ from sites import get_profile, match_profile
 
 logger = logging.getLogger(__name__)
 
-REWRITE = "ss.rewrite"  # flow.metadata key: this response is buffered for rewriting
+REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
+BUFFER, OVERSIZE, PASS = "buffer", "oversize", "pass"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
 
@@ -62,39 +63,34 @@ class PageRewriter:
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         assert flow.response is not None
-        rewrite = self._should_buffer(flow)
-        flow.metadata[REWRITE] = rewrite
-        if not rewrite:
+        decision = self._decide(flow, flow.response)
+        flow.metadata[REWRITE] = decision
+        if decision != BUFFER:
             flow.response.stream = True
 
-    def _should_buffer(self, flow: http.HTTPFlow) -> bool:
-        response = flow.response
-        assert response is not None
-        if not active_shifts(flow.metadata.get(EPISODE)) or not classify.may_be_rewritten(
-            flow.request
-        ):
-            return False
-        if not (200 <= response.status_code < 300 and classify.is_html(response)):
-            return False
+    def _decide(self, flow: http.HTTPFlow, response: http.Response) -> str:
+        if not active_shifts(flow.metadata.get(EPISODE)) or not _is_page(flow, response):
+            return PASS
         length = classify.declared_length(response)
-        return length is None or length <= ctx.options.ss_max_rewrite_bytes
+        if length is not None and length > ctx.options.ss_max_rewrite_bytes:
+            return OVERSIZE
+        return BUFFER
 
     async def response(self, flow: http.HTTPFlow) -> None:
         episode: Episode | None = flow.metadata.get(EPISODE)
         response = flow.response
         if episode is None or response is None:
             return
-        if not flow.metadata.get(REWRITE):
-            if active_shifts(episode) and classify.is_html(response) and response.stream:
-                await self._record(
-                    episode,
-                    "rewrite_skipped",
-                    url=flow.request.pretty_url,
-                    reason="streamed (too large or not rewritable)",
-                )
-            return
+        decision = flow.metadata.get(REWRITE)
         try:
-            await self._rewrite(flow, episode, response)
+            if decision == BUFFER:
+                await self._rewrite(flow, episode, response)
+            elif decision == OVERSIZE:
+                await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
+            elif _is_page(flow, response) and response.stream:
+                # Unshifted conditions (Src, suspended) still log navigations, so every
+                # condition has the same audit trail and load indices.
+                await self._audit_navigation(flow, episode)
         except StoreUnavailable as error:
             logger.warning("store unavailable while rewriting %s: %s", flow.request.url, error)
             flow.response = error_response(
@@ -104,6 +100,7 @@ class PageRewriter:
             # Fail closed: a shift that breaks must not leak the unshifted page into the episode.
             logger.exception("rewrite of %s failed", flow.request.url)
             flow.response = error_response(502, "The page could not be shifted for this episode.")
+            metrics.inc("rewrite_errors_total")
             with contextlib.suppress(StoreUnavailable):
                 await self._record(episode, "rewrite_error", url=flow.request.pretty_url)
 
@@ -119,12 +116,7 @@ class PageRewriter:
             )
             return
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
-            await self._record(
-                episode,
-                "rewrite_skipped",
-                url=flow.request.pretty_url,
-                reason="body over ss_max_rewrite_bytes",
-            )
+            await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
             return
         started = time.perf_counter()
         context = await self._context(flow, episode, response, raw)
@@ -145,6 +137,7 @@ class PageRewriter:
             response.headers["cache-control"] = "no-store"
             for name in ("etag", "last-modified"):
                 response.headers.pop(name, None)
+        metrics.inc("pages_rewritten_total" if doc.changed else "pages_unchanged_total")
         await self._record(
             episode,
             "page_served",
@@ -156,6 +149,7 @@ class PageRewriter:
             rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
         )
         if context.popup is not None:
+            metrics.inc("popups_injected_total")
             await self._record(
                 episode,
                 "popup_injected",
@@ -234,6 +228,33 @@ class PageRewriter:
                 plan = None
         return replace(context, popup=plan)
 
+    async def _skipped(self, episode: Episode, flow: http.HTTPFlow, reason: str) -> None:
+        await self._record(episode, "rewrite_skipped", url=flow.request.pretty_url, reason=reason)
+
+    async def _audit_navigation(self, flow: http.HTTPFlow, episode: Episode) -> None:
+        if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
+            return
+        load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
+        await self._record(
+            episode,
+            "page_served",
+            url=flow.request.pretty_url,
+            kind=classify.RequestKind.DOCUMENT.value,
+            load_index=load_index,
+            shifts={},
+            changed=False,
+            suspended=episode.suspended,
+        )
+
     async def _record(self, episode: Episode, event_type: str, **data: Any) -> None:
         event = {"type": event_type, "ts": time.time(), "source": "proxy", **data}
         await self.store.append_event(episode.id, event, episode.expires_at)
+
+
+def _is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
+    """A 2xx HTML response to a request that may be a page or fragment (not a subresource)."""
+    return (
+        classify.may_be_rewritten(flow.request)
+        and 200 <= response.status_code < 300
+        and classify.is_html(response)
+    )

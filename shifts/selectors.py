@@ -17,7 +17,12 @@ def compiled(selector: str) -> CSSSelector:
 
 def select(root: etree._Element, selector: str) -> list[etree._Element]:
     """Elements of `root` matching a CSS selector, in document order."""
-    return cast(list[etree._Element], compiled(selector)(root))
+    return elements(compiled(selector), root)
+
+
+def elements(query: etree.XPath, root: etree._Element) -> list[etree._Element]:
+    """Run a compiled XPath that selects elements (lxml's types cannot say so)."""
+    return cast(list[etree._Element], query(root))
 
 
 def protected_elements(root: etree._Element, selectors: Iterable[str]) -> set[etree._Element]:

@@ -15,11 +15,15 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import rng_for
-from shifts.selectors import protected_elements, select
+from shifts.selectors import elements, protected_elements, select
 
 CONTROLS = "a, button, summary, label, [role=button], [role=tab], [role=menuitem], [role=link]"
 LABEL_ATTRIBUTES = ("aria-label", "title", "placeholder")
 BUTTON_INPUT_TYPES = ("submit", "button", "reset")
+# Elements that can carry a label attribute; XPath keeps the walk in C on big pages.
+_LABELLED = etree.XPath(
+    "//*[" + " or ".join(f"@{name}" for name in LABEL_ATTRIBUTES) + "] | //input[@value]"
+)
 
 
 class RelabelParams(BaseModel):
@@ -67,7 +71,7 @@ class Relabel:
             if label in vocabulary and draw(label):
                 setattr(holder, attr, text.replace(label, vocabulary[label]))
                 changed += 1
-        for element in root.iter(etree.Element):
+        for element in elements(_LABELLED, root):
             if element in protected:
                 continue
             for attribute in _label_attributes(element):

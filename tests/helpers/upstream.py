@@ -93,8 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             )
             self._send(200, page("Meta CSP", meta).encode(), html)
         elif path == "/latin1":
-            body = page("Caf\u00e9 cr\u00e8me").encode("latin-1")
-            self._send(200, body, {"Content-Type": "text/html; charset=iso-8859-1"})
+            latin1 = page("Caf\u00e9 cr\u00e8me").encode("latin-1")
+            self._send(200, latin1, {"Content-Type": "text/html; charset=iso-8859-1"})
         elif path == "/etag":
             if self.headers.get("If-None-Match") == ETAG:
                 self._send(304, b"", {"ETag": ETAG})

@@ -4,7 +4,7 @@ import gzip
 
 from mitmproxy import ctx, http
 
-from proxy.rewrite import REWRITE
+from proxy.rewrite import PASS, REWRITE
 from proxy.store import MemoryStore
 from tests.unit.proxy.conftest import (
     html_response,
@@ -40,8 +40,11 @@ async def test_src_page_is_byte_exact_and_streamed(
 ) -> None:
     episode = await make_episode(store, condition="Src")
     flow = await serve(addons, episode, html_response(PAGE, ETag='"e"'))
-    assert flow.metadata[REWRITE] is False and flow.response.stream
+    assert flow.metadata[REWRITE] == PASS and flow.response.stream
     assert flow.response.headers["ETag"] == '"e"'
+    # Unshifted navigations are still audited, with the same load indices as shifted ones.
+    (served,) = await store.read_events(episode.id)
+    assert (served["type"], served["changed"], served["load_index"]) == ("page_served", False, 1)
 
 
 async def test_exec_navigation_gets_runtime_nonce_and_no_store(
@@ -110,7 +113,7 @@ async def test_fragments_errors_and_non_html_never_get_popups(
     )
     assert fragment.response.content == PAGE
     missing = await serve(addons, episode, html_response(PAGE, status=404))
-    assert missing.response.stream and missing.metadata[REWRITE] is False
+    assert missing.response.stream and missing.metadata[REWRITE] == PASS
     json_flow = await serve(
         addons, episode, http.Response.make(200, b"{}", {"Content-Type": "application/json"})
     )

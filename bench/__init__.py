@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print numbers and ratios (never timing assertions in tests)."""
