@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from api.errors import ApiError
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
+from api.report import all_events, summarise
 from api.settings import Settings
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.store import EpisodeStore
@@ -124,6 +125,8 @@ async def reset_episode(episode_id: str, request: Request) -> dict[str, Any]:
     """Forget flags (e.g. `once` already shown), counters and events; keep the configuration."""
     store = _store(request)
     episode = await load_episode(store, episode_id)
+    episode = episode.model_copy(update={"generation": episode.generation + 1})
+    await _save(store, episode)
     await store.reset_episode(episode_id)
     await store.append_event(
         episode_id,
@@ -157,6 +160,20 @@ async def read_events(
     await load_episode(store, episode_id)
     events = await store.read_events(episode_id, after=after, limit=limit)
     return {"events": events, "next": events[-1]["id"] if events else after}
+
+
+@router.get("/{episode_id}/report")
+async def report(episode_id: str, request: Request) -> dict[str, Any]:
+    """The episode's events summarised: pages, popups (shown, dismissed, blocked), draws."""
+    store = _store(request)
+    episode = await load_episode(store, episode_id)
+    return {
+        "id": episode.id,
+        "condition": episode.condition,
+        "regime": episode.regime,
+        "seed": episode.seed,
+        **summarise(await all_events(store, episode_id)),
+    }
 
 
 @router.post("/{episode_id}/events", status_code=201)

@@ -98,6 +98,7 @@ class Episode(EpisodeConfig):
     created_at: float
     expires_at: int
     suspended: bool = False
+    generation: int = 0
 
     @property
     def beacon_key(self) -> str:

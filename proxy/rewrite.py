@@ -192,6 +192,7 @@ class PageRewriter:
             internal_prefix=ctx.options.ss_internal_prefix,
             beacon_key=episode.beacon_key,
             targets=episode.all_targets(),
+            generation=episode.generation,
         )
         if "popup" in active_shifts(episode):
             context = await self._plan_popup(episode, context)

@@ -41,6 +41,8 @@ class ShiftContext:
     # Contextual shift: source origin -> target origin ("scheme://host:port").
     targets: dict[str, str] = field(default_factory=dict)
     popup: PopupPlan | None = None
+    # Bumped by an episode reset, so client-side guards of the previous run no longer apply.
+    generation: int = 0
 
     def params_for(self, shift_name: str) -> dict[str, Any]:
         return self.shift_params.get(shift_name, {})

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, model_validator
 from shifts.base import ShiftKind, register
 from shifts.context import PopupPlan, ShiftContext
 from shifts.document import HtmlDocument
-from shifts.popups import TEMPLATES, render_popup
+from shifts.popups import KINDS, TEMPLATES, render_popup
 from shifts.rng import rng_for, token_for
 from shifts.runtime import runtime_tag
 
@@ -41,7 +41,13 @@ class RegimeParams(BaseModel):
 class PopupParams(BaseModel):
     model_config = {"extra": "forbid"}
     kinds: list[str] = Field(
-        default_factory=list, description="Popup kinds to draw from; empty means all"
+        default_factory=list,
+        description=f"Popup kinds to draw from ({', '.join(KINDS)}); empty means all",
+    )
+    class_prefix: str = Field(
+        "",
+        pattern=r"^([a-z][a-z0-9-]{0,23})?$",
+        description="Class-name root of popup markup; empty means a neutral seeded token",
     )
     paths: list[str] = Field(
         default_factory=list,
@@ -103,17 +109,23 @@ class Popup:
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         if not is_eligible(ctx):
             return doc
-        plan = None
+        plan: dict[str, object] | None = None
         if ctx.popup is not None:
+            params = PopupParams.model_validate(ctx.params_for(self.name))
             plan = {
                 "kind": ctx.popup.kind,
                 "delay": ctx.popup.delay_ms,
-                **render_popup(ctx.popup.kind, ctx.seed),
+                "regime": ctx.popup.regime,
+                **render_popup(ctx.popup.kind, ctx.seed, ctx.site.popup_theme, params.class_prefix),
             }
             if ctx.popup.regime == "once":
-                plan["guard"] = "_" + token_for(ctx.seed, "once-guard", ctx.episode_id, length=8)
+                # Client-side guard: reload, bfcache, SPA route changes and other tabs of the
+                # origin never show it again. A reset (new generation) gets a fresh key.
+                plan["guard"] = "_" + token_for(
+                    ctx.seed, "once-guard", ctx.episode_id, ctx.generation, length=8
+                )
             doc.notes[self.name] = {"kind": ctx.popup.kind, "delay_ms": ctx.popup.delay_ms}
-        doc.inject_head(runtime_tag(ctx, {"p": plan}))
+        doc.inject_head(runtime_tag(ctx, {"p": plan, "l": ctx.load_index}))
         return doc
 
 

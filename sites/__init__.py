@@ -1,7 +1,7 @@
 """Site profiles: host matching, target variants, relabel vocabularies, protected selectors."""
 
 from sites.generic import GENERIC
-from sites.profile import SiteProfile
+from sites.profile import PopupTheme, SiteProfile
 
 PROFILES: dict[str, SiteProfile] = {profile.name: profile for profile in (GENERIC,)}
 
@@ -19,4 +19,4 @@ def match_profile(hostport: str) -> SiteProfile:
     return GENERIC
 
 
-__all__ = ["GENERIC", "PROFILES", "SiteProfile", "get_profile", "match_profile"]
+__all__ = ["GENERIC", "PROFILES", "PopupTheme", "SiteProfile", "get_profile", "match_profile"]

@@ -75,6 +75,7 @@ class ServiceProcess:
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
         self.api = f"http://127.0.0.1:{self.api_port}"
+        self.demo: str | None = None
         self.proxy = f"http://127.0.0.1:{self.proxy_port}"
 
     def start(self) -> ServiceProcess:
@@ -121,6 +122,17 @@ class ServiceProcess:
         response = httpx.get(f"{self.api}/episodes/{episode_id}/events?limit=1000", timeout=5)
         response.raise_for_status()
         return list(response.json()["events"])
+
+    def wait_for_events(
+        self, episode_id: str, wanted: set[str], timeout: float = 10
+    ) -> list[dict[str, object]]:
+        """The episode's events once every wanted type is among them (or the timeout passed)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            events = self.events(episode_id)
+            if wanted <= {str(event["type"]) for event in events} or time.monotonic() > deadline:
+                return events
+            time.sleep(0.1)
 
     def client(self, episode: dict[str, object] | None = None, **kwargs: object) -> httpx.Client:
         """An HTTP client that goes through the proxy, bound by header when given an episode."""

@@ -3,40 +3,18 @@
 from __future__ import annotations
 
 import ssl
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser
 
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.tls import make_upstream_tls
 from tests.helpers.upstream import UpstreamServer
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        raise RuntimeError(f"{CHROMIUM} is missing (./scripts/bootstrap installs chromium)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -47,25 +25,15 @@ def tls_upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Ups
     server.stop()
 
 
-def wait_for_events(
-    service: ServiceProcess, episode_id: str, wanted: set[str], timeout: float = 10
-) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + timeout
-    while True:
-        events = service.events(episode_id)
-        if wanted <= {str(event["type"]) for event in events} or time.monotonic() > deadline:
-            return events
-        time.sleep(0.1)
-
-
-def dialog_after_load(page: Page) -> Any:
-    return page.get_by_role("dialog")
-
-
 def test_proxy_credentials_bind_chromium_and_the_popup_reports(
     browser: Browser, service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
-    episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=3)
+    episode = service.create_episode(
+        condition="Src-Exec",
+        regime="multiple",
+        seed=3,
+        shift_params={"popup": {"kinds": ["newsletter"]}},
+    )
     context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
     page = context.new_page()
     errors: list[str] = []
@@ -82,8 +50,8 @@ def test_proxy_credentials_bind_chromium_and_the_popup_reports(
     page.get_by_role("button", name="No thanks").click()
     dialog.wait_for(state="detached", timeout=5000)
     page.get_by_role("link", name="Sign in").click(timeout=5000)  # the page works again
-    events = wait_for_events(
-        service, str(episode["id"]), {"popup_shown", "popup_dismissed", "blocked_interaction"}
+    events = service.wait_for_events(
+        str(episode["id"]), {"popup_shown", "popup_dismissed", "blocked_interaction"}
     )
     by_type = {str(event["type"]): event for event in events}
     assert by_type["popup_dismissed"]["how"] == "decline"
@@ -107,7 +75,7 @@ def test_header_binding_and_escape_dismisses(
     page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
     page.keyboard.press("Escape")
     page.get_by_role("dialog").wait_for(state="detached", timeout=5000)
-    events = wait_for_events(service, str(episode["id"]), {"popup_dismissed"})
+    events = service.wait_for_events(str(episode["id"]), {"popup_dismissed"})
     assert [e["how"] for e in events if e["type"] == "popup_dismissed"] == ["escape"]
     context.close()
 

@@ -7,6 +7,7 @@ from html import unescape
 from shifts import PopupPlan, ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
 from shifts.execution import RegimeParams, draw_random, is_eligible, plan_popup
+from shifts.popups import KINDS
 
 PAGE = b"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>"
 CTX = ShiftContext(
@@ -33,7 +34,17 @@ def test_random_regime_is_a_seeded_bernoulli_sequence() -> None:
 
 
 def test_plan_respects_regime_and_eligibility() -> None:
-    assert plan_popup(CTX) == PopupPlan(kind="newsletter", delay_ms=0, regime="multiple")
+    plan = plan_popup(CTX)
+    assert (
+        plan is not None and plan.kind in KINDS and (plan.delay_ms, plan.regime) == (0, "multiple")
+    )
+    only_survey = replace(CTX, shift_params={"popup": {"kinds": ["survey"]}})
+    assert all(
+        plan_popup(replace(only_survey, load_index=i)).kind == "survey"  # type: ignore[union-attr]
+        for i in range(1, 20)
+    )
+    kinds_drawn = {plan_popup(replace(CTX, load_index=i)).kind for i in range(1, 60)}  # type: ignore[union-attr]
+    assert kinds_drawn == set(KINDS)
     assert plan_popup(replace(CTX, is_navigation=False)) is None
     only_cart = replace(CTX, shift_params={"popup": {"paths": ["/cart*"]}})
     assert not is_eligible(only_cart) and plan_popup(only_cart) is None
@@ -49,7 +60,8 @@ def test_injected_runtime_carries_nonce_plan_and_nothing_named() -> None:
     assert 'nonce="n0nce"' in tag and 'src="/__ss/r.js?v=' in tag
     config = json.loads(unescape(tag.split('data-cfg="')[1].split('"')[0]))
     assert config["b"] == "/__ss/b" and config["k"] == "k1"
-    assert config["p"]["kind"] == "newsletter" and 'role="dialog"' in config["p"]["markup"]
+    assert config["p"]["kind"] in KINDS and config["l"] == 1
+    assert config["p"]["markup"].count('role="dialog"') == 1
     assert b"skillshift" not in out.lower()
     assert out == apply_shifts(["popup"], HtmlDocument(PAGE), ctx).to_bytes()  # deterministic
 

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from tests.helpers.ports import free_port
+from tests.helpers.processes import RedisProcess, ServiceProcess
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing (./scripts/bootstrap installs chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def demo_service(
+    tmp_path_factory: pytest.TempPathFactory, redis_server: RedisProcess
+) -> Iterator[ServiceProcess]:
+    """The service on Redis, serving its demo shop (a real multi-page site with a strict CSP)."""
+    demo_port = free_port()
+    process = ServiceProcess(
+        tmp_path_factory.mktemp("demo-service"),
+        "--redis-url",
+        redis_server.url,
+        "--key-prefix",
+        "demo:",
+        "--demo",
+        "--demo-port",
+        str(demo_port),
+    )
+    process.demo = f"http://127.0.0.1:{demo_port}"
+    process.start()
+    yield process
+    process.stop()

@@ -1,0 +1,1 @@
+"""Developer tools (screenshots for the docs)."""
