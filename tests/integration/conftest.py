@@ -20,8 +20,10 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    # Module scope: sync Playwright keeps an event loop running in this thread while it lives,
+    # which would stop pytest-asyncio from running any async test collected after it.
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing (./scripts/bootstrap installs chromium)")
     with sync_playwright() as playwright:
