@@ -21,6 +21,21 @@ def open_context(browser: Browser, episode: dict[str, Any]) -> BrowserContext:
     return browser.new_context(proxy=episode["proxy"])
 
 
+def open_demo(
+    browser: Browser, service: ServiceProcess, path: str, **config: Any
+) -> tuple[dict[str, Any], BrowserContext, Page]:
+    """A new episode, a browser context bound to it, and a page showing `path` of the demo."""
+    episode = service.create_episode(condition="Src-Exec", **config)
+    context = open_context(browser, episode)
+    page = context.new_page()
+    page.goto(f"{service.demo}{path}")
+    return episode, context, page
+
+
+def wait_for_dialog(page: Page, state: str = "visible") -> None:
+    page.get_by_role("dialog").wait_for(state=state, timeout=5000)  # type: ignore[arg-type]
+
+
 def popup_count(page: Page, wait_ms: int = 600) -> int:
     """How many dialogs the page shows once its runtime had time to run."""
     page.wait_for_load_state("load")
@@ -30,7 +45,7 @@ def popup_count(page: Page, wait_ms: int = 600) -> int:
 
 def dismiss(page: Page) -> None:
     page.get_by_role("button", name="No thanks").click(timeout=5000)
-    page.get_by_role("dialog").wait_for(state="detached", timeout=5000)
+    wait_for_dialog(page, "detached")
 
 
 def counts(service: ServiceProcess, episode_id: str) -> Counter[str]:
@@ -40,13 +55,10 @@ def counts(service: ServiceProcess, episode_id: str) -> Counter[str]:
 def test_once_shows_a_single_time_across_navigation_reload_back_and_tabs(
     browser: Browser, demo_service: ServiceProcess
 ) -> None:
-    episode = demo_service.create_episode(
-        condition="Src-Exec", regime="once", shift_params=NEWSLETTER
+    episode, context, page = open_demo(
+        browser, demo_service, "/", regime="once", shift_params=NEWSLETTER
     )
-    context = open_context(browser, episode)
-    page = context.new_page()
-    page.goto(f"{demo_service.demo}/")
-    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+    wait_for_dialog(page)
     # While it is up, a covered control cannot be clicked...
     with pytest.raises(PlaywrightTimeout):
         page.get_by_role("link", name="Browse products").click(timeout=1000)
@@ -71,12 +83,9 @@ def test_once_shows_a_single_time_across_navigation_reload_back_and_tabs(
 def test_multiple_shows_on_every_navigation_even_after_dismissal(
     browser: Browser, demo_service: ServiceProcess
 ) -> None:
-    episode = demo_service.create_episode(
-        condition="Src-Exec", regime="multiple", shift_params=NEWSLETTER
+    episode, context, page = open_demo(
+        browser, demo_service, "/", regime="multiple", shift_params=NEWSLETTER
     )
-    context = open_context(browser, episode)
-    page = context.new_page()
-    page.goto(f"{demo_service.demo}/")
     shown = 0
     for step in ("start", "navigate", "reload", "back", "tab"):
         if step == "navigate":
@@ -89,7 +98,7 @@ def test_multiple_shows_on_every_navigation_even_after_dismissal(
         elif step == "tab":
             page = context.new_page()
             page.goto(f"{demo_service.demo}/cart")
-        page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+        wait_for_dialog(page)
         dismiss(page)
         shown += 1
     context.close()
@@ -108,20 +117,17 @@ def test_multiple_shows_on_every_navigation_even_after_dismissal(
 def test_a_covered_button_swallows_a_forced_click(
     browser: Browser, demo_service: ServiceProcess
 ) -> None:
-    episode = demo_service.create_episode(
-        condition="Src-Exec", regime="multiple", shift_params=NEWSLETTER
+    episode, context, page = open_demo(
+        browser, demo_service, "/products", regime="multiple", shift_params=NEWSLETTER
     )
-    context = open_context(browser, episode)
-    page = context.new_page()
-    page.goto(f"{demo_service.demo}/products")
-    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+    wait_for_dialog(page)
     page.get_by_role("button", name="Add to Cart").first.click(force=True)  # lands on the overlay
     page.keyboard.press("Escape")
-    page.get_by_role("dialog").wait_for(state="detached", timeout=5000)
+    wait_for_dialog(page, "detached")
     assert page.url.endswith("/products")  # the swallowed click submitted nothing
     page.get_by_role("button", name="Add to Cart").first.click()
     page.wait_for_url("**/cart")
-    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+    wait_for_dialog(page)
     context.close()
     events = demo_service.wait_for_events(str(episode["id"]), {"blocked_interaction"})
     blocked = [event for event in events if event["type"] == "blocked_interaction"]
@@ -135,18 +141,17 @@ def test_a_covered_button_swallows_a_forced_click(
 def test_random_popup_appears_after_its_drawn_delay(
     browser: Browser, demo_service: ServiceProcess
 ) -> None:
-    episode = demo_service.create_episode(
-        condition="Src-Exec",
+    episode, context, page = open_demo(
+        browser,
+        demo_service,
+        "/",
         regime="random",
         seed=11,
         regime_params={"p": 1.0, "min_ms": 1500, "max_ms": 2500},
         shift_params=NEWSLETTER,
     )
-    context = open_context(browser, episode)
-    page = context.new_page()
-    page.goto(f"{demo_service.demo}/")
     assert popup_count(page, wait_ms=300) == 0  # not yet: the delay is at least 1.5 s
-    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
+    wait_for_dialog(page)
     context.close()
     events = demo_service.wait_for_events(str(episode["id"]), {"popup_shown"})
     draw = next(event for event in events if event["type"] == "random_draw")
@@ -160,14 +165,12 @@ def test_strict_csp_page_still_shows_every_kind(
 ) -> None:
     """The demo shop sends script-src 'nonce-…' 'strict-dynamic' and a nonce-only style-src."""
     for kind in ("cookie_consent", "newsletter", "survey", "promotion", "session"):
-        episode = demo_service.create_episode(
-            condition="Src-Exec", regime="multiple", shift_params={"popup": {"kinds": [kind]}}
-        )
-        context = open_context(browser, episode)
-        page = context.new_page()
         violations: list[str] = []
+        _, context, page = open_demo(
+            browser, demo_service, "/", regime="multiple", shift_params={"popup": {"kinds": [kind]}}
+        )
         page.on("console", lambda m, seen=violations: seen.append(m.text))
-        page.goto(f"{demo_service.demo}/")
+        page.reload()
         dialog = page.get_by_role("dialog")
         dialog.wait_for(state="visible", timeout=5000)
         box = page.locator("[role=dialog]").bounding_box()
