@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import cache
 from html import escape
 from importlib import resources
@@ -15,9 +16,18 @@ RUNTIME_NAME = "r.js"
 BEACON_NAME = "b"
 
 
+_FULL_LINE_COMMENT = re.compile(rb"^\s*//.*\n", re.MULTILINE)
+_TRAILING_COMMENT = re.compile(rb"[ \t]+// .*$", re.MULTILINE)
+_BLOCK_COMMENT = re.compile(rb"[ \t]*/\* .*? \*/")
+
+
 @cache
 def runtime_source() -> bytes:
-    return resources.files("shifts").joinpath("assets/runtime.js").read_bytes()
+    """The runtime as served: without its comments, which would tell an agent what it is for."""
+    source = resources.files("shifts").joinpath("assets/runtime.js").read_bytes()
+    for comment in (_FULL_LINE_COMMENT, _TRAILING_COMMENT, _BLOCK_COMMENT):
+        source = comment.sub(b"", source)
+    return source
 
 
 @cache
