@@ -127,7 +127,7 @@ def register_profile(source_port: int, target_port: int) -> SiteProfile:
             f"http://127.0.0.1:{source_port}": f"http://127.0.0.1:{target_port}",
             f"http://localhost:{source_port}": f"http://127.0.0.1:{target_port}",
         },
-        relabels={**sites.GENERIC.relabels, "Products": "Shop", "Cart": "Bag"},
+        relabels={**sites.GENERIC.relabels, "Products": ("Shop", "Catalogue"), "Cart": ("Bag",)},
     )
     sites.PROFILES[profile.name] = profile
     return profile

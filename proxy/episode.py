@@ -73,11 +73,6 @@ class EpisodeConfig(BaseModel):
             if name not in names:
                 raise ValueError(f"shift_params for {name!r}, which this episode does not apply")
             self.shift_params[name] = validate_params(name, params)
-        if "contextual" in names and not self.all_targets():
-            raise ValueError(
-                "the contextual shift needs a target variant: give `targets` "
-                "(source origin -> target origin) or a site whose profile has one"
-            )
         return self
 
     def shift_names(self) -> list[str]:

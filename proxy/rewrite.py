@@ -20,12 +20,12 @@ from proxy import classify, csp, metrics
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.pipeline import active_shifts, build_context, page_nonce, shift_document
 from proxy.responses import error_response
 from proxy.routing import SOURCE_ORIGIN
 from proxy.store import EpisodeStore, StoreUnavailable
-from shifts import HtmlDocument, ShiftContext, apply_shifts
+from shifts import ShiftContext
 from shifts.execution import draw_random, plan_popup
-from sites import get_profile, match_profile
 
 logger = logging.getLogger(__name__)
 
@@ -33,13 +33,6 @@ REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this 
 BUFFER, OVERSIZE, PASS = "buffer", "oversize", "pass"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
-
-
-def active_shifts(episode: Episode | None) -> list[str]:
-    """The shifts to apply to bodies: none for unbound or suspended episodes."""
-    if episode is None or episode.suspended:
-        return []
-    return episode.shift_names()
 
 
 class PageRewriter:
@@ -120,9 +113,7 @@ class PageRewriter:
             return
         started = time.perf_counter()
         context = await self._context(flow, episode, response, raw)
-        doc = apply_shifts(
-            active_shifts(episode), HtmlDocument(raw, classify.charset(response)), context
-        )
+        doc = shift_document(episode, context, raw, classify.charset(response))
         if doc.changed:
             body = doc.to_bytes()
             if context.nonce:
@@ -167,48 +158,24 @@ class PageRewriter:
         source = flow.metadata.get(SOURCE_ORIGIN)
         if source:  # the page the browser asked for, not the target upstream's address
             url = source + flow.request.path
-        kind = classify.request_kind(flow.request)
-        is_navigation = kind is classify.RequestKind.DOCUMENT
+        is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         load_index = None
         if is_navigation:
             load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
-        site = (
-            get_profile(episode.site)
-            if episode.site
-            else match_profile(f"{flow.request.host}:{flow.request.port}")
-        )
-        context = ShiftContext(
-            episode_id=episode.id,
-            seed=episode.seed,
-            condition=episode.condition,
-            regime=episode.regime,
-            regime_params=episode.regime_params.model_dump(),
-            shift_params=episode.shift_params,
-            site=site,
+        policies = response.headers.get_all("content-security-policy")
+        context = build_context(
+            episode,
             url=url,
-            load_index=load_index,
+            hostport=f"{flow.request.host}:{flow.request.port}",
+            raw=raw,
+            nonce=page_nonce(episode, policies, raw, url),
             is_navigation=is_navigation,
-            nonce=self._nonce(episode, response, raw, url),
+            load_index=load_index,
             internal_prefix=ctx.options.ss_internal_prefix,
-            beacon_key=episode.beacon_key,
-            targets=episode.all_targets(),
-            generation=episode.generation,
         )
         if "popup" in active_shifts(episode):
             context = await self._plan_popup(episode, context)
         return context
-
-    def _nonce(self, episode: Episode, response: http.Response, raw: bytes, url: str) -> str | None:
-        """Reuse the page's own nonce when it has one; else a per-page nonce if a CSP needs it."""
-        policies = [
-            *response.headers.get_all("content-security-policy"),
-            *csp.meta_policies(raw[:65536]),
-        ]
-        if not policies:
-            return None
-        return csp.existing_nonce(policies) or (
-            episode.nonce_for(url) if csp.restricts(policies) else None
-        )
 
     async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:
         if context.regime == "random" and context.is_navigation and context.load_index:

@@ -5,7 +5,7 @@ from shifts.base import Shift, all_shifts, get_shift, validate_params
 from shifts.conditions import CONDITIONS, KIND_ORDER, shifts_for
 from shifts.context import PopupPlan, ShiftContext
 from shifts.document import HtmlDocument
-from shifts.perceptual import relabel  # noqa: F401  (registers the shift)
+from shifts.perceptual import locators, relabel, relayout, restyle  # noqa: F401  (registers them)
 
 
 def apply_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:

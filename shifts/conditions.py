@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+PERCEPTUAL = ("relabel", "locator_drift", "restyle", "relayout")
 CONDITIONS: dict[str, tuple[str, ...]] = {
     "Src": (),
-    "Src-Perc": ("relabel",),
+    "Src-Perc": PERCEPTUAL,
     "Src-Exec": ("popup",),
     "Tgt": ("contextual",),
-    "Tgt-Perc": ("contextual", "relabel"),
+    "Tgt-Perc": ("contextual", *PERCEPTUAL),
     "Tgt-Exec": ("contextual", "popup"),
 }
 

@@ -1,9 +1,19 @@
-"""Site profiles: host matching, target variants, relabel vocabularies, protected selectors."""
+"""Site profiles: host matching, target variants, relabel vocabularies, protected selectors.
+
+To add a site, write a module like sites/wordpress.py holding one SiteProfile and list it in
+PROFILES below (or, at run time, put it in PROFILES before the proxy starts).
+"""
 
 from sites.generic import GENERIC
-from sites.profile import PopupTheme, SiteProfile
+from sites.gitlab import GITLAB
+from sites.magento import MAGENTO
+from sites.profile import PopupTheme, SiteProfile, SyntheticTarget
+from sites.wordpress import WORDPRESS
 
-PROFILES: dict[str, SiteProfile] = {profile.name: profile for profile in (GENERIC,)}
+PROFILES: dict[str, SiteProfile] = {
+    profile.name: profile for profile in (GITLAB, MAGENTO, WORDPRESS, GENERIC)
+}
+HEAD_BYTES = 16384
 
 
 def get_profile(name: str) -> SiteProfile:
@@ -11,12 +21,26 @@ def get_profile(name: str) -> SiteProfile:
     return PROFILES[name]
 
 
-def match_profile(hostport: str) -> SiteProfile:
-    """The first specific profile whose host patterns match, else the generic one."""
-    for profile in PROFILES.values():
-        if profile is not GENERIC and profile.matches_host(hostport):
+def match_profile(hostport: str, page: bytes = b"") -> SiteProfile:
+    """The profile for a page: by its signatures first, then by host, else the generic one."""
+    specific = [profile for profile in PROFILES.values() if profile is not GENERIC]
+    head = page[:HEAD_BYTES]
+    if head:
+        for profile in specific:
+            if profile.matches_page(head):
+                return profile
+    for profile in specific:
+        if profile.matches_host(hostport):
             return profile
     return GENERIC
 
 
-__all__ = ["GENERIC", "PROFILES", "PopupTheme", "SiteProfile", "get_profile", "match_profile"]
+__all__ = [
+    "GENERIC",
+    "PROFILES",
+    "PopupTheme",
+    "SiteProfile",
+    "SyntheticTarget",
+    "get_profile",
+    "match_profile",
+]

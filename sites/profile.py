@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field
 
 
@@ -20,6 +21,34 @@ class PopupTheme:
 
 
 @dataclass(frozen=True)
+class SyntheticTarget:
+    """A coherent re-skin standing in for a target variant when no second deployment exists.
+
+    It is the same for every episode (not seeded): it plays the role of "the site's next
+    version", on top of which perceptual shifts then vary per seed.
+    """
+
+    # Section and control names as the "new version" calls them (source label -> target label).
+    relabels: dict[str, str] = field(default_factory=dict)
+    accent: str = "#6f42c1"
+    font_family: str = "Georgia, 'DejaVu Serif', serif"
+    # Lists whose items the new version shows in reverse order (navigation moved).
+    reorder_selectors: tuple[str, ...] = ("nav ul", "[role=navigation] ul", "[role=menubar]")
+
+
+DEFAULT_HOOK_ATTRIBUTES = ("data-qa-selector", "data-testid", "data-qa", "data-test", "data-cy")
+DEFAULT_NAV_LISTS = (
+    "nav ul",
+    "nav ol",
+    "[role=navigation] ul",
+    "[role=menubar]",
+    "[role=tablist]",
+    "ul.nav",
+    "ul.menu",
+)
+
+
+@dataclass(frozen=True)
 class SiteProfile:
     """A site profile. Pure data: shifts read it, nothing here touches the network."""
 
@@ -27,17 +56,32 @@ class SiteProfile:
     description: str
     # Glob patterns over "host:port" (e.g. "*:8023", "gitlab.*"); "*" matches everything.
     host_patterns: tuple[str, ...] = ()
+    # Regular expressions over the first 16 KB of an HTML page that identify the app
+    # (generator meta, asset paths, framework globals). They win over host patterns.
+    signatures: tuple[str, ...] = ()
     # Source upstream -> target upstream ("http://host:port"), for the contextual shift.
     targets: dict[str, str] = field(default_factory=dict)
-    # Visible label -> replacement, used by relabeling shifts. Keys are matched case-sensitively
-    # on the whole trimmed text of a control, so entity text (titles, names) is never touched.
-    relabels: dict[str, str] = field(default_factory=dict)
-    # CSS selectors of task-critical elements that no shift may change.
+    # Visible label -> synonyms. Matched case-sensitively on the whole trimmed text of a
+    # control, so entity text (titles, names) is never touched; the episode seed picks one
+    # synonym per label, used for every occurrence of that label in the episode.
+    relabels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # CSS selectors of task-critical elements (entities) that no shift may change.
     protected_selectors: tuple[str, ...] = ()
+    # Test-hook attributes that are safe to rename or drop (nothing but test suites reads them).
+    hook_attributes: tuple[str, ...] = DEFAULT_HOOK_ATTRIBUTES
+    # Class-name globs that are hooks, not styling, so they are safe to rename (e.g. "qa-*").
+    drift_class_patterns: tuple[str, ...] = ()
+    # Lists (navigation, menus, tabs) whose items may be reordered.
+    nav_lists: tuple[str, ...] = DEFAULT_NAV_LISTS
     # URL path glob patterns where popups may appear; empty means every navigation document.
     popup_paths: tuple[str, ...] = ()
     # How popups look on this site, so they pass for the site's own markup.
     popup_theme: PopupTheme = field(default_factory=lambda: PopupTheme())
+    # The target variant when `targets` has no second deployment for an origin.
+    synthetic_target: SyntheticTarget = field(default_factory=lambda: SyntheticTarget())
 
     def matches_host(self, hostport: str) -> bool:
         return any(fnmatch.fnmatch(hostport, pattern) for pattern in self.host_patterns)
+
+    def matches_page(self, head: bytes) -> bool:
+        return any(re.search(pattern.encode(), head) for pattern in self.signatures)

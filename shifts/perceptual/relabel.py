@@ -2,10 +2,14 @@
 
 Only the whole trimmed text of a control is matched, so entity text (a post title that happens
 to contain "Save") is never touched; protected elements and submitted values are left alone.
+The episode seed picks one synonym per label, used for every occurrence in the episode, so the
+shifted site stays coherent from page to page (and the client runtime applies the same choice
+to DOM that JavaScript renders later).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from lxml import etree
@@ -29,9 +33,57 @@ _LABELLED = etree.XPath(
 class RelabelParams(BaseModel):
     model_config = {"extra": "forbid"}
     rate: float = Field(1.0, ge=0.0, le=1.0, description="Probability that a matching label moves")
-    vocabulary: dict[str, str] = Field(
-        default_factory=dict, description="Extra label -> replacement pairs, over the site's"
+    vocabulary: dict[str, list[str]] = Field(
+        default_factory=dict, description="Extra label -> synonyms, over the site's"
     )
+
+
+def chosen_labels(ctx: ShiftContext) -> dict[str, str]:
+    """Label -> the synonym this episode uses for it."""
+    params = RelabelParams.model_validate(ctx.params_for(Relabel.name))
+    vocabulary = {**ctx.site.relabels, **{k: tuple(v) for k, v in params.vocabulary.items()}}
+    return {
+        label: rng_for(ctx.seed, "relabel-synonym", label).choice(synonyms)
+        for label, synonyms in sorted(vocabulary.items())
+        if synonyms
+    }
+
+
+def relabel_tree(
+    root: etree._Element,
+    labels: dict[str, str],
+    protected: set[etree._Element],
+    keep: Callable[[str, int], bool] = lambda label, occurrence: True,
+) -> int:
+    """Apply `labels` to the controls and label attributes under root; returns how many moved."""
+    occurrences: dict[str, int] = {}
+
+    def draw(label: str) -> bool:
+        occurrences[label] = occurrences.get(label, 0) + 1
+        return keep(label, occurrences[label])
+
+    changed = 0
+    for element in select(root, CONTROLS):
+        if element in protected:
+            continue
+        node = _sole_text_holder(element)
+        if node is None:
+            continue
+        holder, attr = node
+        text = getattr(holder, attr) or ""
+        label = text.strip()
+        if label in labels and draw(label):
+            setattr(holder, attr, text.replace(label, labels[label]))
+            changed += 1
+    for element in elements(_LABELLED, root):
+        if element in protected:
+            continue
+        for attribute in _label_attributes(element):
+            label = (element.get(attribute) or "").strip()
+            if label in labels and draw(label):
+                element.set(attribute, labels[label])
+                changed += 1
+    return changed
 
 
 class Relabel:
@@ -39,55 +91,32 @@ class Relabel:
     kind: ClassVar[ShiftKind] = "perceptual"
     description: ClassVar[str] = (
         "Replace visible control labels and accessible names (aria-label, title, placeholder) "
-        "with synonyms from the site's vocabulary."
+        "with synonyms from the site's vocabulary, one synonym per label per episode."
     )
     Params: ClassVar[type[BaseModel]] = RelabelParams
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = RelabelParams.model_validate(ctx.params_for(self.name))
-        vocabulary = {**ctx.site.relabels, **params.vocabulary}
+        labels = chosen_labels(ctx)
         # Skip the parse entirely when no label can occur in the page.
-        if not vocabulary or not _any_present(doc, vocabulary):
+        if not labels or not _any_present(doc, labels):
             return doc
         root = doc.tree
-        protected = protected_elements(root, ctx.site.protected_selectors)
-        occurrences: dict[str, int] = {}
-
-        def draw(label: str) -> bool:
-            occurrences[label] = occurrences.get(label, 0) + 1
-            rng = rng_for(ctx.seed, self.name, label, occurrences[label])
-            return rng.random() < params.rate
-
-        changed = 0
-        for element in select(root, CONTROLS):
-            if element in protected:
-                continue
-            node = _sole_text_holder(element)
-            if node is None:
-                continue
-            holder, attr = node
-            text = getattr(holder, attr) or ""
-            label = text.strip()
-            if label in vocabulary and draw(label):
-                setattr(holder, attr, text.replace(label, vocabulary[label]))
-                changed += 1
-        for element in elements(_LABELLED, root):
-            if element in protected:
-                continue
-            for attribute in _label_attributes(element):
-                label = (element.get(attribute) or "").strip()
-                if label in vocabulary and draw(label):
-                    element.set(attribute, vocabulary[label])
-                    changed += 1
+        changed = relabel_tree(
+            root,
+            labels,
+            protected_elements(root, ctx.site.protected_selectors),
+            lambda label, n: rng_for(ctx.seed, self.name, label, n).random() < params.rate,
+        )
         if changed:
             doc.mark_changed()
             doc.notes[self.name] = {"labels_changed": changed}
         return doc
 
 
-def _any_present(doc: HtmlDocument, vocabulary: dict[str, str]) -> bool:
+def _any_present(doc: HtmlDocument, labels: dict[str, str]) -> bool:
     try:
-        return any(label.encode(doc.encoding) in doc.original for label in vocabulary)
+        return any(label.encode(doc.encoding) in doc.original for label in labels)
     except UnicodeError:
         return True
 

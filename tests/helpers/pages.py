@@ -16,3 +16,11 @@ def page(title: str = "Shop", extra_head: str = "", body: str = "", size: int = 
         '<button type="submit">Search</button></form>'
         f'<h1 id="title">{title}</h1>{body}{filler}</body></html>'
     )
+
+
+# An episode that only relabels, with a fixed synonym, so tests can assert exact bytes.
+RELABEL_ONLY: dict[str, object] = {
+    "condition": "Src-Perc",
+    "shifts": ["relabel"],
+    "shift_params": {"relabel": {"vocabulary": {"Sign in": ["Log in"]}}},
+}

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
+from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.tls import make_upstream_tls
 from tests.helpers.upstream import UpstreamServer
@@ -116,7 +117,7 @@ def test_https_through_the_interception_ca(
     server, lab_ca = tls_upstream
     service = ServiceProcess(tmp_path, "--upstream-ca", str(lab_ca)).start()
     try:
-        episode = service.create_episode(condition="Src-Perc")
+        episode = service.create_episode(**RELABEL_ONLY)
         context = browser.new_context(proxy=episode["proxy"], ignore_https_errors=True)  # type: ignore[arg-type]
         page = context.new_page()
         page.goto(f"{server.origin}/page.html")

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import PAGE, UpstreamServer
@@ -74,7 +75,7 @@ def test_reverse_listener_uses_its_default_episode(workdir: Path, upstream: Upst
     service = ServiceProcess(workdir, "--reverse", f"{upstream.origin}@{listen}").start()
     try:
         assert httpx.get(f"http://127.0.0.1:{listen}/page.html").status_code == 407
-        episode = service.create_episode(condition="Src-Perc")
+        episode = service.create_episode(**RELABEL_ONLY)
         listeners = httpx.get(f"{service.api}/listeners").json()["listeners"]
         assert [item["kind"] for item in listeners] == ["regular", "reverse"]
         set_default = httpx.put(

@@ -7,6 +7,7 @@ import subprocess
 
 import httpx
 
+from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import BIG_BINARY, CSP_NONCE, PAGE, UpstreamServer
@@ -36,7 +37,7 @@ def test_src_page_is_the_upstreams_bytes(service: ServiceProcess, upstream: Upst
 def test_binding_header_and_credentials_never_reach_upstream(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with service.client(episode) as client:
         echoed = client.get(f"{upstream.origin}/echo").json()
     names = {name.lower() for name in echoed}
@@ -82,7 +83,7 @@ def test_curl_with_header_gets_the_shifted_page(
 def test_every_content_encoding_is_decoded_and_reencoded(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with service.client(episode) as client:
         for encoding in ("gzip", "deflate", "br", "zstd"):
             response = client.get(
@@ -95,7 +96,7 @@ def test_every_content_encoding_is_decoded_and_reencoded(
 
 
 def test_truncated_gzip_fails_closed(service: ServiceProcess, upstream: UpstreamServer) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/truncated-gzip", headers=NAV)
     assert response.status_code == 502 and "could not be decoded" in response.text
@@ -127,7 +128,7 @@ def test_meta_csp_gets_the_nonce(service: ServiceProcess, upstream: UpstreamServ
 def test_latin1_page_is_rewritten_in_latin1(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/latin1", headers=NAV)
     assert "Caf\u00e9 cr\u00e8me".encode("latin-1") in response.content
@@ -137,7 +138,7 @@ def test_latin1_page_is_rewritten_in_latin1(
 def test_large_binary_streams_through_unchanged(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with (
         service.client(episode) as client,
         client.stream("GET", f"{upstream.origin}/big.bin") as response,
@@ -149,7 +150,7 @@ def test_large_binary_streams_through_unchanged(
 
 
 def test_no_304_for_a_shifted_page(service: ServiceProcess, upstream: UpstreamServer) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/etag", headers={**NAV, "If-None-Match": '"v1"'})
         asset = client.get(
@@ -162,7 +163,7 @@ def test_no_304_for_a_shifted_page(service: ServiceProcess, upstream: UpstreamSe
 
 
 def test_chunked_html_is_rewritten(service: ServiceProcess, upstream: UpstreamServer) -> None:
-    episode = service.create_episode(condition="Src-Perc")
+    episode = service.create_episode(**RELABEL_ONLY)
     with service.client(episode) as client:
         response = client.get(f"{upstream.origin}/chunked", headers=NAV)
     assert b">Log in</a>" in response.content and response.content.endswith(b"</html>")

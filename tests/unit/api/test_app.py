@@ -49,7 +49,7 @@ async def test_create_returns_binding_info(api: httpx.AsyncClient) -> None:
 async def test_errors_have_one_shape_and_change_nothing(api: httpx.AsyncClient) -> None:
     assert_error(await api.get("/episodes/nope"), 404, "not found")
     assert_error(await api.post("/episodes", json={"condition": "Nope"}), 422, "condition")
-    assert_error(await api.post("/episodes", json={"condition": "Tgt"}), 422, "target")
+    assert_error(await api.post("/episodes", json={"targets": {"ftp:x": "y"}}), 422, "origin")
     assert_error(await api.post("/episodes", json={"regime_params": {"p": 2}}), 422, "p")
     assert_error(await api.post("/episodes", json={"unknown": 1}), 422, "unknown")
     assert_error(await api.post("/episodes", content=b"{not json"), 422, "")
@@ -66,7 +66,7 @@ async def test_patch_validates_the_whole_result(api: httpx.AsyncClient) -> None:
         "/episodes/e1", json={"regime": "random", "regime_params": {"p": 0.2}}
     )
     assert patched.status_code == 200 and patched.json()["regime"] == "random"
-    assert_error(await api.patch("/episodes/e1", json={"condition": "Tgt-Exec"}), 422, "target")
+    assert_error(await api.patch("/episodes/e1", json={"shifts": ["nope"]}), 422, "unknown shift")
     assert_error(
         await api.patch("/episodes/e1", json={"regime_params": {"min_ms": 9, "max_ms": 1}}),
         422,
@@ -115,7 +115,8 @@ async def test_catalogue_listeners_metrics(api: httpx.AsyncClient) -> None:
     shifts = {s["name"]: s for s in (await api.get("/shifts")).json()["shifts"]}
     assert {"contextual", "relabel", "popup"} <= set(shifts)
     assert "rate" in shifts["relabel"]["params_schema"]["properties"]
-    assert (await api.get("/sites")).json()["sites"][0]["name"] == "generic"
+    names = [site["name"] for site in (await api.get("/sites")).json()["sites"]]
+    assert names == ["gitlab", "magento", "wordpress", "generic"]
     await api.post("/episodes", json={"id": "e1"})
     assert (await api.put("/listeners/8080", json={"default_episode": "e1"})).status_code == 200
     listeners = (await api.get("/listeners")).json()["listeners"]

@@ -16,7 +16,12 @@ async def test_runtime_script_is_served_not_forwarded(
     assert flow.response is not None and flow.response.status_code == 200
     assert flow.response.content == runtime_source()
     served = runtime_source().lower()
-    assert b"skillshift" not in served and b"shifted" not in served and b"//" not in served and b"/*" not in served
+    assert (
+        b"skillshift" not in served
+        and b"shifted" not in served
+        and b"//" not in served
+        and b"/*" not in served
+    )
 
 
 async def beacon(addons: list[object], episode_header: str, payload: object) -> int:

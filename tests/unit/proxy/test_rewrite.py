@@ -6,6 +6,7 @@ from mitmproxy import ctx, http
 
 from proxy.rewrite import PASS, REWRITE
 from proxy.store import MemoryStore
+from tests.helpers.pages import RELABEL_ONLY
 from tests.unit.proxy.conftest import (
     html_response,
     make_episode,
@@ -69,7 +70,7 @@ async def test_exec_navigation_gets_runtime_nonce_and_no_store(
 
 
 async def test_gzip_page_is_reencoded(store: MemoryStore, addons: list[object]) -> None:
-    episode = await make_episode(store, condition="Src-Perc")
+    episode = await make_episode(store, **RELABEL_ONLY)
     response = html_response(b"", **{"Content-Encoding": "gzip"})
     response.raw_content = gzip.compress(PAGE)
     flow = await serve(addons, episode, response)
@@ -81,7 +82,7 @@ async def test_gzip_page_is_reencoded(store: MemoryStore, addons: list[object]) 
 async def test_conditional_headers_stripped_for_documents_only(
     store: MemoryStore, addons: list[object]
 ) -> None:
-    episode = await make_episode(store, condition="Src-Perc")
+    episode = await make_episode(store, **RELABEL_ONLY)
     conditional = {
         "If-None-Match": '"e"',
         "If-Modified-Since": "x",
@@ -154,7 +155,7 @@ async def test_random_regime_records_every_draw(store: MemoryStore, addons: list
 async def test_suspended_episode_passes_pages_through(
     store: MemoryStore, addons: list[object]
 ) -> None:
-    episode = await make_episode(store, condition="Src-Perc")
+    episode = await make_episode(store, **RELABEL_ONLY)
     record = episode.model_dump(mode="json") | {"suspended": True}
     await store.update_episode(episode.id, record)
     flow = await serve(addons, episode, html_response(PAGE))
@@ -162,7 +163,7 @@ async def test_suspended_episode_passes_pages_through(
 
 
 async def test_undecodable_body_fails_closed(store: MemoryStore, addons: list[object]) -> None:
-    episode = await make_episode(store, condition="Src-Perc")
+    episode = await make_episode(store, **RELABEL_ONLY)
     response = html_response(b"", **{"Content-Encoding": "gzip"})
     response.raw_content = gzip.compress(PAGE)[:40]
     flow = await serve(addons, episode, response)
@@ -174,7 +175,7 @@ async def test_oversized_page_is_streamed_and_recorded(
     store: MemoryStore, addons: list[object]
 ) -> None:
     ctx.options.update(ss_max_rewrite_bytes=10)
-    episode = await make_episode(store, condition="Src-Perc")
+    episode = await make_episode(store, **RELABEL_ONLY)
     flow = await serve(addons, episode, html_response(PAGE))
     assert flow.response.stream
     assert [e["type"] for e in await store.read_events(episode.id)] == ["rewrite_skipped"]

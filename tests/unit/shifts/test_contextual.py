@@ -18,7 +18,7 @@ def test_target_origin_in_body_is_mapped_back_including_escaped_json() -> None:
         b"<a href='http://127.0.0.1:8081/x'>x</a>"
         b'<script>var u="http:\\/\\/127.0.0.1:8081\\/api";</script>'
     )
-    ctx = ShiftContext(episode_id="e", seed=0, targets=TARGETS)
+    ctx = ShiftContext(episode_id="e", seed=0, targets=TARGETS, url="http://127.0.0.1:8080/p")
     out = apply_shifts(["contextual"], HtmlDocument(raw), ctx).to_bytes()
     assert b"8081" not in out
     assert b"http://127.0.0.1:8080/x" in out and b"http:\\/\\/127.0.0.1:8080\\/api" in out

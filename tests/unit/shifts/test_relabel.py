@@ -18,9 +18,18 @@ PAGE = (
     b"<form class='keep'><button>Cancel</button></form>"
     b"</body></html>"
 )
-CTX = ShiftContext(
-    episode_id="e", seed=1, site=replace(GENERIC, protected_selectors=("form.keep",))
+SITE = replace(
+    GENERIC,
+    protected_selectors=("form.keep",),
+    relabels={
+        "Sign in": ("Log in",),
+        "Search": ("Find",),
+        "Submit": ("Send",),
+        "Save": ("Save changes",),
+        "Cancel": ("Dismiss",),
+    },
 )
+CTX = ShiftContext(episode_id="e", seed=1, site=SITE)
 
 
 def relabel(raw: bytes, ctx: ShiftContext = CTX) -> bytes:

@@ -1,0 +1,67 @@
+"""From an episode and a page to a ShiftContext and a shifted document: shared by the proxy's
+response pipeline and the alignment checker, so both shift a page in exactly the same way."""
+
+from __future__ import annotations
+
+from proxy import csp
+from proxy.episode import Episode
+from shifts import HtmlDocument, ShiftContext, apply_shifts
+from sites import SiteProfile, get_profile, match_profile
+
+
+def active_shifts(episode: Episode | None) -> list[str]:
+    """The shifts to apply to bodies: none for unbound or suspended episodes."""
+    if episode is None or episode.suspended:
+        return []
+    return episode.shift_names()
+
+
+def site_for(episode: Episode, hostport: str, raw: bytes) -> SiteProfile:
+    """The episode's pinned site, else the profile the page's signatures or host point to."""
+    return get_profile(episode.site) if episode.site else match_profile(hostport, raw)
+
+
+def page_nonce(episode: Episode, header_policies: list[str], raw: bytes, url: str) -> str | None:
+    """Reuse the page's own nonce when it has one; else a per-page nonce if a CSP needs it."""
+    policies = [*header_policies, *csp.meta_policies(raw[:65536])]
+    if not policies:
+        return None
+    return csp.existing_nonce(policies) or (
+        episode.nonce_for(url) if csp.restricts(policies) else None
+    )
+
+
+def build_context(
+    episode: Episode,
+    *,
+    url: str,
+    hostport: str,
+    raw: bytes,
+    nonce: str | None,
+    is_navigation: bool,
+    load_index: int | None,
+    internal_prefix: str,
+) -> ShiftContext:
+    return ShiftContext(
+        episode_id=episode.id,
+        seed=episode.seed,
+        condition=episode.condition,
+        regime=episode.regime,
+        regime_params=episode.regime_params.model_dump(),
+        shift_params=episode.shift_params,
+        site=site_for(episode, hostport, raw),
+        url=url,
+        load_index=load_index,
+        is_navigation=is_navigation,
+        nonce=nonce,
+        internal_prefix=internal_prefix,
+        beacon_key=episode.beacon_key,
+        targets=episode.all_targets(),
+        generation=episode.generation,
+    )
+
+
+def shift_document(
+    episode: Episode, ctx: ShiftContext, raw: bytes, charset: str | None
+) -> HtmlDocument:
+    return apply_shifts(active_shifts(episode), HtmlDocument(raw, charset), ctx)

@@ -1,0 +1,162 @@
+"""Locator drift: the same objects in the same places, reachable only by other locators.
+
+- Test hooks (data-testid, data-qa-selector, ...) are renamed to a neutral attribute or dropped.
+- Hook classes the profile marks safe (e.g. GitLab's `qa-*`) are renamed.
+- Ids are renamed where nothing else in the page can depend on them: not on form controls, not
+  a `js-` hook, not a fragment-link target, not mentioned anywhere else in the document (inline
+  scripts, styles, JSON); `for` and `aria-*` references are renamed with them.
+- The text of links and buttons gets a wrapper <span>, so XPath text() locators drift while
+  the visible label and the accessible name stay the same.
+Form field names, link targets and protected entities are never touched.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import ClassVar
+
+from lxml import etree
+from pydantic import BaseModel, Field
+
+from shifts.base import ShiftKind, register
+from shifts.context import ShiftContext
+from shifts.document import HtmlDocument
+from shifts.rng import rng_for, token_for
+from shifts.selectors import protected_elements, select
+
+FORM_CONTROLS = frozenset({"input", "select", "textarea", "button", "form", "option", "fieldset"})
+ID_REFERENCES = ("for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns")
+WRAPPED = "a, button, [role=button]"
+
+
+class LocatorParams(BaseModel):
+    model_config = {"extra": "forbid"}
+    hook_drop_rate: float = Field(0.5, ge=0, le=1, description="Share of test hooks dropped")
+    id_rate: float = Field(0.5, ge=0, le=1, description="Share of safe ids renamed")
+    wrap_rate: float = Field(0.5, ge=0, le=1, description="Share of control labels wrapped")
+
+
+class LocatorDrift:
+    name: ClassVar[str] = "locator_drift"
+    kind: ClassVar[ShiftKind] = "perceptual"
+    description: ClassVar[str] = (
+        "Rename or drop test hooks, rename hook classes and independent ids (keeping for/aria "
+        "references consistent), and wrap control labels in extra elements."
+    )
+    Params: ClassVar[type[BaseModel]] = LocatorParams
+
+    def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
+        params = LocatorParams.model_validate(ctx.params_for(self.name))
+        root = doc.tree
+        protected = protected_elements(root, ctx.site.protected_selectors)
+        counts = {
+            "hooks": _drift_hooks(root, ctx, params, protected),
+            "classes": _drift_classes(root, ctx, protected),
+            "ids": _drift_ids(root, doc.original, ctx, params, protected),
+            "wrappers": _wrap_labels(root, ctx, params, protected),
+        }
+        counts = {key: value for key, value in counts.items() if value}
+        if counts:
+            doc.mark_changed()
+            doc.notes[self.name] = counts
+        return doc
+
+
+def _drift_hooks(
+    root: etree._Element, ctx: ShiftContext, params: LocatorParams, protected: set[etree._Element]
+) -> int:
+    changed = 0
+    for attribute in ctx.site.hook_attributes:
+        renamed = "data-" + token_for(ctx.seed, "hook-attribute", attribute, length=5)
+        for element in root.iterfind(f".//*[@{attribute}]"):
+            if element in protected:
+                continue
+            value = element.attrib.pop(attribute)
+            if rng_for(ctx.seed, "hook-drop", attribute, value).random() >= params.hook_drop_rate:
+                element.set(renamed, token_for(ctx.seed, "hook-value", value, length=8))
+            changed += 1
+    return changed
+
+
+def _drift_classes(root: etree._Element, ctx: ShiftContext, protected: set[etree._Element]) -> int:
+    patterns = ctx.site.drift_class_patterns
+    if not patterns:
+        return 0
+    changed = 0
+    for element in root.iterfind(".//*[@class]"):
+        if element in protected:
+            continue
+        classes = (element.get("class") or "").split()
+        drifted = [
+            token_for(ctx.seed, "class", name, length=8)
+            if any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+            else name
+            for name in classes
+        ]
+        if drifted != classes:
+            element.set("class", " ".join(drifted))
+            changed += 1
+    return changed
+
+
+def _drift_ids(
+    root: etree._Element,
+    original: bytes,
+    ctx: ShiftContext,
+    params: LocatorParams,
+    protected: set[etree._Element],
+) -> int:
+    fragment_targets = {
+        (link.get("href") or "")[1:]
+        for link in root.iterfind(".//a[@href]")
+        if (link.get("href") or "").startswith("#")
+    }
+    renames: dict[str, str] = {}
+    for element in root.iterfind(".//*[@id]"):
+        element_id = element.get("id") or ""
+        if (
+            element in protected
+            or element.tag in FORM_CONTROLS
+            or not element_id
+            or element_id.startswith("js-")
+            or element_id in fragment_targets
+            or _mentions(original, element_id) > 1
+            or rng_for(ctx.seed, "id", element_id).random() >= params.id_rate
+        ):
+            continue
+        renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
+        element.set("id", renames[element_id])
+    if renames:
+        for attribute in ID_REFERENCES:
+            for element in root.iterfind(f".//*[@{attribute}]"):
+                ids = (element.get(attribute) or "").split()
+                element.set(attribute, " ".join(renames.get(i, i) for i in ids))
+    return len(renames)
+
+
+def _mentions(original: bytes, element_id: str) -> int:
+    """How often an id occurs in the page as a word (its own attribute counts once)."""
+    pattern = rb"(?<![\w-])" + re.escape(element_id.encode("utf-8", "replace")) + rb"(?![\w-])"
+    return len(re.findall(pattern, original))
+
+
+def _wrap_labels(
+    root: etree._Element, ctx: ShiftContext, params: LocatorParams, protected: set[etree._Element]
+) -> int:
+    changed = 0
+    wrapper_class = token_for(ctx.seed, "wrapper", length=6)
+    for element in select(root, WRAPPED):
+        text = element.text or ""
+        if element in protected or not text.strip() or len(element) > 0:
+            continue
+        if rng_for(ctx.seed, "wrap", text.strip()).random() >= params.wrap_rate:
+            continue
+        span = etree.SubElement(element, "span")
+        span.set("class", wrapper_class)
+        span.text, element.text = text, None
+        changed += 1
+    return changed
+
+
+register(LocatorDrift())

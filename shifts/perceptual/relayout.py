@@ -1,0 +1,91 @@
+"""Light re-layout: items of navigation lists, menus and tab bars appear in another order.
+
+Only lists whose children are all <li> (or all role=tab/menuitem) and hold no protected
+element are reordered; every link and control stays in the page, reachable as before.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from lxml import etree
+from pydantic import BaseModel, Field
+
+from shifts.base import ShiftKind, register
+from shifts.context import ShiftContext
+from shifts.document import HtmlDocument
+from shifts.rng import rng_for
+from shifts.selectors import protected_elements, select
+
+MAX_ITEMS = 40
+
+
+class RelayoutParams(BaseModel):
+    model_config = {"extra": "forbid"}
+    rate: float = Field(1.0, ge=0, le=1, description="Share of eligible lists reordered")
+
+
+def reorderable(lst: etree._Element, protected: set[etree._Element]) -> list[etree._Element]:
+    """The list's items if it may be reordered, else []."""
+    items = [child for child in lst if isinstance(child.tag, str)]
+    if not 2 <= len(items) <= MAX_ITEMS or len(items) != len(lst):
+        return []
+    if (lst.text or "").strip() or any((item.tail or "").strip() for item in items):
+        return []
+    same_kind = {item.tag for item in items} == {"li"} or {item.get("role") for item in items} <= {
+        "tab",
+        "menuitem",
+    }
+    if not same_kind or any(node in protected for item in items for node in item.iter()):
+        return []
+    return items
+
+
+def reorder(lst: etree._Element, order: list[etree._Element]) -> None:
+    """Put `order` (a permutation of the list's items) in place, keeping whitespace layout."""
+    tails = [item.tail for item in lst]
+    for item in list(lst):
+        lst.remove(item)
+    for item, tail in zip(order, tails, strict=True):
+        item.tail = tail
+        lst.append(item)
+
+
+class Relayout:
+    name: ClassVar[str] = "relayout"
+    kind: ClassVar[ShiftKind] = "perceptual"
+    description: ClassVar[str] = "Reorder the items of navigation lists, menus and tab bars."
+    Params: ClassVar[type[BaseModel]] = RelayoutParams
+
+    def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
+        params = RelayoutParams.model_validate(ctx.params_for(self.name))
+        if not any(marker in doc.original for marker in (b"<nav", b"<ul", b'role="')):
+            return doc
+        root = doc.tree
+        protected = protected_elements(root, ctx.site.protected_selectors)
+        tree = root.getroottree()
+        moved = 0
+        seen: set[etree._Element] = set()
+        for selector in ctx.site.nav_lists:
+            for lst in select(root, selector):
+                if lst in seen:
+                    continue
+                seen.add(lst)
+                items = reorderable(lst, protected)
+                key = tree.getpath(lst)
+                rng = rng_for(ctx.seed, self.name, key)
+                if not items or rng.random() >= params.rate:
+                    continue
+                order = items[:]
+                rng.shuffle(order)
+                if order == items:
+                    order = items[1:] + items[:1]  # a shuffle that moved nothing: rotate
+                reorder(lst, order)
+                moved += 1
+        if moved:
+            doc.mark_changed()
+            doc.notes[self.name] = {"lists_reordered": moved}
+        return doc
+
+
+register(Relayout())

@@ -1,0 +1,60 @@
+"""GitLab (the benchmark runs 12.0.0 as source and 16.0.6 as target)."""
+
+from sites.profile import PopupTheme, SiteProfile, SyntheticTarget
+
+GITLAB = SiteProfile(
+    name="gitlab",
+    description="GitLab CE/EE: project, issue and merge request pages, the sign-in form.",
+    # The benchmark's ports: GitLab 12 on 8080, GitLab 16 on 8081; WebArena's GitLab on 8023.
+    host_patterns=("*:8023", "gitlab.*", "*gitlab*"),
+    signatures=(
+        r"gon\.gitlab_url",
+        r"window\.gon\s*=",
+        r"data-page=\"[a-z_:]+\"",
+        r"/assets/webpack/",
+        r'content="GitLab"',
+    ),
+    targets={"http://127.0.0.1:8080": "http://127.0.0.1:8081"},
+    relabels={
+        "New issue": ("Create issue", "Open issue"),
+        "New merge request": ("Create merge request", "Open merge request"),
+        "New project": ("Create project", "Add project"),
+        "New project/repository": ("Create project/repository", "Add project/repository"),
+        "New group": ("Create group", "Add group"),
+        "New snippet": ("Create snippet", "Add snippet"),
+        "Merge requests": ("Merge proposals", "MRs"),
+        "Issues": ("Tickets", "Work items"),
+        "Repository": ("Code", "Source"),
+        "Activity": ("Recent activity", "Events"),
+        "Milestones": ("Milestone list", "Targets"),
+        "Snippets": ("Code snippets", "Pastes"),
+        "Projects": ("Your projects", "Repositories"),
+        "Groups": ("Your groups", "Teams"),
+        "Commits": ("History", "Changes"),
+        "Find file": ("Go to file", "Search files"),
+        "Sign in": ("Log in", "Sign on"),
+        "Register now": ("Create an account", "Sign up now"),
+        "Remember me": ("Keep me signed in", "Stay signed in"),
+        "Submit issue": ("Create issue", "Save issue"),
+        "Comment": ("Add comment", "Reply"),
+        "Edit": ("Modify", "Change"),
+        "Help": ("Support", "Docs"),
+    },
+    protected_selectors=(
+        "h1",
+        "title",
+        ".project-title",
+        ".issue-title",
+        ".merge-request-title",
+        ".title",
+        ".commit-row-message",
+        ".file-title-name",
+        ".js-issuable-title",
+    ),
+    drift_class_patterns=("qa-*",),
+    popup_theme=PopupTheme(accent="#1f75cb", radius="4px", font_family="inherit"),
+    synthetic_target=SyntheticTarget(
+        relabels={"Issues": "Plan", "Repository": "Code", "CI/CD": "Build", "Wiki": "Docs"},
+        accent="#7759c2",
+    ),
+)

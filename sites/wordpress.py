@@ -1,0 +1,63 @@
+"""WordPress (the benchmark's source theme is news-portal, its target twentytwentyfour)."""
+
+from sites.profile import PopupTheme, SiteProfile, SyntheticTarget
+
+WORDPRESS = SiteProfile(
+    name="wordpress",
+    description="WordPress front end (any theme), wp-login.php and wp-admin.",
+    # The benchmark's port: WordPress on 8000 (one instance, theme switched for the target).
+    host_patterns=("*:8000", "wordpress.*", "*wordpress*"),
+    signatures=(
+        r'name="generator" content="WordPress',
+        r"/wp-content/",
+        r"/wp-includes/",
+        r"wp-login\.php",
+        r"wp-admin",
+    ),
+    relabels={
+        "Log In": ("Sign In", "Login"),
+        "Log in": ("Sign in", "Login"),
+        "Log out": ("Sign out", "Logout"),
+        "Search": ("Find", "Look up"),
+        "Lost your password?": ("Forgot your password?", "Reset your password"),
+        "Remember Me": ("Keep me signed in", "Stay logged in"),
+        "Post Comment": ("Submit Comment", "Publish Comment"),
+        "Leave a Reply": ("Add a Comment", "Join the Discussion"),
+        "Add New": ("Create New", "New"),
+        "Add New Post": ("Create Post", "Write Post"),
+        "Publish": ("Publish now", "Go live"),
+        "Update": ("Save changes", "Apply"),
+        "Save Draft": ("Save as draft", "Keep draft"),
+        "Preview": ("Preview changes", "See preview"),
+        "Posts": ("Articles", "Entries"),
+        "Pages": ("Static pages", "Site pages"),
+        "Comments": ("Discussion", "Responses"),
+        "Dashboard": ("Overview", "Home"),
+        "Categories": ("Topics", "Sections"),
+        "Home": ("Start", "Front page"),
+        "About": ("About us", "Who we are"),
+        "Contact": ("Get in touch", "Contact us"),
+        "Menu": ("Navigation", "Browse"),
+        "Submit": ("Send", "Confirm"),
+        "Skip to content": ("Jump to content", "Skip to main content"),
+    },
+    protected_selectors=(
+        "h1",
+        "title",
+        ".entry-title",
+        ".entry-content",
+        ".post-title",
+        ".comment-content",
+        ".comment-author",
+        ".row-title",
+        ".wp-block-post-title",
+        "#the-list .column-title",
+        ".page-title",
+    ),
+    popup_theme=PopupTheme(accent="#2271b1", radius="2px"),
+    synthetic_target=SyntheticTarget(
+        relabels={"Comments": "Responses", "Leave a Reply": "Join the conversation"},
+        accent="#2c3338",
+        font_family="'Inter', 'DejaVu Sans', sans-serif",
+    ),
+)
