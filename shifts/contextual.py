@@ -22,7 +22,7 @@ from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.perceptual.relabel import relabel_tree
 from shifts.perceptual.relayout import reorder, reorderable
-from shifts.selectors import protected_elements, select
+from shifts.selectors import protected_in, select
 
 
 def route(origin: str, targets: dict[str, str]) -> str | None:
@@ -72,7 +72,7 @@ class ContextualShift:
     def _synthetic(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         variant = ctx.site.synthetic_target
         root = doc.tree
-        protected = protected_elements(root, ctx.site.protected_selectors)
+        protected = protected_in(doc, ctx.site.protected_selectors)
         renamed = relabel_tree(root, variant.relabels, protected)
         reversed_lists = 0
         for selector in variant.reorder_selectors:

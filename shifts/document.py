@@ -28,6 +28,8 @@ class HtmlDocument:
         self._head_markup: list[str] = []
         # What each shift did on this page (shift name -> summary), recorded as an event.
         self.notes: dict[str, object] = {}
+        # Results shifts share on this page (e.g. the protected elements), computed once.
+        self.cache: dict[str, object] = {}
 
     @property
     def changed(self) -> bool:

@@ -9,6 +9,8 @@ from typing import cast
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
+from shifts.document import HtmlDocument
+
 
 @lru_cache(maxsize=256)
 def compiled(selector: str) -> CSSSelector:
@@ -28,7 +30,20 @@ def elements(query: etree.XPath, root: etree._Element) -> list[etree._Element]:
 def protected_elements(root: etree._Element, selectors: Iterable[str]) -> set[etree._Element]:
     """Every element matched by a protected selector, and all of its descendants."""
     protected: set[etree._Element] = set()
-    for selector in selectors:
+    selector = ", ".join(selectors)
+    if selector:
         for match in select(root, selector):
             protected.update(match.iter())
     return protected
+
+
+def protected_in(doc: HtmlDocument, selectors: tuple[str, ...]) -> set[etree._Element]:
+    """protected_elements of the document's tree, computed once per page for all shifts.
+
+    Shifts add nodes (wrappers) but never remove or replace protected ones, so the set stays
+    valid for the rest of the pipeline.
+    """
+    key = "protected:" + "|".join(selectors)
+    if key not in doc.cache:
+        doc.cache[key] = protected_elements(doc.tree, selectors)
+    return cast(set[etree._Element], doc.cache[key])

@@ -13,7 +13,7 @@ from sites.wordpress import WORDPRESS
 PROFILES: dict[str, SiteProfile] = {
     profile.name: profile for profile in (GITLAB, MAGENTO, WORDPRESS, GENERIC)
 }
-HEAD_BYTES = 16384
+HEAD_BYTES = 65536
 
 
 def get_profile(name: str) -> SiteProfile:

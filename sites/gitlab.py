@@ -13,6 +13,8 @@ GITLAB = SiteProfile(
         r"data-page=\"[a-z_:]+\"",
         r"/assets/webpack/",
         r'content="GitLab"',
+        r"data-qa-selector=",
+        r"gon\.api_version",
     ),
     targets={"http://127.0.0.1:8080": "http://127.0.0.1:8081"},
     relabels={

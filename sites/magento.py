@@ -51,7 +51,11 @@ MAGENTO = SiteProfile(
     ),
     popup_theme=PopupTheme(accent="#1979c3", radius="3px"),
     synthetic_target=SyntheticTarget(
-        relabels={"My Cart": "Mini Cart", "My Account": "Customer Area", "Search": "Catalog Search"},
+        relabels={
+            "My Cart": "Mini Cart",
+            "My Account": "Customer Area",
+            "Search": "Catalog Search",
+        },
         accent="#eb5202",
     ),
 )

@@ -56,7 +56,7 @@ class SiteProfile:
     description: str
     # Glob patterns over "host:port" (e.g. "*:8023", "gitlab.*"); "*" matches everything.
     host_patterns: tuple[str, ...] = ()
-    # Regular expressions over the first 16 KB of an HTML page that identify the app
+    # Regular expressions over the first 64 KB of an HTML page that identify the app
     # (generator meta, asset paths, framework globals). They win over host patterns.
     signatures: tuple[str, ...] = ()
     # Source upstream -> target upstream ("http://host:port"), for the contextual shift.

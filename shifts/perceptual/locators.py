@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections import Counter
 from typing import ClassVar
 
 from lxml import etree
@@ -23,7 +24,7 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import rng_for, token_for
-from shifts.selectors import protected_elements, select
+from shifts.selectors import protected_in, select
 
 FORM_CONTROLS = frozenset({"input", "select", "textarea", "button", "form", "option", "fieldset"})
 ID_REFERENCES = ("for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns")
@@ -49,7 +50,7 @@ class LocatorDrift:
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = LocatorParams.model_validate(ctx.params_for(self.name))
         root = doc.tree
-        protected = protected_elements(root, ctx.site.protected_selectors)
+        protected = protected_in(doc, ctx.site.protected_selectors)
         counts = {
             "hooks": _drift_hooks(root, ctx, params, protected),
             "classes": _drift_classes(root, ctx, protected),
@@ -83,15 +84,14 @@ def _drift_classes(root: etree._Element, ctx: ShiftContext, protected: set[etree
     patterns = ctx.site.drift_class_patterns
     if not patterns:
         return 0
+    is_hook = re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
     changed = 0
     for element in root.iterfind(".//*[@class]"):
         if element in protected:
             continue
         classes = (element.get("class") or "").split()
         drifted = [
-            token_for(ctx.seed, "class", name, length=8)
-            if any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
-            else name
+            token_for(ctx.seed, "class", name, length=8) if is_hook(name) else name
             for name in classes
         ]
         if drifted != classes:
@@ -113,6 +113,7 @@ def _drift_ids(
         if (link.get("href") or "").startswith("#")
     }
     renames: dict[str, str] = {}
+    mentions = _Mentions(original)
     for element in root.iterfind(".//*[@id]"):
         element_id = element.get("id") or ""
         if (
@@ -121,7 +122,7 @@ def _drift_ids(
             or not element_id
             or element_id.startswith("js-")
             or element_id in fragment_targets
-            or _mentions(original, element_id) > 1
+            or mentions.count(element_id) > 1
             or rng_for(ctx.seed, "id", element_id).random() >= params.id_rate
         ):
             continue
@@ -135,10 +136,26 @@ def _drift_ids(
     return len(renames)
 
 
-def _mentions(original: bytes, element_id: str) -> int:
-    """How often an id occurs in the page as a word (its own attribute counts once)."""
-    pattern = rb"(?<![\w-])" + re.escape(element_id.encode("utf-8", "replace")) + rb"(?![\w-])"
-    return len(re.findall(pattern, original))
+class _Mentions:
+    """How often a name occurs in the page as a word (an id's own attribute counts once).
+
+    One tokenising pass over the page serves every id; names with characters outside the token
+    alphabet fall back to a plain substring count (which can only over-count: safe here).
+    """
+
+    _TOKEN = re.compile(rb"[A-Za-z0-9_-]+")
+
+    def __init__(self, original: bytes) -> None:
+        self.original = original
+        self._tokens: Counter[bytes] | None = None
+
+    def count(self, name: str) -> int:
+        encoded = name.encode("utf-8", "replace")
+        if not self._TOKEN.fullmatch(encoded):
+            return self.original.count(encoded)
+        if self._tokens is None:
+            self._tokens = Counter(self._TOKEN.findall(self.original))
+        return self._tokens[encoded]
 
 
 def _wrap_labels(

@@ -19,7 +19,7 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import rng_for
-from shifts.selectors import elements, protected_elements, select
+from shifts.selectors import elements, protected_in, select
 
 CONTROLS = "a, button, summary, label, [role=button], [role=tab], [role=menuitem], [role=link]"
 LABEL_ATTRIBUTES = ("aria-label", "title", "placeholder")
@@ -70,6 +70,8 @@ def relabel_tree(
         if node is None:
             continue
         holder, attr = node
+        if holder in protected:  # e.g. an icon's <title> inside a link
+            continue
         text = getattr(holder, attr) or ""
         label = text.strip()
         if label in labels and draw(label):
@@ -105,7 +107,7 @@ class Relabel:
         changed = relabel_tree(
             root,
             labels,
-            protected_elements(root, ctx.site.protected_selectors),
+            protected_in(doc, ctx.site.protected_selectors),
             lambda label, n: rng_for(ctx.seed, self.name, label, n).random() < params.rate,
         )
         if changed:

@@ -15,7 +15,7 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import rng_for
-from shifts.selectors import protected_elements, select
+from shifts.selectors import protected_in, select
 
 MAX_ITEMS = 40
 
@@ -62,7 +62,7 @@ class Relayout:
         if not any(marker in doc.original for marker in (b"<nav", b"<ul", b'role="')):
             return doc
         root = doc.tree
-        protected = protected_elements(root, ctx.site.protected_selectors)
+        protected = protected_in(doc, ctx.site.protected_selectors)
         tree = root.getroottree()
         moved = 0
         seen: set[etree._Element] = set()

@@ -1,0 +1,103 @@
+"""The alignment checker: proof, page by page, that a shift kept what the task needs.
+
+"Aligned variants preserve task intent, task-critical entities, required functionality, and
+success criteria." Compared between a page and its shifted version:
+  - every form: action, method, and the names and types of its fields;
+  - every link target (href), as a multiset: order may change, targets may not;
+  - the text of every protected (task-critical) entity of the site profile;
+  - the number of interactive elements (links, buttons, fields, role=button...).
+Each difference is one Violation naming what differs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from lxml import etree
+
+from shifts.document import HtmlDocument
+from shifts.selectors import elements, select
+from sites import SiteProfile
+
+_FIELDS = etree.XPath(".//input | .//select | .//textarea | .//button")
+_INTERACTIVE = etree.XPath(
+    "//a[@href] | //button | //input[not(@type='hidden')] | //select | //textarea | //summary"
+    " | //*[@role='button' or @role='link' or @role='tab' or @role='menuitem' or @role='checkbox']"
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str  # form, link, entity, interactive
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "detail": self.detail}
+
+
+def _text(element: etree._Element) -> str:
+    return " ".join("".join(str(part) for part in element.itertext()).split())
+
+
+def _forms(root: etree._Element) -> Counter[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    forms: Counter[tuple[str, str, tuple[tuple[str, str], ...]]] = Counter()
+    for form in root.iterfind(".//form"):
+        fields = sorted(
+            (field.get("name") or "", (field.get("type") or field.tag).lower())
+            for field in elements(_FIELDS, form)
+            if field.get("name")
+        )
+        method = (form.get("method") or "get").lower()
+        forms[(form.get("action") or "", method, tuple(fields))] += 1
+    return forms
+
+
+def _links(root: etree._Element) -> Counter[str]:
+    return Counter(link.get("href") or "" for link in root.iterfind(".//a[@href]"))
+
+
+def _entities(root: etree._Element, site: SiteProfile) -> dict[str, list[str]]:
+    return {
+        selector: [_text(element) for element in select(root, selector)]
+        for selector in site.protected_selectors
+    }
+
+
+def _diff(kind: str, before: Counter[object], after: Counter[object]) -> list[Violation]:
+    violations = []
+    for item in sorted(set(before) | set(after), key=repr):
+        if before[item] != after[item]:
+            violations.append(
+                Violation(kind, f"{item!r}: {before[item]} before, {after[item]} after")
+            )
+    return violations
+
+
+def check_alignment(
+    source: HtmlDocument | bytes, shifted: HtmlDocument | bytes, site: SiteProfile
+) -> list[Violation]:
+    """Everything a task needs that differs between the page and its shifted version."""
+    before = (source if isinstance(source, HtmlDocument) else HtmlDocument(source)).tree
+    after = (shifted if isinstance(shifted, HtmlDocument) else HtmlDocument(shifted)).tree
+    violations = _diff("form", Counter(_forms(before)), Counter(_forms(after)))
+    violations += _diff("link", Counter(_links(before)), Counter(_links(after)))
+    entities_before, entities_after = _entities(before, site), _entities(after, site)
+    for selector, texts in entities_before.items():
+        if texts != entities_after[selector]:
+            violations.append(
+                Violation(
+                    "entity", f"{selector}: {texts[:3]!r} became {entities_after[selector][:3]!r}"
+                )
+            )
+    count_before, count_after = (
+        len(elements(_INTERACTIVE, before)),
+        len(elements(_INTERACTIVE, after)),
+    )
+    if count_before != count_after:
+        violations.append(
+            Violation(
+                "interactive", f"{count_before} interactive elements before, {count_after} after"
+            )
+        )
+    return violations
