@@ -11,7 +11,7 @@ from html import escape
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 import sites
@@ -103,9 +103,14 @@ async def login(request: Request) -> HTMLResponse:
     )
 
 
+async def favicon(_: Request) -> Response:
+    return Response(status_code=204)
+
+
 def demo_app(theme: str) -> Starlette:
     app = Starlette(
         routes=[
+            Route("/favicon.ico", favicon),
             Route("/", home),
             Route("/products", products),
             Route("/cart", cart, methods=["GET", "POST"]),

@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import httpx
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
+from api.check import fetch_and_check
 from api.errors import ApiError
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
 from api.report import all_events, summarise
@@ -174,6 +176,22 @@ async def report(episode_id: str, request: Request) -> dict[str, Any]:
         "seed": episode.seed,
         **summarise(await all_events(store, episode_id)),
     }
+
+
+@router.get("/{episode_id}/check")
+async def check(
+    episode_id: str,
+    request: Request,
+    url: str = Query(..., pattern=r"^https?://", description="Page to fetch and check"),
+) -> dict[str, Any]:
+    """Fetch `url` directly, shift it as this episode would, and list alignment violations."""
+    episode = await load_episode(_store(request), episode_id)
+    try:
+        return await fetch_and_check(episode, url)
+    except httpx.HTTPError as error:
+        raise ApiError(502, f"could not fetch {url}: {error}") from None
+    except ValueError as error:
+        raise ApiError(422, str(error)) from None
 
 
 @router.post("/{episode_id}/events", status_code=201)

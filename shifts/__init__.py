@@ -6,13 +6,17 @@ from shifts.conditions import CONDITIONS, KIND_ORDER, shifts_for
 from shifts.context import PopupPlan, ShiftContext
 from shifts.document import HtmlDocument
 from shifts.perceptual import locators, relabel, relayout, restyle  # noqa: F401  (registers them)
+from shifts.runtime import runtime_tag
 
 
 def apply_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
-    """Apply the named shifts in pipeline order (contextual, perceptual, execution)."""
+    """Apply the named shifts in pipeline order (contextual, perceptual, execution), then add
+    one client runtime tag carrying what the shifts asked the runtime to do (if anything)."""
     ordered = sorted((get_shift(name) for name in names), key=lambda s: KIND_ORDER[s.kind])
     for shift in ordered:
         doc = shift.apply(doc, ctx)
+    if doc.runtime and ctx.is_navigation:
+        doc.inject_head(runtime_tag(ctx, {"l": ctx.load_index, "p": None, **doc.runtime}))
     return doc
 
 

@@ -30,6 +30,8 @@ class HtmlDocument:
         self.notes: dict[str, object] = {}
         # Results shifts share on this page (e.g. the protected elements), computed once.
         self.cache: dict[str, object] = {}
+        # Configuration for the client runtime, filled by shifts; one runtime tag carries it all.
+        self.runtime: dict[str, object] = {}
 
     @property
     def changed(self) -> bool:

@@ -19,7 +19,6 @@ from shifts.context import PopupPlan, ShiftContext
 from shifts.document import HtmlDocument
 from shifts.popups import KINDS, TEMPLATES, render_popup
 from shifts.rng import rng_for, token_for
-from shifts.runtime import runtime_tag
 
 Regime = Literal["once", "multiple", "random"]
 REGIMES: tuple[Regime, ...] = ("once", "multiple", "random")
@@ -125,7 +124,7 @@ class Popup:
                     ctx.seed, "once-guard", ctx.episode_id, ctx.generation, length=8
                 )
             doc.notes[self.name] = {"kind": ctx.popup.kind, "delay_ms": ctx.popup.delay_ms}
-        doc.inject_head(runtime_tag(ctx, {"p": plan, "l": ctx.load_index}))
+        doc.runtime["p"] = plan
         return doc
 
 

@@ -1,6 +1,6 @@
 """Screenshots of every popup kind over the demo shop, in a real Chromium, for docs/popups/.
 
-    .venv/bin/python -m tools.popup_screenshots [--out docs/popups]
+.venv/bin/python -m tools.popup_screenshots [--out docs/popups]
 """
 
 from __future__ import annotations

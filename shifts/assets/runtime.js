@@ -1,6 +1,7 @@
 // Client runtime for shifted pages: shows the planned popup and reports what happened.
 // No dependencies; configured by the data-cfg attribute of its own <script> tag:
-//   b: beacon path, k: beacon key, l: load index, p: popup plan or null.
+//   b: beacon path, k: beacon key, l: load index, p: popup plan or null,
+//   r: perceptual rules for DOM rendered after load (labels, controls, attributes, hooks).
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -86,6 +87,79 @@
     });
     report("popup_shown", { kind: plan.kind, delay_ms: plan.delay, restored: !!restored });
   }
+
+  // Perceptual rules for nodes that JavaScript adds or rewrites after load, so a page rendered
+  // by a framework shifts the same way as server-rendered HTML.
+  function soleText(element) {
+    var found = null;
+    var walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.nodeValue.trim()) continue;
+      if (found) return null;
+      found = node;
+    }
+    return found;
+  }
+  // What this runtime itself wrote, per node: a node seen again (moved, re-scanned) keeps its
+  // label instead of being mapped a second time (vocabularies may map A->B and B->A).
+  var mine = new WeakMap();
+  function has(labels, label) { return !!label && Object.prototype.hasOwnProperty.call(labels, label); }
+  function shiftElement(element, rules) {
+    var labels = rules.labels || {};
+    if (rules.controls && element.matches(rules.controls)) {
+      var text = soleText(element);
+      var label = text && text.nodeValue.trim();
+      if (has(labels, label) && mine.get(text) !== text.nodeValue) {
+        text.nodeValue = text.nodeValue.replace(label, labels[label]);
+        mine.set(text, text.nodeValue);
+      }
+    }
+    var written = mine.get(element) || {};
+    (rules.attributes || []).forEach(function (name) {
+      var value = element.getAttribute(name);
+      var trimmed = value && value.trim();
+      if (has(labels, trimmed) && written[name] !== value) {
+        element.setAttribute(name, labels[trimmed]);
+        written[name] = labels[trimmed];
+        mine.set(element, written);
+      }
+    });
+    (rules.hooks || []).forEach(function (name) { if (element.hasAttribute(name)) element.removeAttribute(name); });
+  }
+  function shiftTree(root, rules) {
+    if (root.nodeType === 3) root = root.parentElement;
+    if (!root || root.nodeType !== 1) return;
+    var control = root.closest && rules.controls ? root.closest(rules.controls) : null;
+    if (control) shiftElement(control, rules);
+    shiftElement(root, rules);
+    var all = root.querySelectorAll("*");
+    for (var i = 0; i < all.length; i++) shiftElement(all[i], rules);
+  }
+  function observe(rules) {
+    var observer = new MutationObserver(function (records) {
+      records.forEach(function (record) {
+        if (visible && visible.contains(record.target)) return;
+        if (record.type === "childList") {
+          for (var i = 0; i < record.addedNodes.length; i++) {
+            var added = record.addedNodes[i];
+            if (visible && (visible === added || visible.contains(added))) continue;
+            shiftTree(added, rules);
+          }
+        } else {
+          shiftTree(record.target, rules);
+        }
+      });
+      // Our own edits queue records too; dropping them is what keeps this from looping.
+      observer.takeRecords();
+    });
+    observer.observe(document.documentElement, {
+      childList: true, subtree: true, characterData: true, attributes: true,
+      attributeFilter: (rules.attributes || []).concat(rules.hooks || []),
+    });
+  }
+
+  // Observe from now on: the server already shifted the HTML parsed so far.
+  if (cfg.r && window.MutationObserver) observe(cfg.r);
 
   function start() {
     if (!cfg.p) return;

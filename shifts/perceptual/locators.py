@@ -49,6 +49,10 @@ class LocatorDrift:
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = LocatorParams.model_validate(ctx.params_for(self.name))
+        # Test hooks on DOM rendered later are dropped by the runtime.
+        rules = doc.runtime.setdefault("r", {})
+        assert isinstance(rules, dict)
+        rules["hooks"] = list(ctx.site.hook_attributes)
         root = doc.tree
         protected = protected_in(doc, ctx.site.protected_selectors)
         counts = {

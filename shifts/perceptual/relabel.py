@@ -100,6 +100,14 @@ class Relabel:
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = RelabelParams.model_validate(ctx.params_for(self.name))
         labels = chosen_labels(ctx)
+        if labels and params.rate == 1.0:
+            # The same choices for DOM that JavaScript renders later (GitLab's Vue, Magento's
+            # knockout): the runtime applies them to nodes added after load.
+            rules = doc.runtime.setdefault("r", {})
+            assert isinstance(rules, dict)
+            rules["labels"] = labels
+            rules["controls"] = CONTROLS
+            rules["attributes"] = list(LABEL_ATTRIBUTES)
         # Skip the parse entirely when no label can occur in the page.
         if not labels or not _any_present(doc, labels):
             return doc

@@ -72,6 +72,17 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, PAGE, html)
         elif path == "/login":
             self._send(200, page("Log in form").encode(), html)
+        elif path == "/dynamic":
+            # Controls rendered by JavaScript after load, re-rendered once more later.
+            script = (
+                "<script>setTimeout(function () {"
+                "var b = document.createElement('button'); b.id = 'late';"
+                "b.setAttribute('data-testid', 'late-button'); b.textContent = 'Sign in';"
+                "document.body.appendChild(b);"
+                "setTimeout(function () { b.textContent = 'Sign in'; }, 200);"
+                "}, 100);</script>"
+            )
+            self._send(200, page("Dynamic", body=script).encode(), html)
         elif path == "/favicon.ico":
             self._send(204, b"")
         elif path.startswith("/encoded/"):

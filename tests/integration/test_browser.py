@@ -135,3 +135,24 @@ def test_https_through_the_interception_ca(
         assert len(ca["spki_sha256"]) == 44
     finally:
         service.stop()
+
+
+def test_runtime_shifts_dom_rendered_after_load(
+    browser: Browser, service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    episode = service.create_episode(
+        condition="Src-Perc",
+        shifts=["relabel", "locator_drift"],
+        shift_params={"relabel": {"vocabulary": {"Sign in": ["Log in"], "Log in": ["Sign in"]}}},
+    )
+    context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
+    page = context.new_page()
+    page.goto(f"{upstream.origin}/dynamic")
+    late = page.locator("#late")
+    late.wait_for(state="attached", timeout=5000)
+    page.wait_for_timeout(600)  # past the framework's second render
+    # Relabeled once, not flipped back by the reverse pair, and the test hook is gone.
+    assert late.text_content() == "Log in"
+    assert late.get_attribute("data-testid") is None
+    assert page.get_by_role("link", name="Log in").count() == 1  # server-side relabel
+    context.close()

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from html import unescape
 
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
@@ -60,7 +62,14 @@ def test_same_seed_same_bytes_and_rate_is_seeded() -> None:
     assert len(outputs) > 1  # the rate draw depends on the seed
 
 
-def test_page_without_any_label_is_not_parsed_or_changed() -> None:
+def test_fragment_without_any_label_is_not_parsed_or_changed() -> None:
     raw = b"<html><body><p>nothing to relabel</p></body></html>"
-    doc = apply_shifts(["relabel"], HtmlDocument(raw), CTX)
+    doc = apply_shifts(["relabel"], HtmlDocument(raw), replace(CTX, is_navigation=False))
     assert doc._tree is None and doc.to_bytes() is raw
+
+
+def test_navigation_carries_the_labels_for_the_runtime() -> None:
+    raw = b"<html><head></head><body><div id='app'></div></body></html>"
+    out = apply_shifts(["relabel"], HtmlDocument(raw), CTX).to_bytes().decode()
+    config = json.loads(unescape(out.split('data-cfg="')[1].split('"')[0]))
+    assert config["r"]["labels"]["Sign in"] == "Log in" and config["p"] is None

@@ -1,0 +1,82 @@
+"""The alignment check of one page under an episode's shifts (CLI `skillshift check` and the
+API's GET /episodes/{id}/check): fetch the page directly, shift it exactly as the proxy would,
+and list what a task needs that changed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from proxy.episode import Episode
+from proxy.pipeline import build_context, page_nonce, shift_document, site_for
+from shifts.alignment import check_alignment
+from shifts.contextual import origin_of_url, route
+from shifts.execution import plan_popup
+
+FETCH_TIMEOUT_S = 15.0
+
+
+def check_page(
+    episode: Episode,
+    url: str,
+    raw: bytes,
+    charset: str | None = None,
+    policies: list[str] | None = None,
+) -> dict[str, Any]:
+    """Shift `raw` (the page at `url`) under the episode and compare it with the original."""
+    parts = urlsplit(url)
+    hostport = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+    ctx = build_context(
+        episode,
+        url=url,
+        hostport=hostport,
+        raw=raw,
+        nonce=page_nonce(episode, policies or [], raw, url),
+        is_navigation=True,
+        load_index=1,
+        internal_prefix="/__ss/",
+    )
+    # The popup the first load would get (without claiming `once`: a check changes no state).
+    ctx = replace(ctx, popup=plan_popup(ctx))
+    doc = shift_document(episode, ctx, raw, charset)
+    violations = check_alignment(raw, doc.to_bytes(), site_for(episode, hostport, raw))
+    return {
+        "url": url,
+        "site": ctx.site.name,
+        "condition": episode.condition,
+        "seed": episode.seed,
+        "changed": doc.changed,
+        "shifts": doc.notes,
+        "violations": [violation.as_dict() for violation in violations],
+    }
+
+
+def fetch_url(episode: Episode, url: str) -> str:
+    """Where the page really comes from: the target deployment in routed Tgt conditions."""
+    parsed = httpx.URL(url)
+    routed = "contextual" in episode.shift_names()
+    target = route(origin_of_url(url), episode.all_targets()) if routed else None
+    return f"{target}{parsed.raw_path.decode()}" if target else url
+
+
+async def fetch_and_check(episode: Episode, url: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(timeout=FETCH_TIMEOUT_S, trust_env=False) as client:
+        response = await client.get(fetch_url(episode, url))
+    if response.status_code >= 400 or "html" not in response.headers.get("content-type", ""):
+        raise ValueError(
+            f"{url} answered {response.status_code} {response.headers.get('content-type', '')!r}; "
+            "the check needs an HTML page"
+        )
+    return check_page(
+        episode,
+        url,
+        response.content,
+        response.charset_encoding,
+        response.headers.get_list("content-security-policy"),
+    )
+
+
+__all__ = ["check_page", "fetch_and_check"]
