@@ -1,0 +1,78 @@
+"""What each shift changes on the real saved pages, and how long the rewrite takes.
+
+    .venv/bin/python -m bench.fixtures [--seeds 10] [--repeat 5]
+
+For every fixture page and condition: the mean number of elements each shift changed over the
+seeds, and the median time of the whole rewrite (parse, shift, serialize) per page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import defaultdict
+
+from proxy.episode import EpisodeConfig, new_episode
+from proxy.pipeline import build_context, shift_document
+from shifts.conditions import CONDITIONS
+from tests.helpers.fixtures import fixture_pages
+
+
+def counted(notes: dict[str, object]) -> dict[str, int]:
+    """Shift -> how many elements (labels, ids, hooks, lists, rules...) it changed."""
+    return {
+        name: sum(v for v in note.values() if isinstance(v, int) and not isinstance(v, bool))
+        for name, note in notes.items()
+        if isinstance(note, dict)
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per page and condition")
+    args = parser.parse_args()
+    rows = []
+    for page in fixture_pages():
+        raw = page.read_bytes()
+        for condition in CONDITIONS:
+            changes: dict[str, list[int]] = defaultdict(list)
+            times = []
+            for seed in range(args.seeds):
+                episode = new_episode(EpisodeConfig(condition=condition, seed=seed))
+                for _ in range(args.repeat if seed == 0 else 1):
+                    started = time.perf_counter()
+                    ctx = build_context(
+                        episode,
+                        url="http://app.test/",
+                        hostport="app.test:80",
+                        raw=raw,
+                        nonce=None,
+                        is_navigation=True,
+                        load_index=1,
+                        internal_prefix="/__ss/",
+                    )
+                    doc = shift_document(episode, ctx, raw, None)
+                    doc.to_bytes()
+                    times.append((time.perf_counter() - started) * 1000)
+                for name, count in counted(doc.notes).items():
+                    changes[name].append(count)
+            mean = {name: statistics.fmean(values) for name, values in sorted(changes.items())}
+            rows.append(
+                (
+                    f"{page.parent.name}/{page.name[:28]}",
+                    len(raw) // 1024,
+                    condition,
+                    statistics.median(times),
+                    mean,
+                )
+            )
+    print(f"{'page':<40}{'KB':>5} {'condition':<9}{'ms':>8}  mean elements changed per shift")  # noqa: T201
+    for name, size, condition, ms, mean in rows:
+        described = ", ".join(f"{shift} {value:.1f}" for shift, value in mean.items()) or "-"
+        print(f"{name:<40}{size:>5} {condition:<9}{ms:>8.2f}  {described}")  # noqa: T201
+
+
+if __name__ == "__main__":
+    main()
