@@ -64,7 +64,12 @@ def fetch_url(episode: Episode, url: str) -> str:
 
 async def fetch_and_check(episode: Episode, url: str) -> dict[str, Any]:
     async with httpx.AsyncClient(timeout=FETCH_TIMEOUT_S, trust_env=False) as client:
-        response = await client.get(fetch_url(episode, url))
+        # The source's Host, as the proxy sends it when it routes to a target deployment.
+        response = await client.get(
+            fetch_url(episode, url),
+            headers={"Host": httpx.URL(url).netloc.decode()},
+            follow_redirects=True,
+        )
     if response.status_code >= 400 or "html" not in response.headers.get("content-type", ""):
         raise ValueError(
             f"{url} answered {response.status_code} {response.headers.get('content-type', '')!r}; "

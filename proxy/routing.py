@@ -36,11 +36,14 @@ class ContextualRouting:
             return
         parts = urlsplit(target)
         flow.metadata[SOURCE_ORIGIN] = source
+        host_header = flow.request.host_header
         flow.request.scheme = parts.scheme
         flow.request.host = parts.hostname or flow.request.host
         flow.request.port = parts.port or (443 if parts.scheme == "https" else 80)
-        # Host follows the target, as the target deployment expects its own name.
-        flow.request.headers["host"] = parts.netloc
+        # The target sees the source's Host, as if it were deployed at the task's URL: apps
+        # that redirect to their canonical host (WordPress) would otherwise send the browser
+        # away, and apps that build links from the Host build them for the source.
+        flow.request.host_header = host_header
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         episode: Episode | None = flow.metadata.get(EPISODE)

@@ -1,0 +1,180 @@
+"""A real WordPress under the proxy: every condition end to end in a real Chromium."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.helpers.processes import RedisProcess, ServiceProcess
+
+pytestmark = pytest.mark.browser
+
+CASES = [
+    ("Src", None),
+    ("Src-Perc", None),
+    ("Src-Exec", "once"),
+    ("Src-Exec", "multiple"),
+    ("Src-Exec", "random"),
+    ("Tgt", None),
+    ("Tgt-Perc", None),
+    ("Tgt-Exec", "multiple"),
+]
+PAGES = {
+    "front": "/",
+    "post": "/?p=4",
+    "dashboard": "/wp-admin/",
+    "posts": "/wp-admin/edit.php",
+    "editor": "/wp-admin/post.php?post=4&action=edit",
+}
+
+
+@pytest.fixture(scope="module")
+def wp_service(
+    tmp_path_factory: pytest.TempPathFactory, redis_server: RedisProcess
+) -> Iterator[ServiceProcess]:
+    process = ServiceProcess(
+        tmp_path_factory.mktemp("wp-service"),
+        "--redis-url",
+        redis_server.url,
+        "--key-prefix",
+        "wp:",
+    ).start()
+    yield process
+    process.stop()
+
+
+def dismiss_popups(page: Page) -> int:
+    """The test harness (not a skill) clears popups so it can go on: returns how many."""
+    dismissed = 0
+    dialog = page.get_by_role("dialog", name=None).filter(has=page.locator("[data-dismiss]"))
+    while dialog.count() and dialog.first.is_visible():
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(100)
+        dismissed += 1
+    return dismissed
+
+
+def browse(
+    browser: Browser,
+    service: ServiceProcess,
+    wordpress: dict[str, str],
+    condition: str,
+    regime: str | None,
+) -> dict[str, Any]:
+    config: dict[str, Any] = {"condition": condition, "seed": 1, "site": "wordpress"}
+    if condition.startswith("Tgt"):
+        config["targets"] = {wordpress["WPLAB_URL"]: wordpress["WPLAB_TARGET_URL"]}
+    if regime:
+        config["regime"] = regime
+        config["regime_params"] = {"p": 0.5, "min_ms": 0, "max_ms": 300}
+    episode = service.create_episode(**config)
+    context = browser.new_context(proxy=episode["proxy"], viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror {error}"))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    base = wordpress["WPLAB_URL"]
+    page.goto(f"{base}/wp-login.php")
+    page.wait_for_timeout(400)
+    dismiss_popups(page)
+    page.locator("input[name=log]").fill("admin")
+    page.locator("input[name=pwd]").fill("admin-pass")
+    page.locator("[name=wp-submit]").click()
+    page.wait_for_url("**/wp-admin/**", timeout=20000)
+    seen: dict[str, dict[str, Any]] = {}
+    for name, path in PAGES.items():
+        response = page.goto(f"{base}{path}", wait_until="domcontentloaded")
+        assert response is not None and response.status == 200, (condition, name)
+        page.wait_for_timeout(500)
+        seen[name] = {
+            "runtime": page.locator("script[src*='/__ss/r.js']").count(),
+            "title": page.title(),
+            "dialogs": page.locator("[role=dialog][aria-modal=true]").count(),
+        }
+        dismiss_popups(page)
+    context.close()
+    events = service.wait_for_events(str(episode["id"]), {"page_served"})
+    return {"episode": episode, "pages": seen, "errors": errors, "events": events}
+
+
+@pytest.fixture(scope="module")
+def runs(
+    browser: Browser, wp_service: ServiceProcess, wordpress: dict[str, str]
+) -> dict[tuple[str, str | None], dict[str, Any]]:
+    return {case: browse(browser, wp_service, wordpress, *case) for case in CASES}
+
+
+def test_wordpress_is_real_and_seeded(wordpress: dict[str, str]) -> None:
+    front = httpx.get(wordpress["WPLAB_URL"] + "/").text
+    assert 'name="generator" content="WordPress' in front and "twentytwentyone" in front
+    assert "City council approves new bike lanes" in front
+    target = httpx.get(
+        wordpress["WPLAB_TARGET_URL"] + "/",
+        headers={"Host": httpx.URL(wordpress["WPLAB_URL"]).netloc.decode()},
+    ).text
+    assert "twentytwentythree" in target and "twentytwentyone" not in target
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1] or 'none'}")
+def test_condition_end_to_end(
+    runs: dict[tuple[str, str | None], dict[str, Any]], case: tuple[str, str | None]
+) -> None:
+    run, baseline = runs[case], runs[("Src", None)]
+    condition, regime = case
+    types = Counter(str(event["type"]) for event in run["events"])
+    assert types["page_served"] >= len(PAGES) + 2  # login form, its redirect target, the pages
+    # No new console errors compared with the unshifted site.
+    assert not set(run["errors"]) - set(baseline["errors"]), set(run["errors"]) - set(
+        baseline["errors"]
+    )
+    # Every page has the same title as without shifts: the same content was served.
+    assert [p["title"] for p in run["pages"].values()] == [
+        p["title"] for p in baseline["pages"].values()
+    ]
+    served = [event for event in run["events"] if event["type"] == "page_served"]
+    shifts_seen = {name for event in served for name in (event.get("shifts") or {})}
+    if condition == "Src":
+        assert shifts_seen == set() and types["popup_injected"] == 0
+    if condition.endswith("Perc"):
+        assert {"relabel", "locator_drift", "restyle"} <= shifts_seen
+    if condition.startswith("Tgt"):
+        contextual = [e["shifts"]["contextual"] for e in served if "contextual" in e["shifts"]]
+        assert contextual and {note["variant"] for note in contextual} == {"deployment"}
+    if condition.endswith("Exec"):
+        injected = types["popup_injected"]
+        with_popup = sum(1 for event in served if "popup" in event["shifts"])
+        assert injected == with_popup and types["popup_shown"] >= 1
+        if regime == "once":
+            assert injected == 1
+        elif regime == "multiple":
+            assert all(page["dialogs"] >= 1 for page in run["pages"].values()), run["pages"]
+        else:
+            draws = [event for event in run["events"] if event["type"] == "random_draw"]
+            assert draws and injected == sum(bool(draw["fired"]) for draw in draws)
+
+
+def test_alignment_of_real_pages_under_every_condition(
+    wp_service: ServiceProcess, wordpress: dict[str, str]
+) -> None:
+    base = wordpress["WPLAB_URL"]
+    for condition in ("Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc"):
+        config: dict[str, Any] = {"condition": condition, "seed": 3, "site": "wordpress"}
+        if condition.startswith("Tgt"):
+            config["targets"] = {base: wordpress["WPLAB_TARGET_URL"]}
+        episode = wp_service.create_episode(**config)
+        for path in ("/", "/?p=4", "/wp-login.php"):
+            report = httpx.get(
+                f"{wp_service.api}/episodes/{episode['id']}/check",
+                params={"url": base + path},
+                timeout=30,
+            ).json()
+            assert report["violations"] == [], (condition, path, report["violations"])
+            if condition == "Tgt":  # the target deployment already links to the source URL
+                assert report["shifts"]["contextual"]["variant"] == "deployment"
+            else:
+                assert report["changed"], (condition, path)
