@@ -42,6 +42,11 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             return error_json(413, f"request body over {MAX_BODY_BYTES} bytes")
+        # Every body is JSON: `curl -d '{...}'` (sent as a form) must work as it does in the docs.
+        if request.method in ("POST", "PUT", "PATCH"):
+            request.scope["headers"] = [
+                (name, value) for name, value in request.scope["headers"] if name != b"content-type"
+            ] + [(b"content-type", b"application/json")]
         return await call_next(request)
 
     app.include_router(episodes.router)

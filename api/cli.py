@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not verify HTTPS upstream certificates (SKILLSHIFT_UPSTREAM_INSECURE)",
     )
     serve.add_argument(
+        "--upstream-allow",
+        default=_env("UPSTREAM_ALLOW", ""),
+        help="comma-separated upstream host or host:port globs the proxy may reach, e.g. "
+        "'127.0.0.1,localhost' (SKILLSHIFT_UPSTREAM_ALLOW; default: any). The admin API's own "
+        "address is never reachable through the proxy.",
+    )
+    serve.add_argument(
         "--demo",
         action="store_true",
         default=_env_flag("DEMO"),
@@ -176,6 +183,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seeds", type=int, default=1, help="check seeds 0..N-1 (default 1)")
     check.add_argument("--site", help="site profile (default: matched by the page)")
     check.add_argument("--json", action="store_true", help="print one JSON object per check")
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="run the reference skills under every condition and print success rates",
+        description="Run every reference skill of a site N times under every condition "
+        "(seeds 0..N-1) through a running skillshift service, in Debian's Chromium, and print "
+        "success rate, mean steps and popups shown per skill x condition.",
+    )
+    calibrate.add_argument("--site", choices=["wordpress"], default="wordpress")
+    calibrate.add_argument("--runs", type=int, default=10, help="runs per cell (default 10)")
+    calibrate.add_argument("--api", default="http://127.0.0.1:8081", help="skillshift admin API")
+    calibrate.add_argument(
+        "--wordpress-env",
+        required=True,
+        help="the env file deploy/wordpress/wordpress.sh up wrote (DIR/env)",
+    )
+    calibrate.add_argument("--skill", action="append", help="only this skill (repeatable)")
+    calibrate.add_argument(
+        "--column",
+        action="append",
+        help="only this condition column, e.g. Src-Exec/once (repeatable)",
+    )
+    calibrate.add_argument("--json", help="also write the full result to this file")
     return parser
 
 
@@ -227,6 +256,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         confdir=args.confdir,
         upstream_ca=args.upstream_ca,
         upstream_insecure=args.upstream_insecure,
+        upstream_allow=args.upstream_allow,
         demo=args.demo,
         demo_port=args.demo_port,
         log_level=args.log_level,
@@ -238,6 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "check":
         return run_check(args)
+    if args.command == "calibrate":
+        from api.calibration.run import main as calibrate_main
+
+        return calibrate_main(args)
     settings = settings_from(args)
     if not is_loopback(settings.api_host) and not settings.api_token:
         parser.error(

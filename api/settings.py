@@ -32,6 +32,7 @@ class Settings:
     confdir: str = "~/.mitmproxy"
     upstream_ca: str | None = None
     upstream_insecure: bool = False
+    upstream_allow: str = ""
     demo: bool = False
     demo_port: int = 8090
     log_level: str = "info"
@@ -49,6 +50,13 @@ class Settings:
             host = host or self.proxy_host
             found.append(Listener(port, f"reverse:{upstream}@{host}:{port}", "reverse", upstream))
         return found
+
+    def own_addresses(self) -> list[str]:
+        """host:port addresses of this process's API, never reachable through its proxy."""
+        hosts = {self.api_host}
+        if self.api_host in ("0.0.0.0", "::", "", "127.0.0.1", "localhost"):
+            hosts |= {"127.0.0.1", "localhost", "::1"}
+        return sorted(f"{host}:{self.api_port}" for host in hosts)
 
     @property
     def public_proxy_host(self) -> str:

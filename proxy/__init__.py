@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from proxy import errors
 from proxy.binding import EPISODE, EpisodeBinding
+from proxy.guard import UpstreamGuard
 from proxy.internal import InternalEndpoints
 from proxy.rewrite import PageRewriter
 from proxy.routing import ContextualRouting
@@ -11,12 +12,13 @@ from proxy.store import EpisodeStore
 
 
 def build_addons(store: EpisodeStore) -> list[object]:
-    """The addons in hook order: bind first, answer internal paths, route, then rewrite."""
+    """The addons in hook order: bind, answer internal paths, route, guard, then rewrite."""
     errors.install()
     return [
         EpisodeBinding(store),
         InternalEndpoints(store),
         ContextualRouting(),
+        UpstreamGuard(),
         PageRewriter(store),
         errors.UpstreamErrors(),
     ]

@@ -70,6 +70,9 @@ class ServiceProcess:
             str(self.confdir),
             "--log-level",
             "warning",
+            # Tests only ever talk to loopback, whatever a page asks the browser to fetch.
+            "--upstream-allow",
+            "127.0.0.1,localhost",
             *extra_args,
         ]
         self.env = {**os.environ, **(env or {})}

@@ -256,3 +256,12 @@ def test_allow_unbound_passes_bytes_through(workdir, upstream: UpstreamServer) -
                 assert proxied.content == direct.content, path
     finally:
         service.stop()
+
+
+def test_admin_api_and_unlisted_upstreams_are_unreachable(service: ServiceProcess) -> None:
+    episode = service.create_episode(condition="Src")
+    with service.client(episode) as client:
+        api = client.get(f"{service.api}/episodes")
+        outside = client.get("http://unlisted.example/")  # no DNS lookup happens either
+    assert api.status_code == 403 and "not allowed" in api.text
+    assert outside.status_code == 403 and "unlisted.example:80" in outside.text, outside.text

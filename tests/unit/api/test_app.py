@@ -143,5 +143,14 @@ async def test_bearer_token_when_configured() -> None:
         assert (await api.get("/health")).status_code == 200
 
 
+async def test_json_body_without_a_json_content_type(api: httpx.AsyncClient) -> None:
+    # What `curl -X POST :8081/episodes -d '{...}'` sends: a form content type.
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    created = await api.post(
+        "/episodes", content=b'{"condition": "Src-Exec", "seed": 7}', headers=form
+    )
+    assert created.status_code == 201 and created.json()["seed"] == 7
+
+
 async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:
     assert_error(await api.post("/episodes", content=b"x" * 300_000), 413, "body")

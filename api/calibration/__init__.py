@@ -1,0 +1,1 @@
+"""Skill calibration: reference skills recorded against Src, run under every condition."""
