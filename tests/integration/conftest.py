@@ -66,5 +66,6 @@ def wordpress(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
         subprocess.run([str(script), "down", *args], capture_output=True, timeout=120)
         raise RuntimeError(f"wordpress.sh up failed:\n{result.stdout}\n{result.stderr}")
     env = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    env["ENV_FILE"] = str(state / "env")
     yield env
     subprocess.run([str(script), "down", *args], capture_output=True, timeout=120, check=True)

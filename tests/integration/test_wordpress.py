@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -178,3 +182,34 @@ def test_alignment_of_real_pages_under_every_condition(
                 assert report["shifts"]["contextual"]["variant"] == "deployment"
             else:
                 assert report["changed"], (condition, path)
+
+
+def test_short_calibration(
+    wp_service: ServiceProcess, wordpress: dict[str, str], tmp_path: Any
+) -> None:
+    """Every reference skill once under every condition column; the full table is N >= 10."""
+    out = tmp_path / "calibration.json"
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("skillshift")),
+            "calibrate",
+            "--runs",
+            "1",
+            "--api",
+            wp_service.api,
+            "--wordpress-env",
+            wordpress["ENV_FILE"],
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    table = json.loads(out.read_text())
+    assert len(table["columns"]) == 10 and len(table["skills"]) == 6
+    # The skills were recorded on Src: there they must work, or the library itself is broken.
+    for skill, cells in table["skills"].items():
+        assert cells["Src"]["success_rate"] == 1.0, (skill, cells["Src"])
+    assert "success rate" in result.stdout and "all skills" in result.stdout
