@@ -15,6 +15,7 @@ from lxml import etree
 from shifts.encoding import detect_encoding, is_ascii_compatible
 
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
+_DOCTYPE = re.compile(rb"<!doctype[^>]*>", re.IGNORECASE)
 _BODY_START = re.compile(rb"<body(?:\s[^>]*)?>", re.IGNORECASE)
 
 
@@ -83,6 +84,10 @@ class HtmlDocument:
                 bytes,
                 etree.tostring(self._tree.getroottree(), method="html", encoding=self.encoding),
             )
+            if not _DOCTYPE.search(self.original[:4096]):
+                # libxml2 invents an HTML 4.0 doctype for pages that have none, which would move
+                # a quirks-mode page into another rendering mode: drop it again.
+                body = _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
         else:
             body = self._apply_bytes_edits(self.original)
         if self._head_markup:

@@ -73,6 +73,8 @@ class SiteProfile:
     drift_class_patterns: tuple[str, ...] = ()
     # Lists (navigation, menus, tabs) whose items may be reordered.
     nav_lists: tuple[str, ...] = DEFAULT_NAV_LISTS
+    # Sidebars that may move to the other side of their container.
+    sidebars: tuple[str, ...] = ("aside", "#secondary", ".sidebar", "[role=complementary]")
     # URL path glob patterns where popups may appear; empty means every navigation document.
     popup_paths: tuple[str, ...] = ()
     # How popups look on this site, so they pass for the site's own markup.

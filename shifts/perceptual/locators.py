@@ -7,6 +7,7 @@
   scripts, styles, JSON); `for` and `aria-*` references are renamed with them.
 - The text of links and buttons gets a wrapper <span>, so XPath text() locators drift while
   the visible label and the accessible name stay the same.
+- Nameless submit buttons become <input type=submit> (same behaviour, same role and name).
 Form field names, link targets and protected entities are never touched.
 """
 
@@ -36,6 +37,9 @@ class LocatorParams(BaseModel):
     hook_drop_rate: float = Field(0.5, ge=0, le=1, description="Share of test hooks dropped")
     id_rate: float = Field(0.5, ge=0, le=1, description="Share of safe ids renamed")
     wrap_rate: float = Field(0.5, ge=0, le=1, description="Share of control labels wrapped")
+    tag_rate: float = Field(
+        0.5, ge=0, le=1, description="Share of nameless submit <button>s turned into <input>s"
+    )
 
 
 class LocatorDrift:
@@ -59,6 +63,7 @@ class LocatorDrift:
             "hooks": _drift_hooks(root, ctx, params, protected),
             "classes": _drift_classes(root, ctx, protected),
             "ids": _drift_ids(root, doc.original, ctx, params, protected),
+            "tags": _swap_submit_tags(root, ctx, params, protected),
             "wrappers": _wrap_labels(root, ctx, params, protected),
         }
         counts = {key: value for key, value in counts.items() if value}
@@ -118,6 +123,13 @@ def _drift_ids(
     }
     renames: dict[str, str] = {}
     mentions = _Mentions(original)
+    # References this shift renames along with the id do not count as dependencies.
+    references = Counter(
+        referenced
+        for attribute in ID_REFERENCES
+        for element in root.iterfind(f".//*[@{attribute}]")
+        for referenced in (element.get(attribute) or "").split()
+    )
     for element in root.iterfind(".//*[@id]"):
         element_id = element.get("id") or ""
         if (
@@ -126,7 +138,7 @@ def _drift_ids(
             or not element_id
             or element_id.startswith("js-")
             or element_id in fragment_targets
-            or mentions.count(element_id) > 1
+            or mentions.count(element_id) > 1 + references[element_id]
             or rng_for(ctx.seed, "id", element_id).random() >= params.id_rate
         ):
             continue
@@ -160,6 +172,35 @@ class _Mentions:
         if self._tokens is None:
             self._tokens = Counter(self._TOKEN.findall(self.original))
         return self._tokens[encoded]
+
+
+def _swap_submit_tags(
+    root: etree._Element, ctx: ShiftContext, params: LocatorParams, protected: set[etree._Element]
+) -> int:
+    """`<button type=submit>Label</button>` -> `<input type=submit value=Label>`.
+
+    Only nameless buttons inside a form with nothing but text in them: they submit the form and
+    add nothing to it, exactly as the input does, and keep their role (button) and accessible
+    name, while tag-based locators (`button:has-text(...)`, `//button`) stop matching.
+    """
+    changed = 0
+    for button in root.iterfind(".//form//button"):
+        if (
+            button in protected
+            or button.get("name")
+            or (button.get("type") or "submit").lower() != "submit"
+            or len(button) > 0
+            or not (button.text or "").strip()
+            or rng_for(ctx.seed, "tag", (button.text or "").strip()).random() >= params.tag_rate
+        ):
+            continue
+        label = (button.text or "").strip()
+        button.tag = "input"
+        button.set("type", "submit")
+        button.set("value", label)
+        button.text = None
+        changed += 1
+    return changed
 
 
 def _wrap_labels(

@@ -1,4 +1,5 @@
-"""Light re-layout: items of navigation lists, menus and tab bars appear in another order.
+"""Light re-layout: items of navigation lists, menus and tab bars appear in another order, and
+a sidebar moves to the other side of the page.
 
 Only lists whose children are all <li> (or all role=tab/menuitem) and hold no protected
 element are reordered; every link and control stays in the page, reachable as before.
@@ -23,6 +24,40 @@ MAX_ITEMS = 40
 class RelayoutParams(BaseModel):
     model_config = {"extra": "forbid"}
     rate: float = Field(1.0, ge=0, le=1, description="Share of eligible lists reordered")
+    sidebar_rate: float = Field(
+        1.0, ge=0, le=1, description="Probability a page's sidebar moves to the other side"
+    )
+
+
+def move_sidebars(
+    root: etree._Element, selectors: tuple[str, ...], protected: set[etree._Element], keep: bool
+) -> int:
+    """Move each sidebar to the other end of its parent (last <-> first), content untouched."""
+    moved = 0
+    seen: set[etree._Element] = set()
+    for selector in selectors:
+        for sidebar in select(root, selector):
+            parent = sidebar.getparent()
+            # A sidebar holding entities (related posts...) stays: their order is the task's.
+            holds_entities = any(node in protected for node in sidebar.iter())
+            if sidebar in seen or parent is None or holds_entities or keep:
+                continue
+            seen.add(sidebar)
+            siblings = [child for child in parent if isinstance(child.tag, str)]
+            if len(siblings) < 2 or (sidebar.tail or "").strip():
+                continue
+            tail = sidebar.tail
+            if sidebar is siblings[-1]:
+                parent.remove(sidebar)
+                siblings[0].addprevious(sidebar)
+            elif sidebar is siblings[0]:
+                parent.remove(sidebar)
+                siblings[-1].addnext(sidebar)
+            else:
+                continue
+            sidebar.tail = tail
+            moved += 1
+    return moved
 
 
 def reorderable(lst: etree._Element, protected: set[etree._Element]) -> list[etree._Element]:
@@ -59,7 +94,7 @@ class Relayout:
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = RelayoutParams.model_validate(ctx.params_for(self.name))
-        if not any(marker in doc.original for marker in (b"<nav", b"<ul", b'role="')):
+        if not any(marker in doc.original for marker in (b"<nav", b"<ul", b"role=", b"<aside")):
             return doc
         root = doc.tree
         protected = protected_in(doc, ctx.site.protected_selectors)
@@ -82,9 +117,11 @@ class Relayout:
                     order = items[1:] + items[:1]  # a shuffle that moved nothing: rotate
                 reorder(lst, order)
                 moved += 1
-        if moved:
+        keep_sidebar = rng_for(ctx.seed, self.name, "sidebar").random() >= params.sidebar_rate
+        sidebars = move_sidebars(root, ctx.site.sidebars, protected, keep_sidebar)
+        if moved or sidebars:
             doc.mark_changed()
-            doc.notes[self.name] = {"lists_reordered": moved}
+            doc.notes[self.name] = {"lists_reordered": moved, "sidebars_moved": sidebars}
         return doc
 
 

@@ -80,3 +80,11 @@ def test_encoding_detection_order() -> None:
     assert detect_encoding(b"<meta charset=utf-16>", None) == "utf-8"  # a lie the spec ignores
     assert normalize_charset("ISO-8859-1") == "cp1252"
     assert is_ascii_compatible("shift_jis") and not is_ascii_compatible("utf-16")
+
+
+def test_no_doctype_is_invented_for_a_page_without_one() -> None:
+    raw = b"<html><head></head><body><p>quirks</p></body></html>"
+    doc = HtmlDocument(raw)
+    doc.tree.find(".//p").text = "still quirks"
+    doc.mark_changed()
+    assert doc.to_bytes().startswith(b"<html>")
