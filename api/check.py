@@ -4,17 +4,14 @@ and list what a task needs that changed."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from proxy.episode import Episode
-from proxy.pipeline import build_context, page_nonce, shift_document, site_for
+from proxy.pipeline import shift_offline
 from shifts.alignment import check_alignment
 from shifts.contextual import origin_of_url, route
-from shifts.execution import plan_popup
 
 FETCH_TIMEOUT_S = 15.0
 
@@ -27,22 +24,8 @@ def check_page(
     policies: list[str] | None = None,
 ) -> dict[str, Any]:
     """Shift `raw` (the page at `url`) under the episode and compare it with the original."""
-    parts = urlsplit(url)
-    hostport = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
-    ctx = build_context(
-        episode,
-        url=url,
-        hostport=hostport,
-        raw=raw,
-        nonce=page_nonce(episode, policies or [], raw, url),
-        is_navigation=True,
-        load_index=1,
-        internal_prefix="/__ss/",
-    )
-    # The popup the first load would get (without claiming `once`: a check changes no state).
-    ctx = replace(ctx, popup=plan_popup(ctx))
-    doc = shift_document(episode, ctx, raw, charset)
-    violations = check_alignment(raw, doc.to_bytes(), site_for(episode, hostport, raw))
+    ctx, doc = shift_offline(episode, url, raw, charset, policies)
+    violations = check_alignment(raw, doc.to_bytes(), ctx.site)
     return {
         "url": url,
         "site": ctx.site.name,

@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.pipeline import build_context, shift_document
+from proxy.pipeline import shift_offline
 from shifts.conditions import CONDITIONS
 from tests.helpers.fixtures import fixture_pages
 
@@ -43,17 +43,7 @@ def main() -> None:
                 episode = new_episode(EpisodeConfig(condition=condition, seed=seed))
                 for _ in range(args.repeat if seed == 0 else 1):
                     started = time.perf_counter()
-                    ctx = build_context(
-                        episode,
-                        url="http://app.test/",
-                        hostport="app.test:80",
-                        raw=raw,
-                        nonce=None,
-                        is_navigation=True,
-                        load_index=1,
-                        internal_prefix="/__ss/",
-                    )
-                    doc = shift_document(episode, ctx, raw, None)
+                    _, doc = shift_offline(episode, "http://app.test/", raw)
                     doc.to_bytes()
                     times.append((time.perf_counter() - started) * 1000)
                 for name, count in counted(doc.notes).items():

@@ -3,9 +3,13 @@ response pipeline and the alignment checker, so both shift a page in exactly the
 
 from __future__ import annotations
 
+from dataclasses import replace
+from urllib.parse import urlsplit
+
 from proxy import csp
 from proxy.episode import Episode
 from shifts import HtmlDocument, ShiftContext, apply_shifts
+from shifts.execution import plan_popup
 from sites import SiteProfile, get_profile, match_profile
 
 
@@ -65,3 +69,28 @@ def shift_document(
     episode: Episode, ctx: ShiftContext, raw: bytes, charset: str | None
 ) -> HtmlDocument:
     return apply_shifts(active_shifts(episode), HtmlDocument(raw, charset), ctx)
+
+
+def shift_offline(
+    episode: Episode,
+    url: str,
+    raw: bytes,
+    charset: str | None = None,
+    policies: list[str] | None = None,
+) -> tuple[ShiftContext, HtmlDocument]:
+    """Shift a page as its first navigation in the episode would be, changing no state: the
+    popup `once` would show is planned but its flag is not claimed (checks, benchmarks)."""
+    parts = urlsplit(url)
+    hostport = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+    ctx = build_context(
+        episode,
+        url=url,
+        hostport=hostport,
+        raw=raw,
+        nonce=page_nonce(episode, policies or [], raw, url),
+        is_navigation=True,
+        load_index=1,
+        internal_prefix="/__ss/",
+    )
+    ctx = replace(ctx, popup=plan_popup(ctx))
+    return ctx, shift_document(episode, ctx, raw, charset)

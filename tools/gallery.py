@@ -16,12 +16,12 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from api.browser import launch_chromium
 from api.calibration.run import editor_cookies
 from api.calibration.wordpress import Lab
 from shifts.conditions import CONDITIONS
 from tests.helpers.ports import free_port
 from tests.helpers.processes import REPO, ServiceProcess
-from tests.integration.conftest import CHROMIUM, CHROMIUM_ARGS
 
 PAGES = {
     "front": ("Front page", "/", False),
@@ -53,7 +53,7 @@ def main() -> None:
     service = ServiceProcess(workdir).start()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch_chromium(playwright)
             for condition in CONDITIONS:
                 config: dict[str, object] = {
                     "condition": condition,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from api.browser import launch_chromium
 from shifts.popups import KINDS
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
-from tests.integration.conftest import CHROMIUM, CHROMIUM_ARGS
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     ).start()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch_chromium(playwright)
             for kind in KINDS:
                 episode = service.create_episode(
                     condition="Src-Exec",

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from api.browser import launch_chromium
 from api.calibration.wordpress import SETUP, SKILLS, Lab, Skill, Steps
 
 COLUMNS: list[tuple[str, str | None]] = [
@@ -32,14 +33,6 @@ COLUMNS: list[tuple[str, str | None]] = [
     ("Tgt-Exec", "once"),
     ("Tgt-Exec", "multiple"),
     ("Tgt-Exec", "random"),
-]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
 ]
 
 
@@ -147,9 +140,7 @@ def calibrate(
     chosen_columns = [c for c in COLUMNS if not columns or column_name(*c) in columns]
     table: dict[str, dict[str, Cell]] = {s.name: {} for s in chosen_skills}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
+        browser = launch_chromium(playwright)
         for skill in chosen_skills:
             for condition, regime in chosen_columns:
                 cell = table[skill.name].setdefault(column_name(condition, regime), Cell())

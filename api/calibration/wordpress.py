@@ -134,9 +134,12 @@ def edit_post_title(page: Page, step: Steps, lab: Lab, token: str) -> None:
 
 
 def title_edited(lab: Lab, token: str, events: Events) -> bool:
-    return lab.sql(
-        f"SELECT COUNT(*) FROM wp_posts WHERE post_title LIKE '%{token}' AND post_type = 'post'"
-    ) == "1"
+    return (
+        lab.sql(
+            f"SELECT COUNT(*) FROM wp_posts WHERE post_title LIKE '%{token}' AND post_type = 'post'"
+        )
+        == "1"
+    )
 
 
 def create_post(page: Page, step: Steps, lab: Lab, token: str) -> None:

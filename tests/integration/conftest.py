@@ -7,18 +7,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
+from api.browser import CHROMIUM, launch_chromium
 from tests.helpers.ports import free_port
 from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +19,7 @@ def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing (./scripts/bootstrap installs chromium)")
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = launch_chromium(playwright)
         yield launched
         launched.close()
 

@@ -8,6 +8,7 @@ import pytest
 
 from api.check import check_page
 from proxy.episode import EpisodeConfig, new_episode
+from proxy.pipeline import shift_offline
 from shifts.conditions import CONDITIONS
 from tests.helpers.fixtures import fixture_pages
 
@@ -32,25 +33,13 @@ def test_every_condition_and_seed_keeps_the_task_intact(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name[:30])
 def test_same_seed_same_bytes_other_seed_other_choices(page: Path) -> None:
-    from proxy.pipeline import build_context, shift_document
-
     raw = page.read_bytes()
 
     def render(condition: str, seed: int) -> bytes:
         # The same episode: id and token fixed (the beacon key and nonces derive from them).
         episode = new_episode(EpisodeConfig(condition=condition, seed=seed), "fixed-id")
         episode = episode.model_copy(update={"token": "fixed-token"})
-        ctx = build_context(
-            episode,
-            url="http://app.test/page",
-            hostport="app.test:80",
-            raw=raw,
-            nonce=None,
-            is_navigation=True,
-            load_index=1,
-            internal_prefix="/__ss/",
-        )
-        return shift_document(episode, ctx, raw, None).to_bytes()
+        return shift_offline(episode, "http://app.test/page", raw)[1].to_bytes()
 
     for condition in ("Src-Perc", "Tgt-Perc"):
         assert render(condition, 3) == render(condition, 3)
