@@ -7,6 +7,8 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 
 from __future__ import annotations
 
+import hashlib
+import html
 import re
 from typing import cast
 
@@ -16,7 +18,18 @@ from shifts.encoding import detect_encoding, is_ascii_compatible
 
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!doctype[^>]*>", re.IGNORECASE)
-_BODY_START = re.compile(rb"<body(?:\s[^>]*)?>", re.IGNORECASE)
+_HTML_START = re.compile(rb"<html(?:\s[^>]*)?>", re.IGNORECASE)
+_HEAD_START = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
+_SKIPPABLE = re.compile(rb"\s+|<!--.*?-->|<\?.*?>", re.DOTALL)
+_DOCUMENT_END_TAG = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
+_RAW_TEXT_BLOCK = re.compile(
+    rb"<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
+)
+_TAG_OR_COMMENT = re.compile(rb"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)")
+_RAW_TEXT = frozenset({b"script", b"style", b"title", b"noscript", b"template", b"textarea"})
+_HEAD_TAGS = frozenset(
+    {b"meta", b"link", b"title", b"style", b"script", b"base", b"noscript", b"template"}
+)
 
 
 class HtmlDocument:
@@ -44,7 +57,8 @@ class HtmlDocument:
         if self._tree is None:
             # The plain etree parser: lxml.html's element-class lookup costs ~30% on big pages.
             parser = etree.HTMLParser(encoding=self.encoding, remove_comments=False)
-            root = etree.fromstring(self._apply_bytes_edits(self.original), parser)
+            source = _without_document_end_tags(self._apply_bytes_edits(self.original))
+            root = etree.fromstring(source, parser)
             if root is None:
                 # lxml returns None for documents with no element at all (e.g. only whitespace).
                 root = etree.fromstring(b"<html></html>", parser)
@@ -80,10 +94,7 @@ class HtmlDocument:
         if not self.changed:
             return self.original
         if self._tree is not None and self._tree_changed:
-            body = cast(
-                bytes,
-                etree.tostring(self._tree.getroottree(), method="html", encoding=self.encoding),
-            )
+            body = _serialize(self._tree, self.encoding)
             if not _DOCTYPE.search(self.original[:4096]):
                 # libxml2 invents an HTML 4.0 doctype for pages that have none, which would move
                 # a quirks-mode page into another rendering mode: drop it again.
@@ -107,16 +118,109 @@ class HtmlDocument:
         return body
 
 
+# libxml2's HTML serializer percent-escapes URI attributes (href, src, action, a@name): a link
+# to "/a b" would come out as "/a%20b", a different byte string for the same task. Values it
+# would touch are swapped for placeholders while serializing and put back verbatim.
+_URI_ATTRIBUTES = etree.XPath("//*[@href or @src or @action] | //a[@name]")
+_URI_SAFE = re.compile(r"[A-Za-z0-9\-_.!~*'()@/:=?;#%&,+<>]*")
+
+
+def _serialize(root: etree._Element, encoding: str) -> bytes:
+    marker = "x-keep-" + hashlib.blake2b(etree.tostring(root)[:4096], digest_size=4).hexdigest()
+    kept: list[tuple[etree._Element, str, str]] = []
+    for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
+        for name in ("href", "src", "action", "name"):
+            value = element.get(name)
+            if value is None or (name == "name" and element.tag != "a"):
+                continue
+            if not _URI_SAFE.fullmatch(value):
+                kept.append((element, name, value))
+                element.set(name, f"{marker}-{len(kept) - 1}")
+    body = cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
+    for index, (element, name, value) in reversed(list(enumerate(kept))):
+        element.set(name, value)
+        original = html.escape(value, quote=True).encode(encoding, "xmlcharrefreplace")
+        body = body.replace(f"{marker}-{index}".encode(encoding), original)
+    return body
+
+
+def _without_document_end_tags(body: bytes) -> bytes:
+    """The page without its </body> and </html> end tags (outside scripts and styles).
+
+    libxml2 drops everything after </html>, where old templates often put scripts and markup
+    that browsers still render into the body. Without the end tags it parses them where a
+    browser does, and the serializer writes the end tags back once, at the end.
+    """
+    if b"</" not in body:
+        return body
+    kept, position = [], 0
+    for raw_text in _RAW_TEXT_BLOCK.finditer(body):
+        kept.append(_DOCUMENT_END_TAG.sub(b"", body[position : raw_text.start()]))
+        kept.append(raw_text.group(0))
+        position = raw_text.end()
+    kept.append(_DOCUMENT_END_TAG.sub(b"", body[position:]))
+    return b"".join(kept)
+
+
 def _splice_head(body: bytes, markup: str, encoding: str) -> bytes:
     if not is_ascii_compatible(encoding):
         text = body.decode(encoding, "replace")
         spliced = _splice_head(text.encode("utf-8"), markup, "utf-8")
         return spliced.decode("utf-8").encode(encoding, "xmlcharrefreplace")
     insert = markup.encode("ascii", "xmlcharrefreplace")
-    head_end = _HEAD_END.search(body)
-    if head_end:
-        return body[: head_end.start()] + insert + body[head_end.start() :]
-    body_start = _BODY_START.search(body)
-    if body_start:
-        return body[: body_start.end()] + insert + body[body_start.end() :]
-    return body + insert
+    position = _insertion_point(body)
+    return body[:position] + insert + body[position:]
+
+
+def _insertion_point(body: bytes) -> int:
+    """Where injected <style>/<script> go: at the end of <head> when the head holds only head
+    elements (so injected CSS comes after the page's own); otherwise at the start of the
+    document, after the doctype, <html>, <head> and a <meta charset>. Never inside an element
+    whose text it would become (an unclosed <title>, a <h1> before </head>, the end of a page
+    of unclosed tags)."""
+    start = _after_prolog(body)
+    position, after_charset = start, start
+    while True:
+        tag = _TAG_OR_COMMENT.search(body, position)
+        if tag is None:
+            return after_charset
+        if tag.group(0) == b"<!--":
+            close = body.find(b"-->", tag.end())
+            if close < 0:
+                return after_charset
+            position = close + 3
+            continue
+        name = tag.group(2).lower()
+        if tag.group(1):  # an end tag
+            if name == b"head":
+                return tag.start()  # the head held nothing but head elements
+            position = tag.end()
+            continue
+        if name not in _HEAD_TAGS:
+            return after_charset  # body content already: the head has ended implicitly
+        end = body.find(b">", tag.end())
+        if end < 0:
+            return after_charset
+        position = end + 1
+        if name in _RAW_TEXT:  # its text runs to its end tag, whatever it contains
+            close = re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE).search(body, position)
+            if close is None:
+                return after_charset
+            position = close.end()
+        elif name == b"meta" and b"charset" in body[tag.start() : position].lower():
+            after_charset = position  # the charset declaration must stay in the first 1024 bytes
+
+
+def _after_prolog(body: bytes) -> int:
+    """The offset after a BOM, comments, the doctype and the <html> and <head> start tags."""
+    position = 3 if body.startswith(b"\xef\xbb\xbf") else 0
+    for pattern in (_DOCTYPE, _HTML_START, _HEAD_START):
+        while True:
+            skipped = _SKIPPABLE.match(body, position)
+            if not skipped or skipped.end() == position:
+                break
+            position = skipped.end()
+        found = pattern.match(body, position)
+        if found:
+            position = found.end()
+    return position

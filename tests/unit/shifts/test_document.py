@@ -23,13 +23,26 @@ def test_head_injection_needs_no_parse_and_keeps_everything_else() -> None:
     assert out == PAGE.replace(b"</head>", b"<script src='/x.js'></script></head>")
 
 
-def test_injection_falls_back_to_body_then_end() -> None:
-    doc = HtmlDocument(b"<body class='x'><p>hi</p></body>")
+def test_injection_without_a_clean_head_goes_first() -> None:
+    cases = {
+        # No head: before the body, where the parser makes it part of the head.
+        b"<body class='x'><p>hi</p></body>": b"<i></i><body class='x'><p>hi</p></body>",
+        # A head holding body content: not before </head>, which is inside the <h1>.
+        b"<head><h1></head>": b"<head><i></i><h1></head>",
+        # Comments before the doctype: the doctype must stay the first thing that counts.
+        b"<!-- x --><!DOCTYPE html><p>": b"<!-- x --><!DOCTYPE html><i></i><p>",
+    }
+    for raw, expected in cases.items():
+        doc = HtmlDocument(raw)
+        doc.inject_head("<i></i>")
+        assert doc.to_bytes() == expected
+    # Never at the end, where an unclosed element would swallow it.
+    doc = HtmlDocument(b"<h1>unclosed")
     doc.inject_head("<i></i>")
-    assert doc.to_bytes() == b"<body class='x'><i></i><p>hi</p></body>"
-    doc = HtmlDocument(b"<p>fragment</p>")
+    assert doc.to_bytes() == b"<i></i><h1>unclosed"
+    doc = HtmlDocument(b"<!DOCTYPE html><html><head><meta charset=utf-8><title>t")
     doc.inject_head("<i></i>")
-    assert doc.to_bytes() == b"<p>fragment</p><i></i>"
+    assert doc.to_bytes() == b"<!DOCTYPE html><html><head><meta charset=utf-8><i></i><title>t"
 
 
 def test_tree_edit_keeps_doctype_and_encoding() -> None:
@@ -88,3 +101,17 @@ def test_no_doctype_is_invented_for_a_page_without_one() -> None:
     doc.tree.find(".//p").text = "still quirks"
     doc.mark_changed()
     assert doc.to_bytes().startswith(b"<html>")
+
+
+def test_content_after_the_end_of_html_is_kept() -> None:
+    # Old templates put scripts after </html>; browsers render them into the body.
+    raw = (
+        b"<html><body><p>a</p><script>var s = '</html>';</script></body></html>"
+        b"<div id='late'>after</div>"
+    )
+    doc = HtmlDocument(raw)
+    doc.tree.find(".//p").text = "b"
+    doc.mark_changed()
+    out = doc.to_bytes()
+    assert b'<div id="late">after</div></body></html>' in out
+    assert b"var s = '</html>';" in out
