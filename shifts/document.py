@@ -185,10 +185,10 @@ def _insertion_point(body: bytes) -> int:
         if tag is None:
             return after_charset
         if tag.group(0) == b"<!--":
-            close = body.find(b"-->", tag.end())
-            if close < 0:
+            comment_end = body.find(b"-->", tag.end())
+            if comment_end < 0:
                 return after_charset
-            position = close + 3
+            position = comment_end + 3
             continue
         name = tag.group(2).lower()
         if tag.group(1):  # an end tag
@@ -203,10 +203,10 @@ def _insertion_point(body: bytes) -> int:
             return after_charset
         position = end + 1
         if name in _RAW_TEXT:  # its text runs to its end tag, whatever it contains
-            close = re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE).search(body, position)
-            if close is None:
+            end_tag = re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE).search(body, position)
+            if end_tag is None:
                 return after_charset
-            position = close.end()
+            position = end_tag.end()
         elif name == b"meta" and b"charset" in body[tag.start() : position].lower():
             after_charset = position  # the charset declaration must stay in the first 1024 bytes
 
