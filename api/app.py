@@ -14,6 +14,16 @@ from api.settings import Settings
 from proxy.store import EpisodeStore
 
 MAX_BODY_BYTES = 256 * 1024
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def _from_a_browser(request: Request) -> bool:
+    """Browsers send `Mozilla/...` user agents, and an Origin header on cross-site requests."""
+    return request.headers.get("user-agent", "").startswith("Mozilla/") or (
+        "origin" in request.headers
+    )
+
+
 OPEN_PATHS = ("/health",)
 
 
@@ -39,6 +49,9 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
                 return error_json(
                     401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
                 )
+        if request.method not in SAFE_METHODS and _from_a_browser(request):
+            # A web page the agent visits must not be able to drive the API (CSRF).
+            return error_json(403, "requests from browsers are refused; use an HTTP client")
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
             return error_json(413, f"request body over {MAX_BODY_BYTES} bytes")

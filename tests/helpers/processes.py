@@ -50,6 +50,12 @@ class RedisProcess:
             self.process.terminate()
             self.process.wait(timeout=10)
 
+    def kill(self) -> None:
+        """Die as in a crash: no shutdown, no final save."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=10)
+
 
 class ServiceProcess:
     """`skillshift serve` as a user runs it, on free ports, with its own CA directory."""

@@ -152,5 +152,14 @@ async def test_json_body_without_a_json_content_type(api: httpx.AsyncClient) -> 
     assert created.status_code == 201 and created.json()["seed"] == 7
 
 
+async def test_browsers_cannot_change_anything(api: httpx.AsyncClient) -> None:
+    browser = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0"}
+    assert_error(await api.post("/episodes", json={}, headers=browser), 403, "browsers")
+    cross_site = {"Origin": "http://evil.test"}
+    assert_error(await api.post("/episodes", json={}, headers=cross_site), 403, "browsers")
+    assert (await api.get("/episodes")).json()["episodes"] == []  # nothing was created
+    assert (await api.get("/docs", headers=browser)).status_code == 200  # reading is fine
+
+
 async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:
     assert_error(await api.post("/episodes", content=b"x" * 300_000), 413, "body")

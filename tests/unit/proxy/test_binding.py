@@ -105,3 +105,13 @@ async def test_dead_store_fails_closed_with_503() -> None:
         assert flow.response is not None and flow.response.status_code == 503
         assert b"store is unavailable" in flow.response.content
     await dead.close()
+
+
+async def test_request_data_is_never_reflected_unescaped(
+    store: MemoryStore, addons: list[object]
+) -> None:
+    flow = request_flow(headers={"X-SkillShift-Episode": "<script>alert(1)</script>"})
+    await run_request(addons, flow)
+    assert flow.response is not None and flow.response.status_code == 407
+    assert b"<script>" not in flow.response.content
+    assert b"&lt;script&gt;" in flow.response.content
