@@ -68,7 +68,10 @@ class Handler(BaseHTTPRequestHandler):
         self.server.requests.append({"path": self.path, "headers": dict(self.headers.items())})
         path = self.path.split("?")[0]
         html = {"Content-Type": "text/html; charset=utf-8"}
-        if path in ("/", "/page.html"):
+        if path in self.server.extra:
+            content_type, content = self.server.extra[path]
+            self._send(200, content, {"Content-Type": content_type})
+        elif path in ("/", "/page.html"):
             self._send(200, PAGE, html)
         elif path == "/login":
             self._send(200, page("Log in form").encode(), html)
@@ -165,6 +168,8 @@ class UpstreamServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
         self.label = label
         self.requests: list[dict[str, Any]] = []
+        # More pages to serve: path -> (content type, body), e.g. saved pages for benchmarks.
+        self.extra: dict[str, tuple[str, bytes]] = {}
         scheme = "http"
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

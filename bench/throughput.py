@@ -1,0 +1,278 @@
+"""skillshift against a direct connection, plain mitmproxy and a BeautifulSoup peer, side by side.
+
+    .venv/bin/python -m bench.throughput [--seconds 3] [--wordpress-env /tmp/wplab/env] [--json F]
+
+Every row serves the same pages from one local upstream (a 200 KB and a 1 MB synthetic page, a
+CSS file, and, with --wordpress-env, a real WordPress front page, post and dashboard saved from
+the lab). Load comes from wrk (C, persistent connections) through each row as an HTTP proxy;
+rows alternate page by page so machine noise hits them alike. For each row and page: median and
+p95 latency at concurrency 1, throughput at concurrency 8 and 32, CPU seconds per request of
+the proxy process, and its peak RSS; every row also as a ratio to plain mitmproxy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.helpers.ports import free_port, wait_for_port
+from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
+from tests.helpers.upstream import UpstreamServer
+
+LUA = Path(__file__).with_name("wrk.lua")
+MITMDUMP = str(Path(sys.executable).with_name("mitmdump"))
+
+
+@dataclass
+class Row:
+    name: str
+    proxy_port: int | None  # None: straight to the upstream
+    pid: int | None
+    header: str = ""
+    service: ServiceProcess | None = None
+    episode_id: str | None = None
+    results: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def wrk(row: Row, url: str, connections: int, seconds: float, dest: str) -> dict[str, float]:
+    target = f"http://127.0.0.1:{row.proxy_port}" if row.proxy_port else url
+    env = {
+        **os.environ,
+        "BENCH_URL": url if row.proxy_port else httpx.URL(url).raw_path.decode(),
+        "BENCH_HEADER": row.header,
+        "BENCH_DEST": dest,
+    }
+    cpu_before = cpu_seconds(row.pid) if row.pid else 0.0
+    result = subprocess.run(
+        [
+            "wrk",
+            "-t",
+            str(min(2, connections)),
+            "-c",
+            str(connections),
+            "-d",
+            f"{seconds}s",
+            "-s",
+            str(LUA),
+            target,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=seconds + 60,
+        check=True,
+    )
+    stats = json.loads(result.stdout.strip().splitlines()[-1])
+    cpu = (cpu_seconds(row.pid) - cpu_before) if row.pid else 0.0
+    requests = max(1, stats["requests"])
+    return {
+        "rps": requests / (stats["duration_us"] / 1e6),
+        "p50_ms": stats["p50_us"] / 1000,
+        "p95_ms": stats["p95_us"] / 1000,
+        "cpu_ms_per_request": cpu * 1000 / requests,
+        "failures": stats["errors"] + stats["non2xx"],
+    }
+
+
+def start_mitmdump(*args: str) -> tuple[int, subprocess.Popen[bytes]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            MITMDUMP,
+            "-q",
+            "--listen-host",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "--set",
+            "connection_strategy=lazy",
+            *args,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for_port(port)
+    return port, process
+
+
+def saved_wordpress_pages(env_file: Path) -> dict[str, bytes]:
+    from api.calibration.run import editor_cookies
+    from api.calibration.wordpress import Lab
+
+    env = dict(line.split("=", 1) for line in env_file.read_text().splitlines() if "=" in line)
+    lab = Lab(env["WPLAB_URL"], env["WPLAB_DB_SOCKET"])
+    cookies = {cookie["name"]: cookie["value"] for cookie in editor_cookies(lab)}
+    with httpx.Client(base_url=lab.url, follow_redirects=True, trust_env=False) as client:
+        return {
+            "/wp-front": client.get("/").content,
+            "/wp-post": client.get("/?p=4").content,
+            "/wp-dashboard": client.get("/wp-admin/", cookies=cookies).content,
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per wrk run")
+    parser.add_argument("--wordpress-env", type=Path, help="the lab's env file (real WP pages)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("bench.throughput needs wrk (apt-get install wrk)")
+
+    upstream = UpstreamServer().start()
+    upstream.extra["/big-1mb"] = ("text/html; charset=utf-8", _synthetic(1024 * 1024))
+    upstream.extra["/page-300kb"] = ("text/html; charset=utf-8", _synthetic(300 * 1024))
+    if args.wordpress_env:
+        for path, body in saved_wordpress_pages(args.wordpress_env).items():
+            upstream.extra[path] = ("text/html; charset=UTF-8", body)
+    pages = {"300KB": "/page-300kb", "1MB": "/big-1mb", "css": "/style.css"}
+    pages.update(
+        {
+            name: f"/wp-{name}"
+            for name in ("front", "post", "dashboard")
+            if f"/wp-{name}" in upstream.extra
+        }
+    )
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    redis = RedisProcess(workdir).start()
+    processes: list[subprocess.Popen[bytes]] = []
+    services: list[ServiceProcess] = []
+    rows = [Row("direct", None, None)]
+    try:
+        port, process = start_mitmdump()
+        processes.append(process)
+        rows.append(Row("mitmproxy", port, process.pid))
+        port, process = start_mitmdump("-s", str(REPO / "bench" / "peer_bs4.py"))
+        processes.append(process)
+        rows.append(Row("bs4 peer", port, process.pid))
+        (workdir / "unbound").mkdir()
+        unbound = ServiceProcess(workdir / "unbound", "--allow-unbound").start()
+        assert unbound.process
+        services.append(unbound)
+        rows.append(Row("ss unbound", unbound.proxy_port, unbound.process.pid))
+        for store in ("memory", "redis"):
+            (workdir / store).mkdir()
+            extra = ["--redis-url", redis.url] if store == "redis" else []
+            service = ServiceProcess(workdir / store, *extra).start()
+            assert service.process
+            services.append(service)
+            for condition, regime in [
+                ("Src", None),
+                ("Src-Exec", "once"),
+                ("Src-Exec", "multiple"),
+                ("Src-Exec", "random"),
+                ("Src-Perc", None),
+                ("Tgt-Perc", None),
+            ]:
+                if store == "redis" and condition not in ("Src", "Src-Perc"):
+                    continue
+                config: dict[str, Any] = {"condition": condition, "seed": 1}
+                if regime:
+                    config["regime"] = regime
+                episode = service.create_episode(**config)
+                suffix = (f"/{regime}" if regime else "") + (" redis" if store == "redis" else "")
+                name = f"ss {condition}{suffix}"
+                binding = dict(episode["header"])  # type: ignore[call-overload]
+                header = "X-SkillShift-Episode: " + binding["X-SkillShift-Episode"]
+                rows.append(
+                    Row(
+                        name,
+                        service.proxy_port,
+                        service.process.pid,
+                        header,
+                        service,
+                        str(episode["id"]),
+                    )
+                )
+        for page, path in pages.items():
+            url = f"{upstream.origin}{path}"
+            dest = "style" if page == "css" else "document"
+            for row in rows:
+                wrk(row, url, 1, 0.5, dest)  # warm-up
+            for connections in (1, 8, 32):
+                for row in rows:
+                    row.results[f"{page}@{connections}"] = wrk(
+                        row, url, connections, args.seconds, dest
+                    )
+            sys.stderr.write(f"done {page}\n")
+        for row in rows:
+            if row.pid:
+                row.results["peak_rss_mb"] = {"value": peak_rss_mb(row.pid)}
+            if row.service and row.episode_id:
+                events = httpx.get(
+                    f"{row.service.api}/episodes/{row.episode_id}/events", params={"limit": 1000}
+                ).json()["events"]
+                timings = [e["rewrite_ms"] for e in events if "rewrite_ms" in e]
+                row.results["rewrite_ms"] = {"median": statistics.median(timings) if timings else 0}
+    finally:
+        for service in services:
+            service.stop()
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+        redis.stop()
+        upstream.stop()
+    report(rows, pages, args.json)
+
+
+def _synthetic(size: int) -> bytes:
+    from tests.helpers.pages import page
+
+    return page("Synthetic", size=size).encode()
+
+
+def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> None:
+    base = next(row for row in rows if row.name == "mitmproxy")
+    out = []
+    for page in pages:
+        out.append(f"\n{page}: p50/p95 ms at c=1, req/s at c=8 and c=32 (x mitmproxy), CPU ms/req")
+        out.append(f"{'row':<26}{'p50':>8}{'p95':>8}{'c8':>9}{'x':>6}{'c32':>9}{'x':>6}{'cpu':>7}")
+        for row in rows:
+            one, eight, many = (row.results[f"{page}@{c}"] for c in (1, 8, 32))
+            base8, base32 = base.results[f"{page}@8"]["rps"], base.results[f"{page}@32"]["rps"]
+            out.append(
+                f"{row.name:<26}{one['p50_ms']:>8.2f}{one['p95_ms']:>8.2f}{eight['rps']:>9.0f}"
+                f"{eight['rps'] / base8:>6.2f}{many['rps']:>9.0f}{many['rps'] / base32:>6.2f}"
+                f"{eight['cpu_ms_per_request']:>7.2f}"
+                + (
+                    "  FAILURES " + str(eight["failures"] + many["failures"])
+                    if eight["failures"] + many["failures"]
+                    else ""
+                )
+            )
+    out.append("\npeak RSS (MB) and median rewrite time (ms) per row")
+    for row in rows:
+        rss = row.results.get("peak_rss_mb", {}).get("value", 0)
+        rewrite = row.results.get("rewrite_ms", {}).get("median")
+        out.append(f"{row.name:<26}{rss:>8.0f}{'' if rewrite is None else f'{rewrite:>9.2f}'}")
+    print("\n".join(out))  # noqa: T201 - a benchmark prints its table
+    if json_path:
+        json_path.write_text(json.dumps({row.name: row.results for row in rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+-- wrk through an HTTP proxy: absolute-form requests for BENCH_URL, an optional binding header,
+-- and a JSON line with throughput and latency percentiles at the end.
+local url = os.getenv("BENCH_URL")
+local header = os.getenv("BENCH_HEADER") or ""
+local dest = os.getenv("BENCH_DEST") or "document"
+
+request = function()
+  local headers = { ["Sec-Fetch-Dest"] = dest, ["Accept-Encoding"] = "gzip" }
+  if header ~= "" then
+    local name, value = header:match("([^:]+):%s*(.*)")
+    headers[name] = value
+  end
+  return wrk.format("GET", url, headers)
+end
+
+done = function(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write
+    + summary.errors.timeout
+  io.write(string.format(
+    '{"requests":%d,"duration_us":%d,"errors":%d,"non2xx":%d,"p50_us":%d,"p95_us":%d}\n',
+    summary.requests, summary.duration, errors, summary.errors.status,
+    latency:percentile(50), latency:percentile(95)))
+end
