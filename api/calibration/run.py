@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from api.browser import launch_chromium
-from api.calibration.wordpress import SETUP, SKILLS, Lab, Skill, Steps
+from api.calibration.wordpress import SETUP, SKILLS, TEARDOWN, Lab, Skill, Steps
 
 COLUMNS: list[tuple[str, str | None]] = [
     ("Src", None),
@@ -115,6 +115,8 @@ def run_once(
         "events"
     ]
     succeeded = skill.succeeded(lab, token, events)
+    if skill.name in TEARDOWN:
+        TEARDOWN[skill.name](lab, token)
     shown = sum(1 for event in events if event["type"] == "popup_shown")
     httpx.post(
         f"{api}/episodes/{episode['id']}/events",

@@ -211,3 +211,22 @@ SETUP: dict[str, Callable[[Lab, str], None]] = {
     "approve_comment": pending_comment,
     "log_in": no_sessions,
 }
+
+
+# Each run leaves the site as it found it, so no run depends on the ones before it (a posts
+# list that filled up with earlier runs' posts would push the post a skill edits off page one).
+TEARDOWN: dict[str, Callable[[Lab, str], None]] = {
+    "create_post": lambda lab, token: lab.sql(
+        f"DELETE FROM wp_posts WHERE post_title = 'Field notes {token}'"
+    ),
+    "add_category": lambda lab, token: lab.sql(
+        f"DELETE FROM wp_terms WHERE name = 'Topic {token}'"
+    ),
+    "approve_comment": lambda lab, token: lab.sql(
+        f"DELETE FROM wp_comments WHERE comment_content = 'Pending {token}'"
+    ),
+    "edit_post_title": lambda lab, token: lab.sql(
+        "UPDATE wp_posts SET post_title = 'Library extends opening hours' "
+        "WHERE post_title LIKE 'Library extends opening hours%' AND post_type = 'post'"
+    ),
+}
