@@ -215,7 +215,7 @@ SETUP: dict[str, Callable[[Lab, str], None]] = {
 
 # Each run leaves the site as it found it, so no run depends on the ones before it (a posts
 # list that filled up with earlier runs' posts would push the post a skill edits off page one).
-TEARDOWN: dict[str, Callable[[Lab, str], None]] = {
+TEARDOWN: dict[str, Callable[[Lab, str], object]] = {
     "create_post": lambda lab, token: lab.sql(
         f"DELETE FROM wp_posts WHERE post_title = 'Field notes {token}'"
     ),
