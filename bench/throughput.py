@@ -57,7 +57,7 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
-def wrk(row: Row, url: str, connections: int, seconds: float, dest: str) -> dict[str, float]:
+def wrk(row: Row, url: str, connections: int, seconds: int, dest: str) -> dict[str, float]:
     target = f"http://127.0.0.1:{row.proxy_port}" if row.proxy_port else url
     env = {
         **os.environ,
@@ -128,14 +128,13 @@ def saved_wordpress_pages(env_file: Path) -> dict[str, bytes]:
     with httpx.Client(base_url=lab.url, follow_redirects=True, trust_env=False) as client:
         return {
             "/wp-front": client.get("/").content,
-            "/wp-post": client.get("/?p=4").content,
             "/wp-dashboard": client.get("/wp-admin/", cookies=cookies).content,
         }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=3.0, help="per wrk run")
+    parser.add_argument("--seconds", type=int, default=3, help="per wrk run (whole seconds)")
     parser.add_argument("--wordpress-env", type=Path, help="the lab's env file (real WP pages)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -152,7 +151,7 @@ def main() -> None:
     pages.update(
         {
             name: f"/wp-{name}"
-            for name in ("front", "post", "dashboard")
+            for name in ("front", "dashboard")
             if f"/wp-{name}" in upstream.extra
         }
     )
@@ -212,7 +211,7 @@ def main() -> None:
             url = f"{upstream.origin}{path}"
             dest = "style" if page == "css" else "document"
             for row in rows:
-                wrk(row, url, 1, 0.5, dest)  # warm-up
+                wrk(row, url, 1, 1, dest)  # warm-up
             for connections in (1, 8, 32):
                 for row in rows:
                     row.results[f"{page}@{connections}"] = wrk(
