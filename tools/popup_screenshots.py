@@ -1,11 +1,13 @@
-"""Screenshots of every popup kind over the demo shop, in a real Chromium, for docs/popups/.
+"""Screenshots of every popup kind over a real page (the lab WordPress's front page, served by
+Debian's packages), in Debian's Chromium, for docs/popups/.
 
-.venv/bin/python -m tools.popup_screenshots [--out docs/popups]
+    .venv/bin/python -m tools.popup_screenshots [--out docs/popups]
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -14,18 +16,27 @@ from playwright.sync_api import sync_playwright
 from api.browser import launch_chromium
 from shifts.popups import KINDS
 from tests.helpers.ports import free_port
-from tests.helpers.processes import ServiceProcess
+from tests.helpers.processes import REPO, ServiceProcess
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=Path("docs/popups"))
+    parser.add_argument("--out", type=Path, default=REPO / "docs" / "popups")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    demo_port = free_port()
-    service = ServiceProcess(
-        Path(tempfile.mkdtemp(prefix="shots-")), "--demo", "--demo-port", str(demo_port)
-    ).start()
+    workdir = Path(tempfile.mkdtemp(prefix="shots-"))
+    script = REPO / "deploy" / "wordpress" / "wordpress.sh"
+    lab_args = [
+        "--dir",
+        str(workdir / "wp"),
+        "--port",
+        str(free_port()),
+        "--target-port",
+        str(free_port()),
+    ]
+    up = subprocess.run([str(script), "up", *lab_args], capture_output=True, text=True, check=True)
+    env = dict(line.split("=", 1) for line in up.stdout.splitlines() if "=" in line)
+    service = ServiceProcess(workdir).start()
     try:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
@@ -34,6 +45,7 @@ def main() -> None:
                     condition="Src-Exec",
                     regime="multiple",
                     seed=1,
+                    site="wordpress",
                     shift_params={"popup": {"kinds": [kind]}},
                 )
                 context = browser.new_context(
@@ -41,13 +53,14 @@ def main() -> None:
                     viewport={"width": 1000, "height": 640},
                 )
                 page = context.new_page()
-                page.goto(f"http://127.0.0.1:{demo_port}/products")
+                page.goto(env["WPLAB_URL"] + "/")
                 page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
                 page.screenshot(path=str(args.out / f"{kind}.png"))
                 context.close()
             browser.close()
     finally:
         service.stop()
+        subprocess.run([str(script), "down", *lab_args], capture_output=True, check=True)
 
 
 if __name__ == "__main__":
