@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,6 @@ class Settings:
     demo: bool = False
     demo_port: int = 8090
     log_level: str = "info"
-    extra: dict[str, str] = field(default_factory=dict)
 
     def listeners(self) -> list[Listener]:
         found = [

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 import sites
-from shifts import CONDITIONS, get_shift, shifts_for, validate_params
+from shifts import get_shift, shifts_for, validate_params
 from shifts.base import UnknownShift
 from shifts.execution import RegimeParams
 
@@ -122,7 +122,3 @@ def new_episode(config: EpisodeConfig, episode_id: str | None = None) -> Episode
         created_at=now,
         expires_at=int(now) + config.ttl_s,
     )
-
-
-def condition_names() -> list[str]:
-    return list(CONDITIONS)

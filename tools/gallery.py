@@ -10,7 +10,7 @@ so the popup is in the picture), and writes the PNGs and the page that shows the
 from __future__ import annotations
 
 import argparse
-import subprocess
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -20,8 +20,8 @@ from api.browser import launch_chromium
 from api.calibration.run import editor_cookies
 from api.calibration.wordpress import Lab
 from shifts.conditions import CONDITIONS
-from tests.helpers.ports import free_port
 from tests.helpers.processes import REPO, ServiceProcess
+from tests.helpers.wordpress import wordpress_lab
 
 PAGES = {
     "front": ("Front page", "/", False),
@@ -38,17 +38,8 @@ def main() -> None:
     shots = args.out / "gallery"
     shots.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="gallery-"))
-    script = REPO / "deploy" / "wordpress" / "wordpress.sh"
-    lab_args = [
-        "--dir",
-        str(workdir / "wp"),
-        "--port",
-        str(free_port()),
-        "--target-port",
-        str(free_port()),
-    ]
-    up = subprocess.run([str(script), "up", *lab_args], capture_output=True, text=True, check=True)
-    env = dict(line.split("=", 1) for line in up.stdout.splitlines() if "=" in line)
+    lab_running = contextlib.ExitStack()
+    env = lab_running.enter_context(wordpress_lab(workdir / "wp"))
     lab = Lab(env["WPLAB_URL"], env["WPLAB_DB_SOCKET"])
     service = ServiceProcess(workdir).start()
     try:
@@ -79,7 +70,7 @@ def main() -> None:
             browser.close()
     finally:
         service.stop()
-        subprocess.run([str(script), "down", *lab_args], capture_output=True, check=True)
+        lab_running.close()
     write_page(args.out / "gallery.md")
 
 

@@ -7,7 +7,7 @@ Debian's packages), in Debian's Chromium, for docs/popups/.
 from __future__ import annotations
 
 import argparse
-import subprocess
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -15,8 +15,8 @@ from playwright.sync_api import sync_playwright
 
 from api.browser import launch_chromium
 from shifts.popups import KINDS
-from tests.helpers.ports import free_port
 from tests.helpers.processes import REPO, ServiceProcess
+from tests.helpers.wordpress import wordpress_lab
 
 
 def main() -> None:
@@ -25,17 +25,8 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="shots-"))
-    script = REPO / "deploy" / "wordpress" / "wordpress.sh"
-    lab_args = [
-        "--dir",
-        str(workdir / "wp"),
-        "--port",
-        str(free_port()),
-        "--target-port",
-        str(free_port()),
-    ]
-    up = subprocess.run([str(script), "up", *lab_args], capture_output=True, text=True, check=True)
-    env = dict(line.split("=", 1) for line in up.stdout.splitlines() if "=" in line)
+    lab_running = contextlib.ExitStack()
+    env = lab_running.enter_context(wordpress_lab(workdir / "wp"))
     service = ServiceProcess(workdir).start()
     try:
         with sync_playwright() as playwright:
@@ -60,7 +51,7 @@ def main() -> None:
             browser.close()
     finally:
         service.stop()
-        subprocess.run([str(script), "down", *lab_args], capture_output=True, check=True)
+        lab_running.close()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +8,8 @@ from playwright.sync_api import Browser, sync_playwright
 
 from api.browser import CHROMIUM, launch_chromium
 from tests.helpers.ports import free_port
-from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
+from tests.helpers.processes import RedisProcess, ServiceProcess
+from tests.helpers.wordpress import wordpress_lab
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +49,5 @@ def demo_service(
 @pytest.fixture(scope="session")
 def wordpress(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A real WordPress (Debian's packages) with seeded content: source and target theme."""
-    script = REPO / "deploy" / "wordpress" / "wordpress.sh"
-    state = tmp_path_factory.mktemp("wordpress")
-    args = ["--dir", str(state), "--port", str(free_port()), "--target-port", str(free_port())]
-    result = subprocess.run([str(script), "up", *args], capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        subprocess.run([str(script), "down", *args], capture_output=True, timeout=120)
-        raise RuntimeError(f"wordpress.sh up failed:\n{result.stdout}\n{result.stderr}")
-    env = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
-    env["ENV_FILE"] = str(state / "env")
-    yield env
-    subprocess.run([str(script), "down", *args], capture_output=True, timeout=120, check=True)
+    with wordpress_lab(tmp_path_factory.mktemp("wordpress")) as env:
+        yield env
