@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request, Response
 
-from api import episodes, meta
+from api import diagnostics, episodes, meta
 from api.errors import error_json, install_error_handlers
 from api.settings import Settings
 from proxy.store import EpisodeStore
@@ -64,4 +64,5 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
 
     app.include_router(episodes.router)
     app.include_router(meta.router)
+    app.include_router(diagnostics.router)
     return app

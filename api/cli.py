@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from api import commands as admin_commands
 from api.settings import Settings, is_loopback
 from proxy.episode import EpisodeConfig, new_episode
 from shifts.conditions import CONDITIONS
@@ -205,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="only this condition column, e.g. Src-Exec/once (repeatable)",
     )
     calibrate.add_argument("--json", help="also write the full result to this file")
+    admin_commands.add_parsers(commands)
     return parser
 
 
@@ -268,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "check":
         return run_check(args)
+    if args.command in ("report", "episodes", "ca"):
+        return admin_commands.run(args)
     if args.command == "calibrate":
         from api.calibration.run import main as calibrate_main
 

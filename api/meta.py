@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import time
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import mitmproxy.version
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 import sites
+from api.ca import load_ca
 from api.errors import ApiError
 from api.models import ListenerUpdate
 from api.settings import Settings
@@ -153,12 +149,12 @@ async def get_metrics(request: Request) -> str:
 async def ca(request: Request) -> dict[str, Any]:
     """The CA that signs intercepted HTTPS: trust it, or pass its SPKI hash to Chromium."""
     _, settings = _state(request)
-    path = Path(settings.confdir).expanduser() / "mitmproxy-ca-cert.pem"
-    if not path.exists():
-        raise ApiError(404, f"no CA certificate at {path} yet")
-    pem = path.read_text()
-    cert = x509.load_pem_x509_certificate(pem.encode())
-    spki = cert.public_key().public_bytes(
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    return {"pem": pem, "spki_sha256": base64.b64encode(hashlib.sha256(spki).digest()).decode()}
+    authority = load_ca(settings.confdir)
+    if authority is None:
+        raise ApiError(404, f"no CA certificate under {settings.confdir} yet")
+    return {
+        "path": str(authority.path),
+        "pem": authority.pem,
+        "spki_sha256": authority.spki_sha256,
+        "browsers": authority.browser_setup(settings.proxy_server),
+    }
