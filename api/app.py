@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hmac
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request, Response
 
-from api import diagnostics, episodes, meta
+from api import diagnostics, episodes, meta, ui
 from api.errors import error_json, install_error_handlers
 from api.settings import Settings
 from proxy.store import EpisodeStore
@@ -24,7 +25,11 @@ def _from_a_browser(request: Request) -> bool:
     )
 
 
-OPEN_PATHS = ("/health",)
+OPEN_PATHS = ("/health", "/ui", "/ui/static/", "/ui/session")
+
+
+def _open(path: str) -> bool:
+    return any(path == p or (p.endswith("/") and path.startswith(p)) for p in OPEN_PATHS)
 
 
 def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
@@ -36,21 +41,28 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
     app.state.store = store
     app.state.settings = settings
     app.state.started_at = time.time()
+    app.state.ui_session = secrets.token_urlsafe(32)
     install_error_handlers(app)
 
     @app.middleware("http")
     async def guard(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        if settings.api_token and request.url.path not in OPEN_PATHS:
+        path = request.url.path
+        if settings.api_token and not _open(path) and not ui.has_ui_session(request):
             supplied = request.headers.get("authorization", "")
             expected = f"Bearer {settings.api_token}"
             if not hmac.compare_digest(supplied.encode(), expected.encode()):
                 return error_json(
                     401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
                 )
-        if request.method not in SAFE_METHODS and _from_a_browser(request):
-            # A web page the agent visits must not be able to drive the API (CSRF).
+        if (
+            request.method not in SAFE_METHODS
+            and _from_a_browser(request)
+            and not ui.is_ui_request(request)
+        ):
+            # A web page the agent visits must not be able to drive the API (CSRF); the admin
+            # page has its own session (api/ui.py).
             return error_json(403, "requests from browsers are refused; use an HTTP client")
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
@@ -65,4 +77,5 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
     app.include_router(episodes.router)
     app.include_router(meta.router)
     app.include_router(diagnostics.router)
+    app.include_router(ui.router)
     return app

@@ -8,6 +8,8 @@ import os
 import sys
 from typing import Any, TextIO
 
+import httpx
+
 from api.ca import load_ca
 from api.client import SkillShift, SkillShiftError
 
@@ -129,7 +131,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     except SkillShiftError as error:
         sys.stderr.write(f"skillshift: the API answered {error}\n")
         return 1
-    except OSError as error:
+    except httpx.HTTPError as error:
         sys.stderr.write(f"skillshift: cannot reach the API at {args.api_url}: {error}\n")
         return 1
     return 0

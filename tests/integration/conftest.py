@@ -47,6 +47,19 @@ def demo_service(
 
 
 @pytest.fixture(scope="session")
+def memory_demo_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+    """The service as `./scripts/serve` runs it: embedded store and the demo shop."""
+    demo_port = free_port()
+    process = ServiceProcess(
+        tmp_path_factory.mktemp("memory-demo"), "--demo", "--demo-port", str(demo_port)
+    )
+    process.demo = f"http://127.0.0.1:{demo_port}"
+    process.start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="session")
 def wordpress(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A real WordPress (Debian's packages) with seeded content: source and target theme."""
     with wordpress_lab(tmp_path_factory.mktemp("wordpress")) as env:

@@ -1,0 +1,306 @@
+// The admin page: every action is a call to the same REST API agents use.
+// Data from episodes and pages is put on the page as text only (never as markup): event URLs
+// and titles come from the sites under test.
+"use strict";
+
+const $ = (selector) => document.querySelector(selector);
+const state = { episodes: [], editing: null, logEpisode: null, logAfter: null, logTimer: null };
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: { "X-SkillShift-UI": "1", ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (response.status === 401) {
+    $("#login").hidden = false;
+    throw new Error("sign in with the API token");
+  }
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!response.ok) throw new Error((data && data.error) || `${response.status}`);
+  return data;
+}
+
+function say(text, ok = false) {
+  const message = $("#message");
+  message.textContent = text;
+  message.className = ok ? "ok" : "";
+  message.hidden = !text;
+}
+
+function element(tag, text, attributes = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  return node;
+}
+
+function button(label, action, title) {
+  const node = element("button", label, { type: "button", ...(title ? { "aria-label": title } : {}) });
+  node.addEventListener("click", () => action().catch((error) => say(error.message)));
+  return node;
+}
+
+function parseJson(field) {
+  try {
+    return JSON.parse($(field).value || "{}");
+  } catch (error) {
+    throw new Error(`${$(field).name || field}: not valid JSON (${error.message})`);
+  }
+}
+
+// ---- episodes -------------------------------------------------------------------------------
+
+function formBody() {
+  return {
+    condition: $("#f-condition").value,
+    regime: $("#f-regime").value,
+    regime_params: {
+      p: Number($("#f-p").value),
+      min_ms: Number($("#f-min").value),
+      max_ms: Number($("#f-max").value),
+    },
+    seed: Number($("#f-seed").value),
+    site: $("#f-site").value || null,
+    targets: parseJson("#f-targets"),
+    tags: parseJson("#f-tags"),
+    shift_params: parseJson("#f-shift-params"),
+  };
+}
+
+function fillForm(episode) {
+  $("#f-condition").value = episode.condition;
+  $("#f-regime").value = episode.regime;
+  $("#f-p").value = episode.regime_params.p;
+  $("#f-min").value = episode.regime_params.min_ms;
+  $("#f-max").value = episode.regime_params.max_ms;
+  $("#f-seed").value = episode.seed;
+  $("#f-site").value = episode.site || "";
+  $("#f-targets").value = JSON.stringify(episode.targets);
+  $("#f-tags").value = JSON.stringify(episode.tags);
+  $("#f-shift-params").value = JSON.stringify(episode.shift_params);
+  $("#f-ttl").disabled = true; // the lifetime is fixed at creation
+}
+
+function stopEditing() {
+  state.editing = null;
+  $("#episode-form-title").textContent = "New episode";
+  $("#episode-submit").textContent = "Create episode";
+  $("#episode-cancel").hidden = true;
+  $("#f-ttl").disabled = false;
+}
+
+async function submitEpisode(event) {
+  event.preventDefault();
+  const body = formBody();
+  if (state.editing) {
+    await api("PATCH", `/episodes/${state.editing}`, body);
+    say(`episode ${state.editing} changed`, true);
+    stopEditing();
+  } else {
+    const created = await api("POST", "/episodes", { ...body, ttl_s: Number($("#f-ttl").value) });
+    say(`episode ${created.id} created — proxy ${created.proxy_url}`, true);
+  }
+  await loadEpisodes();
+}
+
+function episodeRow(episode) {
+  const row = element("tr", null, { "data-episode": episode.id });
+  const cells = [
+    episode.id,
+    episode.condition,
+    episode.condition.endsWith("-Exec") ? episode.regime : "—",
+    episode.seed,
+    episode.site || "auto",
+    episode.suspended ? "suspended" : "active",
+    Object.entries(episode.tags).map(([k, v]) => `${k}=${v}`).join(" "),
+  ];
+  for (const value of cells) row.append(element("td", value));
+  const actions = element("td", null, { class: "actions" });
+  const id = episode.id;
+  actions.append(
+    button("Events", () => showLog(id), `Events of ${id}`),
+    button("Edit", async () => {
+      state.editing = id;
+      fillForm(episode);
+      $("#episode-form-title").textContent = `Edit ${id}`;
+      $("#episode-submit").textContent = "Save changes";
+      $("#episode-cancel").hidden = false;
+    }, `Edit ${id}`),
+    button(episode.suspended ? "Resume" : "Suspend", async () => {
+      await api("POST", `/episodes/${id}/${episode.suspended ? "resume" : "suspend"}`);
+      await loadEpisodes();
+    }, `${episode.suspended ? "Resume" : "Suspend"} ${id}`),
+    button("Reset", async () => {
+      await api("POST", `/episodes/${id}/reset`);
+      say(`episode ${id} reset: flags, counters and events cleared`, true);
+      await loadEpisodes();
+    }, `Reset ${id}`),
+    button("Delete", async () => {
+      if (!confirm(`Delete episode ${id}?`)) return;
+      await api("DELETE", `/episodes/${id}`);
+      if (state.logEpisode === id) hideLog();
+      await loadEpisodes();
+    }, `Delete ${id}`),
+  );
+  row.append(actions);
+  return row;
+}
+
+async function loadEpisodes() {
+  const data = await api("GET", "/episodes");
+  state.episodes = data.episodes.filter((e) => e.tags.preview !== "1");
+  $("#episode-table tbody").replaceChildren(...state.episodes.map(episodeRow));
+  await loadListeners();
+}
+
+// ---- live event log -------------------------------------------------------------------------
+
+function eventLine(event) {
+  const { id, type, ts, source, ...rest } = event;
+  const when = new Date(ts * 1000).toISOString().slice(11, 23);
+  return element("li", `${when} ${source || ""} ${type} ${JSON.stringify(rest)}`, {
+    "data-type": type,
+  });
+}
+
+async function pollLog() {
+  const id = state.logEpisode;
+  if (!id) return;
+  const query = state.logAfter ? `?after=${state.logAfter}&limit=1000` : "?limit=1000";
+  const data = await api("GET", `/episodes/${id}/events${query}`);
+  if (state.logEpisode !== id) return;
+  $("#log-events").append(...data.events.map(eventLine));
+  state.logAfter = data.next || state.logAfter;
+}
+
+async function showLog(id) {
+  hideLog();
+  state.logEpisode = id;
+  $("#log").hidden = false;
+  $("#log-title").textContent = `Event log of ${id}`;
+  await pollLog();
+  state.logTimer = setInterval(() => {
+    if ($("#log-live").checked) pollLog().catch((error) => say(error.message));
+  }, 1000);
+}
+
+function hideLog() {
+  clearInterval(state.logTimer);
+  Object.assign(state, { logEpisode: null, logAfter: null, logTimer: null });
+  $("#log-events").replaceChildren();
+  $("#log").hidden = true;
+}
+
+// ---- listeners ------------------------------------------------------------------------------
+
+async function loadListeners() {
+  const data = await api("GET", "/listeners");
+  const rows = data.listeners.map((listener) => {
+    const row = element("tr", null, { "data-listener": listener.name });
+    row.append(element("td", listener.name), element("td", listener.kind),
+      element("td", listener.upstream || "—"));
+    const select = element("select", null, { "aria-label": `Default episode of ${listener.name}` });
+    select.append(element("option", "(none)", { value: "" }));
+    for (const episode of state.episodes) {
+      select.append(element("option", `${episode.id} (${episode.condition})`, { value: episode.id }));
+    }
+    select.value = listener.default_episode || "";
+    const cell = element("td");
+    cell.append(select);
+    row.append(cell);
+    const set = element("td");
+    set.append(button("Set", async () => {
+      await api("PUT", `/listeners/${listener.name}`, { default_episode: select.value || null });
+      say(`listener ${listener.name}: default episode ${select.value || "cleared"}`, true);
+    }, `Set default of ${listener.name}`));
+    row.append(set);
+    return row;
+  });
+  $("#listener-table tbody").replaceChildren(...rows);
+}
+
+// ---- preview and reports --------------------------------------------------------------------
+
+async function submitPreview(event) {
+  event.preventDefault();
+  const grid = $("#preview-grid");
+  grid.replaceChildren(element("p", "Rendering… (one browser, six conditions)"));
+  const data = await api("POST", "/ui/preview", {
+    url: $("#p-url").value,
+    seed: Number($("#p-seed").value),
+    site: $("#p-site").value || null,
+    targets: parseJson("#p-targets"),
+  });
+  grid.replaceChildren(...data.shots.map((shot) => {
+    const figure = element("figure", null, { "data-condition": shot.condition });
+    if (shot.png) figure.append(element("img", null, { src: shot.png, alt: `${shot.condition} screenshot` }));
+    const caption = shot.error ? `${shot.condition}: ${shot.error}` : `${shot.condition} — ${shot.title}`;
+    figure.append(element("figcaption", caption));
+    return figure;
+  }));
+}
+
+async function submitReport(event) {
+  if (event) event.preventDefault();
+  const groupBy = $("#r-group").value.trim() || "condition";
+  $("#r-csv").href = `/reports?group_by=${encodeURIComponent(groupBy)}&format=csv`;
+  const data = await api("GET", `/reports?group_by=${encodeURIComponent(groupBy)}`);
+  const columns = [...data.group_by, ...data.columns];
+  const head = element("tr");
+  head.append(...columns.map((c) => element("th", c)));
+  $("#report-table thead").replaceChildren(head);
+  $("#report-table tbody").replaceChildren(...data.rows.map((row) => {
+    const tr = element("tr");
+    tr.append(...columns.map((c) => element("td", row[c] === null ? "—" : row[c])));
+    return tr;
+  }));
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+function showSection(name) {
+  for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== name;
+  for (const tab of document.querySelectorAll("nav button")) {
+    tab.setAttribute("aria-pressed", String(tab.dataset.section === name));
+  }
+  if (name === "reports") submitReport().catch((error) => say(error.message));
+}
+
+async function loadCatalogue() {
+  const [conditions, sites] = await Promise.all([api("GET", "/conditions"), api("GET", "/sites")]);
+  $("#f-condition").replaceChildren(...conditions.conditions.map((c) => element("option", c.name)));
+  for (const select of [$("#f-site"), $("#p-site")]) {
+    select.append(...sites.sites.map((s) => element("option", s.name, { value: s.name })));
+  }
+}
+
+async function health() {
+  const response = await fetch("/health");
+  const data = await response.json();
+  $("#health").textContent = `store ${data.store.kind}: ${data.status}`;
+}
+
+async function start() {
+  for (const tab of document.querySelectorAll("nav button")) {
+    tab.addEventListener("click", () => showSection(tab.dataset.section));
+  }
+  const guard = (handler) => (event) => handler(event).catch((error) => say(error.message));
+  $("#episode-form").addEventListener("submit", guard(submitEpisode));
+  $("#episode-cancel").addEventListener("click", stopEditing);
+  $("#preview-form").addEventListener("submit", guard(submitPreview));
+  $("#report-form").addEventListener("submit", guard(submitReport));
+  $("#login").addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    await api("POST", "/ui/session", { token: $("#login-token").value });
+    location.reload();
+  }));
+  await health().catch(() => {});
+  await loadCatalogue();
+  await loadEpisodes();
+  setInterval(() => health().catch(() => {}), 5000);
+}
+
+start().catch((error) => say(error.message));

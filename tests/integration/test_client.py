@@ -1,0 +1,178 @@
+"""The Python client, the admin commands and the examples, against a running service."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.client import AsyncSkillShift, SkillShift, SkillShiftError
+from tests.helpers.processes import ServiceProcess
+
+REPO = Path(__file__).resolve().parents[2]
+BROWSERGYM_VENV = REPO / ".venv-browsergym"
+BROWSERGYM_REQUIREMENTS = ["browsergym-core==0.14.3", "httpx>=0.27"]
+
+
+@pytest.fixture(scope="module")
+def service(memory_demo_service: ServiceProcess) -> ServiceProcess:
+    return memory_demo_service
+
+
+def run_cli(service: ServiceProcess, *args: str) -> subprocess.CompletedProcess[str]:
+    skillshift = str(Path(sys.executable).with_name("skillshift"))
+    env = {**os.environ, "SKILLSHIFT_API_URL": service.api}
+    return subprocess.run(
+        [skillshift, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+
+
+def test_sync_client_round_trip(service: ServiceProcess) -> None:
+    with SkillShift(service.api) as client:
+        with client.episode(condition="Src-Exec", regime="multiple", seed=3) as episode:
+            assert client.get_episode(episode.id)["seed"] == 3
+            with httpx.Client(proxy=service.proxy, headers=episode.header, timeout=10) as http:
+                assert "/__ss/" in http.get(f"{service.demo}/").text
+            with httpx.Client(
+                proxy=f"http://{episode.id}:{episode.token}@127.0.0.1:{service.proxy_port}"
+            ) as http:
+                assert http.get(f"{service.demo}/").status_code == 200
+            kwargs = episode.playwright_context_kwargs()
+            assert kwargs["proxy"]["username"] == episode.id
+            gym = episode.browsergym_kwargs()
+            assert gym["pw_chromium_kwargs"]["executable_path"].endswith("chromium")
+            assert gym["pw_context_kwargs"] == kwargs
+            assert client.patch_episode(episode.id, seed=4).data["seed"] == 4
+            assert client.suspend(episode.id).data["suspended"] is True
+            assert client.resume(episode.id).data["suspended"] is False
+            client.skill_call(episode.id, "search", args={"q": "socks"})
+            client.skill_failure(episode.id, "search", error="not found")
+            client.task_result(episode.id, success=False, steps=4)
+            report = client.report(episode.id)
+            assert report["pages"]["served"] == 2 and report["popups"]["injected"] == 2
+            assert report["agent_events"] == {"skill_call": 1, "skill_failure": 1, "task_result": 1}
+            types = [event["type"] for event in client.events(episode.id, limit=1000)["events"]]
+            assert types[0] == "episode_created" and types[-1] == "task_result"
+            client.reset(episode.id)
+            assert len(client.events(episode.id)["events"]) == 1
+        with pytest.raises(SkillShiftError) as missing:
+            client.get_episode(episode.id)  # deleted on leaving the block
+        assert missing.value.status == 404 and "not found" in missing.value.message
+        with pytest.raises(SkillShiftError) as invalid:
+            client.create_episode(condition="Nope")
+        assert invalid.value.status == 422 and "condition" in invalid.value.message
+
+
+def test_episode_is_deleted_when_the_block_fails(service: ServiceProcess) -> None:
+    with SkillShift(service.api) as client:
+        with pytest.raises(RuntimeError), client.episode() as episode:
+            raise RuntimeError("agent crashed")
+        assert episode.id not in {e["id"] for e in client.list_episodes()}
+
+
+async def test_async_client_round_trip(service: ServiceProcess) -> None:
+    async with AsyncSkillShift(service.api) as client:
+        async with client.episode(condition="Tgt", tags={"method": "async"}) as episode:
+            await client.step(episode.id, action="click")
+            await client.task_result(episode.id, success=True)
+            rows = (await client.reports(["method"], {"method": "async"}))["rows"]
+            assert rows == [{**rows[0], "method": "async", "SR": 1.0, "AS": 1.0}]
+            csv = await client.reports(["condition"], {"method": "async"}, format="csv")
+            assert csv.splitlines()[1].startswith("Tgt,1,1,0,1.0")
+        assert episode.id not in {e["id"] for e in await client.list_episodes()}
+
+
+def test_unreachable_api_is_a_clear_error() -> None:
+    with SkillShift("http://127.0.0.1:9", timeout=2) as client, pytest.raises(httpx.ConnectError):
+        client.list_episodes()
+
+
+def test_report_and_export_commands(service: ServiceProcess) -> None:
+    with SkillShift(service.api) as client:
+        episode = client.create_episode(condition="Src-Perc", tags={"method": "cli"})
+        client.skill_call(episode.id, "x")
+        client.task_result(episode.id, success=True, steps=2)
+        table = run_cli(service, "report", "--group-by", "condition,method", "--tag", "method=cli")
+        assert table.returncode == 0, table.stderr
+        header, row = table.stdout.splitlines()
+        assert header.split()[:5] == ["condition", "method", "episodes", "finished", "unfinished"]
+        assert row.split()[:6] == ["Src-Perc", "cli", "1", "1", "0", "1.000"]
+        csv = run_cli(service, "report", "--format", "csv", "--tag", "method=cli")
+        assert csv.stdout.splitlines()[1].startswith("Src-Perc,1,1,0,1.0,2.0,1.0,0.0")
+        export = run_cli(service, "episodes", "export", episode.id)
+        lines = [json.loads(line) for line in export.stdout.splitlines()]
+        assert lines == client.events(episode.id, limit=1000)["events"]
+        listing = run_cli(service, "episodes", "list")
+        assert episode.id in listing.stdout
+        missing = run_cli(service, "episodes", "export", "nope")
+        assert missing.returncode == 1 and "404: episode 'nope' not found" in missing.stderr
+        client.delete_episode(episode.id)
+    dead = run_cli(service, "report", "--api-url", "http://127.0.0.1:9")
+    assert dead.returncode == 1 and "cannot reach the API at http://127.0.0.1:9" in dead.stderr
+
+
+def test_ca_command_matches_the_service(service: ServiceProcess, tmp_path: Path) -> None:
+    served = httpx.get(f"{service.api}/ca").json()
+    shown = run_cli(service, "ca", "--confdir", str(service.confdir))
+    assert shown.returncode == 0 and served["spki_sha256"] in shown.stdout
+    assert f"--ignore-certificate-errors-spki-list={served['spki_sha256']}" in shown.stdout
+    assert served["browsers"]["playwright"]["new_context"]["ignore_https_errors"] is True
+    fresh = run_cli(service, "ca", "--confdir", str(tmp_path / "new"))
+    assert fresh.returncode == 0 and (tmp_path / "new" / "mitmproxy-ca-cert.pem").exists()
+
+
+@pytest.mark.browser
+def test_playwright_example(service: ServiceProcess) -> None:
+    result = subprocess.run(
+        [sys.executable, "examples/playwright_agent.py", f"{service.demo}/"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "SKILLSHIFT_API_URL": service.api, "PYTHONPATH": str(REPO)},
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["success"] is True
+    assert outcome["report"]["popups"]["dismissed_by"] == {"close": 1}
+    assert outcome["report"]["agent_events"]["task_result"] == 1
+
+
+def browsergym_python() -> Path:
+    """BrowserGym pins its own Playwright: it gets its own venv, built once and kept."""
+    python = BROWSERGYM_VENV / "bin" / "python"
+    ready = BROWSERGYM_VENV / ".ready"
+    if not ready.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(BROWSERGYM_VENV)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", *BROWSERGYM_REQUIREMENTS],
+            check=True,
+            timeout=900,
+        )
+        ready.touch()
+    return python
+
+
+@pytest.mark.browser
+def test_browsergym_example(service: ServiceProcess) -> None:
+    result = subprocess.run(
+        [str(browsergym_python()), "examples/browsergym_agent.py", f"{service.demo}/"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "SKILLSHIFT_API_URL": service.api, "PYTHONPATH": str(REPO)},
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    outcome = json.loads(result.stdout.strip().splitlines()[-1])
+    assert outcome["success"] is True and outcome["popups_closed"] >= 1
+    report = outcome["report"]
+    assert report["condition"] == "Src-Exec" and report["popups"]["shown"] >= 1
+    assert report["agent_events"]["task_result"] == 1

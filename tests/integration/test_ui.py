@@ -1,0 +1,158 @@
+"""The admin page in a real Chromium: every control, against a real service and its demo shop."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.helpers.processes import ServiceProcess
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def service(memory_demo_service: ServiceProcess) -> ServiceProcess:
+    return memory_demo_service
+
+
+@pytest.fixture
+def page(browser: Browser, service: ServiceProcess) -> Iterator[Page]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{service.api}/ui")
+    expect(page.get_by_role("status")).to_contain_text("MemoryStore: ok")
+    yield page
+    context.close()
+
+
+def api_episodes(service: ServiceProcess) -> list[dict[str, object]]:
+    return list(httpx.get(f"{service.api}/episodes", timeout=5).json()["episodes"])
+
+
+def create_from_form(page: Page, condition: str, seed: int, tags: str = "{}") -> str:
+    page.get_by_label("Condition").select_option(condition)
+    page.get_by_label("Regime").select_option("multiple")
+    page.get_by_label("Seed", exact=True).first.fill(str(seed))
+    page.get_by_label("Tags (JSON)").fill(tags)
+    page.get_by_role("button", name="Create episode").click()
+    expect(page.get_by_role("alert")).to_contain_text("created")
+    text = page.get_by_role("alert").inner_text()
+    match = re.search(r"episode (\S+) created", text)
+    assert match, text
+    return match.group(1)
+
+
+def test_create_watch_edit_suspend_reset_delete(page: Page, service: ServiceProcess) -> None:
+    episode_id = create_from_form(page, "Src-Exec", 5, '{"method": "ui"}')
+    row = page.locator(f"tr[data-episode='{episode_id}']")
+    expect(row).to_contain_text("Src-Exec")
+    expect(row).to_contain_text("method=ui")
+    stored = next(e for e in api_episodes(service) if e["id"] == episode_id)
+    assert stored["regime"] == "multiple" and stored["seed"] == 5
+
+    # The live log shows what an agent's requests cause, as they happen.
+    page.get_by_role("button", name=f"Events of {episode_id}").click()
+    log = page.locator("#log-events")
+    expect(log.locator("[data-type=episode_created]")).to_have_count(1)
+    header = {"X-SkillShift-Episode": f"{episode_id}:{stored['token']}"}
+    with httpx.Client(proxy=service.proxy, headers=header, timeout=10) as client:
+        assert client.get(f"{service.demo}/products").status_code == 200
+    expect(log.locator("[data-type=popup_injected]")).to_have_count(1, timeout=5000)
+    expect(log.locator("[data-type=page_served]")).to_contain_text("/products")
+
+    page.get_by_role("button", name=f"Edit {episode_id}").click()
+    page.get_by_label("Seed", exact=True).first.fill("9")
+    page.get_by_role("button", name="Save changes").click()
+    expect(row.locator("td").nth(3)).to_have_text("9")
+    assert httpx.get(f"{service.api}/episodes/{episode_id}").json()["seed"] == 9
+
+    page.get_by_role("button", name=f"Suspend {episode_id}").click()
+    expect(row).to_contain_text("suspended")
+    assert httpx.get(f"{service.api}/episodes/{episode_id}").json()["suspended"] is True
+    page.get_by_role("button", name=f"Resume {episode_id}").click()
+    expect(row).to_contain_text("active")
+
+    page.get_by_role("button", name=f"Reset {episode_id}").click()
+    expect(page.get_by_role("alert")).to_contain_text("reset")
+    events = httpx.get(f"{service.api}/episodes/{episode_id}/events").json()["events"]
+    assert [event["type"] for event in events] == ["episode_reset"]
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name=f"Delete {episode_id}").click()
+    expect(row).to_have_count(0)
+    assert httpx.get(f"{service.api}/episodes/{episode_id}").status_code == 404
+
+
+def test_bad_input_is_reported_and_changes_nothing(page: Page, service: ServiceProcess) -> None:
+    before = len(api_episodes(service))
+    page.get_by_label("Targets (JSON: source origin → target origin)").fill('{"ftp:x": "y"}')
+    page.get_by_role("button", name="Create episode").click()
+    expect(page.get_by_role("alert")).to_contain_text("origin")
+    page.get_by_label("Targets (JSON: source origin → target origin)").fill("{nope")
+    page.get_by_role("button", name="Create episode").click()
+    expect(page.get_by_role("alert")).to_contain_text("not valid JSON")
+    assert len(api_episodes(service)) == before
+
+
+def test_listener_default_lets_a_plain_browser_see_the_episode(
+    page: Page, browser: Browser, service: ServiceProcess
+) -> None:
+    episode_id = create_from_form(page, "Src-Perc", 2)
+    page.get_by_role("button", name="Listeners").click()
+    listener = str(service.proxy_port)
+    page.get_by_label(f"Default episode of {listener}").select_option(episode_id)
+    page.get_by_role("button", name=f"Set default of {listener}").click()
+    expect(page.get_by_role("alert")).to_contain_text(f"default episode {episode_id}")
+    # A browser with no credentials at all now gets the episode's shifted page.
+    desktop = browser.new_context(proxy={"server": service.proxy})
+    shop = desktop.new_page()
+    shop.goto(f"{service.demo}/")
+    assert shop.locator("script[src*='/__ss/']").count() == 1
+    desktop.close()
+    page.get_by_label(f"Default episode of {listener}").select_option("")
+    page.get_by_role("button", name=f"Set default of {listener}").click()
+    expect(page.get_by_role("alert")).to_contain_text("cleared")
+    assert httpx.get(f"{service.demo}/", proxy=service.proxy).status_code == 407
+
+
+def test_preview_renders_six_conditions_side_by_side(
+    page: Page, service: ServiceProcess, tmp_path: Path
+) -> None:
+    page.get_by_role("button", name="Preview").click()
+    page.get_by_label("URL").fill(f"{service.demo}/products")
+    page.get_by_label("Site").last.select_option("demo")
+    page.get_by_role("button", name="Render all six conditions").click()
+    figures = page.locator("#preview-grid figure")
+    expect(figures).to_have_count(6, timeout=60_000)
+    shots = {}
+    for index in range(6):
+        figure = figures.nth(index)
+        condition = str(figure.get_attribute("data-condition"))
+        image = figure.get_by_role("img")
+        expect(image).to_have_count(1)
+        assert image.evaluate("img => img.naturalWidth") == 1024
+        shots[condition] = image.get_attribute("src")
+    assert list(shots) == ["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
+    assert len(set(shots.values())) == 6  # every condition looks different
+    expect(figures.nth(3).locator("figcaption")).to_contain_text("Outdoor Shop 2.0")
+    # Preview episodes are temporary.
+    assert not [e for e in api_episodes(service) if e["tags"].get("preview")]  # type: ignore[attr-defined]
+
+
+def test_reports_table(page: Page, service: ServiceProcess) -> None:
+    episode_id = create_from_form(page, "Tgt", 1, '{"method": "report-ui"}')
+    httpx.post(
+        f"{service.api}/episodes/{episode_id}/events",
+        json={"type": "task_result", "success": True, "steps": 3},
+    )
+    page.get_by_role("button", name="Reports").click()
+    page.get_by_label("Group by").fill("condition,method")
+    page.get_by_role("button", name="Show").click()
+    row = page.locator("#report-table tbody tr", has_text="report-ui")
+    expect(row).to_contain_text("Tgt")
+    expect(row.locator("td").nth(5)).to_have_text("1")  # SR
