@@ -16,7 +16,7 @@ import httpx
 
 from api import commands as admin_commands
 from api.settings import Settings, is_loopback
-from proxy.episode import EpisodeConfig, new_episode
+from proxy.episode import ORIGIN, EpisodeConfig, new_episode
 from shifts.conditions import CONDITIONS
 
 REVERSE_SPEC = re.compile(r"^https?://[^@\s]+@(?:[^:@\s]+:)?\d{1,5}$")
@@ -43,6 +43,18 @@ def _reverse(value: str) -> str:
             f"{value!r} is not http(s)://upstream:port@[listen_host:]listen_port"
         )
     return value
+
+
+def _targets(value: str) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        source, sep, target = item.partition("=")
+        if not sep or not ORIGIN.match(source.rstrip("/")) or not ORIGIN.match(target.rstrip("/")):
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not http://source:port=http://target:port"
+            )
+        pairs.append((source.rstrip("/"), target.rstrip("/")))
+    return tuple(pairs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,6 +158,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated upstream host or host:port globs the proxy may reach, e.g. "
         "'127.0.0.1,localhost' (SKILLSHIFT_UPSTREAM_ALLOW; default: any). The admin API's own "
         "address is never reachable through the proxy.",
+    )
+    serve.add_argument(
+        "--targets",
+        type=_targets,
+        default=_targets(_env("TARGETS", "") or ""),
+        help="deployment-wide source->target origins for Tgt conditions, "
+        "'http://src:port=http://tgt:port,...', copied into each new episode "
+        "(SKILLSHIFT_TARGETS; episodes may override)",
     )
     serve.add_argument(
         "--demo",
@@ -259,6 +279,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         upstream_ca=args.upstream_ca,
         upstream_insecure=args.upstream_insecure,
         upstream_allow=args.upstream_allow,
+        default_targets=args.targets,
         demo=args.demo,
         demo_port=args.demo_port,
         log_level=args.log_level,

@@ -57,7 +57,9 @@ async def load_episode(store: EpisodeStore, episode_id: str) -> Episode:
 @router.post("", status_code=201)
 async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any]:
     store, settings = _store(request), _settings(request)
-    episode = new_episode(EpisodeConfig(**body.model_dump(exclude={"id"})), body.id)
+    config = body.model_dump(exclude={"id"})
+    config["targets"] = {**dict(settings.default_targets), **config["targets"]}
+    episode = new_episode(EpisodeConfig(**config), body.id)
     if not await store.create_episode(
         episode.id, episode.model_dump(mode="json"), episode.expires_at
     ):

@@ -149,11 +149,7 @@ def main() -> None:
             upstream.extra[path] = ("text/html; charset=UTF-8", body)
     pages = {"300KB": "/page-300kb", "1MB": "/big-1mb", "css": "/style.css"}
     pages.update(
-        {
-            name: f"/wp-{name}"
-            for name in ("front", "dashboard")
-            if f"/wp-{name}" in upstream.extra
-        }
+        {name: f"/wp-{name}" for name in ("front", "dashboard") if f"/wp-{name}" in upstream.extra}
     )
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))

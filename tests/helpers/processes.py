@@ -147,3 +147,23 @@ class ServiceProcess:
         """An HTTP client that goes through the proxy, bound by header when given an episode."""
         headers = dict(episode["header"]) if episode else {}  # type: ignore[call-overload]
         return httpx.Client(proxy=self.proxy, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]
+
+
+class BalancerProcess:
+    """tools/tcp_balancer.py in front of some ports, as a separate process."""
+
+    def __init__(self, *backend_ports: int) -> None:
+        self.port = free_port()
+        args = [sys.executable, "-m", "tools.tcp_balancer", "--listen", f"127.0.0.1:{self.port}"]
+        for port in backend_ports:
+            args += ["--backend", f"127.0.0.1:{port}"]
+        self.process = subprocess.Popen(args, cwd=REPO, stderr=subprocess.DEVNULL)
+        wait_for_port(self.port)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
