@@ -160,6 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
         "address is never reachable through the proxy.",
     )
     serve.add_argument(
+        "--upstream-timeout",
+        type=float,
+        default=float(_env("UPSTREAM_TIMEOUT", "60") or 60),
+        help="seconds an upstream may take to start its response before the client gets a 504; "
+        "0 waits forever (SKILLSHIFT_UPSTREAM_TIMEOUT, default %(default)s)",
+    )
+    serve.add_argument(
         "--targets",
         type=_targets,
         default=_targets(_env("TARGETS", "") or ""),
@@ -280,6 +287,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         upstream_insecure=args.upstream_insecure,
         upstream_allow=args.upstream_allow,
         default_targets=args.targets,
+        upstream_timeout=args.upstream_timeout,
         demo=args.demo,
         demo_port=args.demo_port,
         log_level=args.log_level,

@@ -73,6 +73,7 @@ def make_master(settings: Settings, store: EpisodeStore) -> Master:
         ss_max_rewrite_bytes=settings.max_rewrite_bytes,
         ss_upstream_allow=settings.upstream_allow,
         ss_forbidden_upstreams=",".join(settings.own_addresses()),
+        ss_upstream_timeout=settings.upstream_timeout,
     )
     return master
 

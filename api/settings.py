@@ -33,6 +33,7 @@ class Settings:
     upstream_ca: str | None = None
     upstream_insecure: bool = False
     upstream_allow: str = ""
+    upstream_timeout: float = 60.0
     # Deployment-wide contextual mapping (source origin -> target origin) written into every
     # new episode unless the episode maps that origin itself; the episode record shows it.
     default_targets: tuple[tuple[str, str], ...] = ()

@@ -9,10 +9,11 @@ from proxy.internal import InternalEndpoints
 from proxy.rewrite import PageRewriter
 from proxy.routing import ContextualRouting
 from proxy.store import EpisodeStore
+from proxy.timeout import UpstreamTimeout
 
 
 def build_addons(store: EpisodeStore) -> list[object]:
-    """The addons in hook order: bind, answer internal paths, route, guard, then rewrite."""
+    """The addons in hook order: bind, answer internal paths, route, guard, rewrite, time."""
     errors.install()
     return [
         EpisodeBinding(store),
@@ -20,6 +21,7 @@ def build_addons(store: EpisodeStore) -> list[object]:
         ContextualRouting(),
         UpstreamGuard(),
         PageRewriter(store),
+        UpstreamTimeout(),
         errors.UpstreamErrors(),
     ]
 

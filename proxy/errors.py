@@ -18,18 +18,23 @@ from mitmproxy.net.http import http1
 from mitmproxy.proxy.layers.http import _http1
 
 from proxy.responses import error_response
+from proxy.timeout import TIMED_OUT
 
 logger = logging.getLogger(__name__)
 
-# error message -> "host:port" of the upstream it came from; bounded, consumed on use.
-_UPSTREAM_OF_MESSAGE: OrderedDict[str, str] = OrderedDict()
+# error message -> ("host:port" of the upstream it came from, seconds if it timed out);
+# bounded, consumed on use.
+_UPSTREAM_OF_MESSAGE: OrderedDict[str, tuple[str, float | None]] = OrderedDict()
 _REMEMBERED = 256
 
 
 def neutral_error_response(status_code: int, message: str = "") -> bytes:
-    upstream = _UPSTREAM_OF_MESSAGE.pop(message, None)
+    upstream, timed_out = _UPSTREAM_OF_MESSAGE.pop(message, (None, None))
     detail = message or "The upstream server failed."
-    if status_code == 502:
+    if timed_out is not None:
+        status_code = 504
+        detail = f"Gateway timeout: {upstream} sent no response within {timed_out:g} s."
+    elif status_code == 502:
         name = f"upstream {upstream}" if upstream else "upstream"
         detail = f"Bad gateway: the {name} could not be reached ({detail})."
     return http1.assemble_response(error_response(status_code, detail, {"Connection": "close"}))
@@ -46,7 +51,7 @@ class UpstreamErrors:
         if flow.error is None or flow.response is not None:
             return
         upstream = f"{flow.request.host}:{flow.request.port}"
-        _UPSTREAM_OF_MESSAGE[flow.error.msg] = upstream
+        _UPSTREAM_OF_MESSAGE[flow.error.msg] = (upstream, flow.metadata.get(TIMED_OUT))
         while len(_UPSTREAM_OF_MESSAGE) > _REMEMBERED:
             _UPSTREAM_OF_MESSAGE.popitem(last=False)
         logger.warning(

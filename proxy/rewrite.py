@@ -8,7 +8,9 @@ with the upstream's exact bytes.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 import time
 from dataclasses import replace
@@ -33,6 +35,16 @@ REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this 
 BUFFER, OVERSIZE, PASS = "buffer", "oversize", "pass"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
+# Below this a page shifts in well under a millisecond or two: a thread hop would cost more
+# than it frees. lxml releases the GIL while it parses and serializes, so big pages overlap.
+OFFLOAD_BYTES = 128 * 1024
+
+
+def _shift_to_bytes(
+    episode: Episode, context: ShiftContext, raw: bytes, charset: str | None
+) -> tuple[Any, bytes | None]:
+    doc = shift_document(episode, context, raw, charset)
+    return doc, doc.to_bytes() if doc.changed else None
 
 
 class PageRewriter:
@@ -45,6 +57,13 @@ class PageRewriter:
             int,
             8 * 1024 * 1024,
             "HTML bodies larger than this (decoded) stream through unshifted, with an event.",
+        )
+        loader.add_option(
+            "ss_offload_bytes",
+            int,
+            OFFLOAD_BYTES,
+            "Shift pages at least this large (decoded) in a worker thread, so that one big "
+            "page does not hold up every other request on the event loop.",
         )
 
     def request(self, flow: http.HTTPFlow) -> None:
@@ -113,9 +132,12 @@ class PageRewriter:
             return
         started = time.perf_counter()
         context = await self._context(flow, episode, response, raw)
-        doc = shift_document(episode, context, raw, classify.charset(response))
-        if doc.changed:
-            body = doc.to_bytes()
+        work = functools.partial(_shift_to_bytes, episode, context, raw, classify.charset(response))
+        if len(raw) >= ctx.options.ss_offload_bytes:
+            doc, body = await asyncio.to_thread(work)
+        else:
+            doc, body = work()
+        if body is not None:
             if context.nonce:
                 body = csp.add_nonce_to_meta(body, context.nonce)
                 policies = response.headers.get_all("content-security-policy")
@@ -173,7 +195,9 @@ class PageRewriter:
             load_index=load_index,
             internal_prefix=ctx.options.ss_internal_prefix,
         )
-        if "popup" in active_shifts(episode):
+        # Error pages are shifted like any page, but a popup (and a `once` spent) belongs on a
+        # page where a skill runs.
+        if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
             context = await self._plan_popup(episode, context)
         return context
 
@@ -220,9 +244,12 @@ class PageRewriter:
 
 
 def _is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
-    """A 2xx HTML response to a request that may be a page or fragment (not a subresource)."""
+    """An HTML response with a body a browser renders (2xx, or a 4xx/5xx error page) to a
+    request that may be a page or fragment (not a subresource). Error pages are pages the agent
+    sees, so a shifted episode gets them shifted too."""
+    status = response.status_code
     return (
         classify.may_be_rewritten(flow.request)
-        and 200 <= response.status_code < 300
+        and (200 <= status < 300 or 400 <= status < 600)
         and classify.is_html(response)
     )

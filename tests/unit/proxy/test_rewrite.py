@@ -102,7 +102,7 @@ async def test_conditional_headers_stripped_for_documents_only(
     assert image.request.headers["If-None-Match"] == '"e"'
 
 
-async def test_fragments_errors_and_non_html_never_get_popups(
+async def test_fragments_error_pages_and_non_html_never_get_popups(
     store: MemoryStore, addons: list[object]
 ) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="multiple")
@@ -114,7 +114,7 @@ async def test_fragments_errors_and_non_html_never_get_popups(
     )
     assert fragment.response.content == PAGE
     missing = await serve(addons, episode, html_response(PAGE, status=404))
-    assert missing.response.stream and missing.metadata[REWRITE] == PASS
+    assert missing.response.status_code == 404 and b"/__ss/r.js" in missing.response.content
     json_flow = await serve(
         addons, episode, http.Response.make(200, b"{}", {"Content-Type": "application/json"})
     )
@@ -193,3 +193,33 @@ async def test_contextual_routes_and_maps_redirects_back(
     redirect = http.Response.make(302, b"", {"Location": "http://127.0.0.1:9001/b"})
     await run_response(addons, flow, redirect)
     assert flow.response.headers["Location"] == "http://site.test/b"
+
+
+async def test_big_pages_shift_off_the_event_loop_to_the_same_bytes(
+    store: MemoryStore, addons: list[object]
+) -> None:
+    import threading
+
+    from proxy import rewrite
+
+    threads: list[str] = []
+    original = rewrite.shift_document
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    rewrite.shift_document = spy  # type: ignore[assignment]
+    try:
+        bodies = []
+        episode = await make_episode(store, condition="Src-Perc", seed=3)
+        for offload in (10**9, 0):  # inline, then in a worker thread
+            ctx.options.update(ss_offload_bytes=offload)
+            await store.reset_episode(episode.id)  # the same first load again
+            bodies.append((await serve(addons, episode, html_response(PAGE))).response.content)
+    finally:
+        rewrite.shift_document = original  # type: ignore[assignment]
+    main = threading.current_thread().name
+    assert threads[0] == main and threads[1] != main
+    # The same load of the same episode: the same bytes wherever the shift ran.
+    assert bodies[0] == bodies[1] and bodies[0] != PAGE

@@ -1,0 +1,324 @@
+"""Many episodes at once, a responsive event loop, and scaling out to two processes.
+
+    .venv/bin/python -m bench.episodes [--seconds 60] [--episodes 64] [--json F] [--quick]
+
+1. Responsiveness: a tiny unshifted page is probed every 50 ms, first alone, then while wrk
+   keeps four 1 MB pages under Src-Perc in flight; prints the probe's p50/p95/max both ways.
+2. Episodes: N concurrent episodes (conditions in turn) run a browser-like sequence for
+   `--seconds` — a navigation, then its stylesheet, script and image, a short pause — through
+   one service on redis-server. The same sequence straight to the upstream gives the floor:
+   prints p50/p95 latency added per request kind, then compares what every client did with its
+   episode's event log (navigations vs `page_served`, popups), and samples the proxy's RSS.
+3. Scaling: wrk on a 300 KB Src-Perc page through one process, through the TCP balancer to one
+   process, and through the balancer to two processes sharing the redis-server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.throughput import Row, _synthetic, wrk
+from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
+from tests.helpers.upstream import UpstreamServer
+
+CONDITIONS: list[dict[str, Any]] = [
+    {"condition": "Src"},
+    {"condition": "Src-Perc"},
+    {"condition": "Src-Exec", "regime": "multiple"},
+    {"condition": "Tgt"},
+    {"condition": "Tgt-Perc"},
+    {"condition": "Src-Exec", "regime": "random", "regime_params": {"p": 0.5}},
+]
+SUBRESOURCES = {"/style.css": "style", "/app.js": "script", "/logo.png": "image"}
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0, "p50": 0.0, "p95": 0.0, "max": 0.0}
+    ordered = sorted(values)
+    return {
+        "n": len(ordered),
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+        "max": round(ordered[-1], 2),
+    }
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+# ---- 1. responsiveness --------------------------------------------------------------------
+
+
+def probe(service: ServiceProcess, header: dict[str, str], url: str, seconds: float) -> list[float]:
+    latencies = []
+    with httpx.Client(proxy=service.proxy, headers=header, timeout=30) as client:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            client.get(url).raise_for_status()
+            latencies.append((time.perf_counter() - started) * 1000)
+            time.sleep(0.05)
+    return latencies
+
+
+def responsiveness(service: ServiceProcess, upstream: UpstreamServer, seconds: float) -> dict:
+    src = service.create_episode(condition="Src")
+    perc = service.create_episode(condition="Src-Perc")
+    tiny = f"{upstream.origin}/page.html"
+    alone = probe(service, dict(src["header"]), tiny, seconds)  # type: ignore[call-overload]
+    header = "{}: {}".format(*next(iter(dict(perc["header"]).items())))  # type: ignore[call-overload]
+    row = Row("perc", service.proxy_port, service.process.pid, header)  # type: ignore[union-attr]
+    load: dict[str, Any] = {}
+    background = threading.Thread(
+        target=lambda: load.update(
+            wrk(row, f"{upstream.origin}/big-1mb", 4, int(seconds) + 1, "document")
+        )
+    )
+    background.start()
+    time.sleep(0.5)
+    busy = probe(service, dict(src["header"]), tiny, seconds)  # type: ignore[call-overload]
+    background.join()
+    return {"alone_ms": percentiles(alone), "under_1mb_load_ms": percentiles(busy), "load": load}
+
+
+# ---- 2. many episodes ---------------------------------------------------------------------
+
+
+async def browse(
+    client: httpx.AsyncClient, origin: str, seconds: float, rng: random.Random, log: dict
+) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        page = await client.get(f"{origin}/page.html", headers={"Sec-Fetch-Dest": "document"})
+        log["latency"]["document"].append((time.perf_counter() - started) * 1000)
+        log["navigations"] += 1
+        log["failures"] += page.status_code != 200
+        for path, dest in SUBRESOURCES.items():
+            started = time.perf_counter()
+            asset = await client.get(f"{origin}{path}", headers={"Sec-Fetch-Dest": dest})
+            log["latency"]["subresource"].append((time.perf_counter() - started) * 1000)
+            log["failures"] += asset.status_code != 200
+        await asyncio.sleep(rng.uniform(0.1, 0.4))  # the agent deciding what to do next
+
+
+async def run_episodes(
+    proxy_urls: list[str | None], origin: str, seconds: float
+) -> list[dict[str, Any]]:
+    logs = [
+        {"navigations": 0, "failures": 0, "latency": {"document": [], "subresource": []}}
+        for _ in proxy_urls
+    ]
+    clients = [httpx.AsyncClient(proxy=url, timeout=60) for url in proxy_urls]
+    try:
+        await asyncio.gather(
+            *(
+                browse(client, origin, seconds, random.Random(index), logs[index])
+                for index, client in enumerate(clients)
+            )
+        )
+    finally:
+        for client in clients:
+            await client.aclose()
+    return logs
+
+
+def audit(service: ServiceProcess, episodes: list[dict], logs: list[dict]) -> dict[str, int]:
+    """What the clients did against what each episode's event log says happened."""
+    problems: Counter[str] = Counter()
+    for episode, log in zip(episodes, logs, strict=True):
+        events = httpx.get(
+            f"{service.api}/episodes/{episode['id']}/events?limit=1000", timeout=30
+        ).json()["events"]
+        types = Counter(event["type"] for event in events)
+        documents = sum(e["type"] == "page_served" and e.get("kind") == "document" for e in events)
+        problems["navigations"] += log["navigations"]
+        problems["missing_page_served"] += max(0, log["navigations"] - documents)
+        problems["extra_page_served"] += max(0, documents - log["navigations"])
+        if episode["regime"] == "multiple" and episode["condition"].endswith("Exec"):
+            problems["popup_mismatch"] += abs(types["popup_injected"] - log["navigations"])
+        if episode["regime"] == "random" and episode["condition"].endswith("Exec"):
+            problems["draw_mismatch"] += abs(types["random_draw"] - log["navigations"])
+        problems["client_failures"] += log["failures"]
+    return dict(problems)
+
+
+def many_episodes(
+    service: ServiceProcess,
+    upstream: UpstreamServer,
+    target: UpstreamServer,
+    count: int,
+    seconds: float,
+) -> dict[str, Any]:
+    episodes = [
+        service.create_episode(
+            **CONDITIONS[index % len(CONDITIONS)], targets={upstream.origin: target.origin}
+        )
+        for index in range(count)
+    ]
+    proxies: list[str | None] = [
+        f"http://{e['id']}:{e['token']}@127.0.0.1:{service.proxy_port}" for e in episodes
+    ]
+    pid = service.process.pid  # type: ignore[union-attr]
+    samples: list[float] = []
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.wait(5):
+            samples.append(rss_mb(pid))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    logs = asyncio.run(run_episodes(proxies, upstream.origin, seconds))
+    sampling.set()
+    sampler.join()
+    direct = asyncio.run(run_episodes([None] * count, upstream.origin, min(seconds, 15)))
+    result: dict[str, Any] = {"episodes": count, "seconds": seconds, "rss_mb": samples}
+    for kind in ("document", "subresource"):
+        proxied = percentiles([v for log in logs for v in log["latency"][kind]])
+        floor = percentiles([v for log in direct for v in log["latency"][kind]])
+        result[kind] = {
+            "proxied_ms": proxied,
+            "direct_ms": floor,
+            "added_p50_ms": round(proxied["p50"] - floor["p50"], 2),
+            "added_p95_ms": round(proxied["p95"] - floor["p95"], 2),
+        }
+    result["audit"] = audit(service, episodes, logs)
+    return result
+
+
+# ---- 3. scaling ---------------------------------------------------------------------------
+
+
+def scaling(workdir: Path, redis: RedisProcess, upstream: UpstreamServer, seconds: int) -> dict:
+    replicas = []
+    for index in range(2):
+        path = workdir / f"replica{index}"
+        path.mkdir()
+        replicas.append(
+            ServiceProcess(path, "--redis-url", redis.url, "--key-prefix", "scale:").start()
+        )
+    episode = replicas[0].create_episode(condition="Src-Perc")
+    header = "{}: {}".format(*next(iter(dict(episode["header"]).items())))  # type: ignore[call-overload]
+    one_behind = BalancerProcess(replicas[0].proxy_port)
+    two_behind = BalancerProcess(*(replica.proxy_port for replica in replicas))
+    url = f"{upstream.origin}/page-300kb"
+    rows = {
+        "1 process": Row("1", replicas[0].proxy_port, replicas[0].process.pid, header),  # type: ignore[union-attr]
+        "balancer -> 1 process": Row("b1", one_behind.port, None, header),
+        "balancer -> 2 processes": Row("b2", two_behind.port, None, header),
+    }
+    result = {}
+    try:
+        for name, row in rows.items():
+            result[name] = round(wrk(row, url, 8, seconds, "document")["rps"], 1)
+    finally:
+        for balancer in (one_behind, two_behind):
+            balancer.stop()
+        for replica in replicas:
+            replica.stop()
+    return result
+
+
+# ---- main ---------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--episodes", type=int, default=64)
+    parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+    seconds, probe_seconds, scale_seconds = args.seconds, 8.0, 8
+    if args.quick:
+        seconds, probe_seconds, scale_seconds, args.episodes = 3, 2.0, 2, min(args.episodes, 8)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-episodes-"))
+    (workdir / "redis").mkdir()
+    (workdir / "service").mkdir()
+    upstream, target = UpstreamServer("source").start(), UpstreamServer("target").start()
+    upstream.extra["/big-1mb"] = ("text/html; charset=utf-8", _synthetic(1024 * 1024))
+    upstream.extra["/page-300kb"] = ("text/html; charset=utf-8", _synthetic(300 * 1024))
+    for server in (upstream, target):
+        server.extra["/app.js"] = ("text/javascript", b"console.log('app');\n" * 400)
+        server.extra["/logo.png"] = ("image/png", bytes(range(256)) * 40)
+    redis = RedisProcess(workdir / "redis").start()
+    service = ServiceProcess(workdir / "service", "--redis-url", redis.url).start()
+    out: dict[str, Any] = {}
+    try:
+        out["responsiveness"] = responsiveness(service, upstream, probe_seconds)
+        report_responsiveness(out["responsiveness"])
+        out["episodes"] = many_episodes(service, upstream, target, args.episodes, seconds)
+        report_episodes(out["episodes"])
+        out["scaling"] = scaling(workdir, redis, upstream, scale_seconds)
+        report_scaling(out["scaling"])
+    finally:
+        service.stop()
+        redis.stop()
+        upstream.stop()
+        target.stop()
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+
+
+def say(line: str = "") -> None:
+    import sys
+
+    sys.stdout.write(line + "\n")
+
+
+def report_responsiveness(result: dict) -> None:
+    say("tiny page latency (ms) through the proxy: alone, and while 1 MB Src-Perc pages rewrite")
+    for name in ("alone_ms", "under_1mb_load_ms"):
+        stats = result[name]
+        say(
+            f"  {name:<20} n={stats['n']:<5} p50 {stats['p50']:>8}  p95 {stats['p95']:>8}  "
+            f"max {stats['max']:>8}"
+        )
+    say(f"  (1 MB pages meanwhile: {result['load'].get('rps', 0):.1f} req/s)")
+    say()
+
+
+def report_episodes(result: dict) -> None:
+    say(
+        f"{result['episodes']} concurrent episodes for {result['seconds']} s "
+        "(latency ms, proxied vs direct)"
+    )
+    for kind in ("document", "subresource"):
+        row = result[kind]
+        say(
+            f"  {kind:<12} n={row['proxied_ms']['n']:<6} p50 {row['proxied_ms']['p50']:>7} "
+            f"(+{row['added_p50_ms']})  p95 {row['proxied_ms']['p95']:>7} "
+            f"(+{row['added_p95_ms']})  direct p50 {row['direct_ms']['p50']}"
+        )
+    say(f"  audit: {result['audit']}")
+    say(f"  proxy RSS MB every 5 s: {result['rss_mb']}")
+    say()
+
+
+def report_scaling(result: dict) -> None:
+    say("scaling: 300 KB Src-Perc page, wrk c=8 (req/s, x the single process)")
+    base = result["1 process"] or 1
+    for name, rps in result.items():
+        say(f"  {name:<26} {rps:>8}  x{rps / base:.2f}")
+
+
+if __name__ == "__main__":
+    main()
