@@ -95,7 +95,12 @@ class PageRewriter:
             return
         decision = flow.metadata.get(REWRITE)
         try:
-            if decision == BUFFER:
+            if decision == BUFFER and response.stream:
+                # A body of unknown length (chunked) grew past the limit on the way in, and
+                # mitmproxy switched it to streaming (`stream_large_bodies`): it went out whole
+                # and unshifted, which the log must say.
+                await self._skipped(episode, flow, "body over ss_max_rewrite_bytes (chunked)")
+            elif decision == BUFFER:
                 await self._rewrite(flow, episode, response)
             elif decision == OVERSIZE:
                 await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")

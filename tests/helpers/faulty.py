@@ -17,6 +17,10 @@ HTML = (
 )
 
 
+# 50 MB of HTML, far past the default rewrite limit (8 MB).
+BIG_HTML = HTML.replace(b"</body>", b"<p>filler</p>" * (50 * 1024 * 1024 // 13) + b"</body>")
+
+
 def _read_head(conn: socket.socket) -> bytes:
     data = b""
     while b"\r\n\r\n" not in data:
@@ -144,6 +148,25 @@ class FaultyUpstream:
         )
         conn.sendall(b"%x\r\n%s\r\n" % (len(HTML), HTML))
         time.sleep(1.5)
+        conn.sendall(b"0\r\n\r\n")
+        conn.close()
+
+    def _html_50mb(self, conn: socket.socket, head: bytes) -> None:
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n"
+            % len(BIG_HTML)
+        )
+        conn.sendall(BIG_HTML)
+        conn.close()
+
+    def _html_50mb_chunked(self, conn: socket.socket, head: bytes) -> None:
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        step = 1024 * 1024
+        for start in range(0, len(BIG_HTML), step):
+            part = BIG_HTML[start : start + step]
+            conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
         conn.sendall(b"0\r\n\r\n")
         conn.close()
 

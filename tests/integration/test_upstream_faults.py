@@ -6,6 +6,7 @@ HTTP/2 is tested with Chromium (tests/integration/test_browser.py): it offers h2
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import socket
 import threading
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.helpers.faulty import FaultyUpstream, read_ws_frame, ws_frame
+from tests.helpers.faulty import BIG_HTML, FaultyUpstream, read_ws_frame, ws_frame
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
@@ -163,3 +164,22 @@ def test_websocket_passes_through_untouched(
         assert read_ws_frame(conn) == (1, b"hello from upstream")
         conn.sendall(ws_frame(b"ping \x00 \xff".decode("latin-1").encode(), mask=b"abcd"))
         assert read_ws_frame(conn) == (1, b"echo: " + "ping \x00 \xff".encode())
+
+
+@pytest.mark.parametrize("path", ["/html-50mb", "/html-50mb-chunked"])
+def test_a_50_mb_page_streams_through_whole_and_says_so(
+    service: ServiceProcess, faulty: FaultyUpstream, path: str
+) -> None:
+    episode = service.create_episode(**RELABEL_ONLY)
+    digest = hashlib.sha256()
+    with (
+        service.client(episode) as client,
+        client.stream("GET", f"{faulty.origin}{path}", headers=NAV) as response,
+    ):
+        assert response.status_code == 200
+        for chunk in response.iter_raw():
+            digest.update(chunk)
+    assert digest.digest() == hashlib.sha256(BIG_HTML).digest()
+    events = service.wait_for_events(str(episode["id"]), {"rewrite_skipped"})
+    skipped = [event for event in events if event["type"] == "rewrite_skipped"]
+    assert len(skipped) == 1 and "ss_max_rewrite_bytes" in str(skipped[0]["reason"])
