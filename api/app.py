@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from fastapi import FastAPI, Request, Response
 
 from api import diagnostics, episodes, meta, ui
-from api.errors import error_json, install_error_handlers
+from api.errors import ERROR_RESPONSES, error_json, install_error_handlers
 from api.settings import Settings
 from proxy.store import EpisodeStore
 
@@ -74,8 +74,7 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
             ] + [(b"content-type", b"application/json")]
         return await call_next(request)
 
-    app.include_router(episodes.router)
-    app.include_router(meta.router)
-    app.include_router(diagnostics.router)
+    for router in (episodes.router, meta.router, diagnostics.router):
+        app.include_router(router, responses=ERROR_RESPONSES)
     app.include_router(ui.router)
     return app

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import StringConstraints
 
 from api.errors import ApiError
 from api.report import all_events
@@ -23,6 +24,7 @@ from proxy.episode import Episode
 from proxy.store import EpisodeStore
 
 router = APIRouter(tags=["reports"])
+TagFilter = Annotated[str, StringConstraints(pattern=r"^[^=]+=", max_length=256)]
 EPISODE_FIELDS = ("condition", "regime", "seed", "site")
 COLUMNS = (
     "episodes",
@@ -136,7 +138,10 @@ def _parse_tags(values: list[str]) -> dict[str, str]:
     return tags
 
 
-@router.get("/reports")
+@router.get(
+    "/reports",
+    responses={200: {"content": {"application/json": {}, "text/csv": {}}, "description": "Rows"}},
+)
 async def reports(
     request: Request,
     group_by: str = Query(
@@ -145,7 +150,7 @@ async def reports(
         description="Comma-separated: condition, regime, seed, site, or any tag name (method...)",
     ),
     tag: Annotated[
-        list[str], Query(description="Only episodes with this tag, KEY=VALUE; repeatable")
+        list[TagFilter], Query(description="Only episodes with this tag, KEY=VALUE; repeatable")
     ] = [],  # noqa: B006 - FastAPI copies query defaults per request
     format: str = Query("json", pattern="^(json|csv)$"),
 ) -> Response:

@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from proxy.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
+
+
+class ErrorBody(BaseModel):
+    error: str
+    status: int
+
+
+# Documented on every route (OpenAPI), so clients and schema checkers know the one error shape.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in {
+        400: "The body is not valid JSON",
+        401: "Missing or wrong bearer token",
+        403: "Refused (a request from a browser)",
+        404: "No such episode or resource",
+        405: "Method not allowed",
+        409: "Already exists",
+        413: "Request body too large",
+        422: "Invalid request",
+        503: "Episode store unavailable",
+    }.items()
+}
 
 
 class ApiError(Exception):
@@ -33,14 +58,27 @@ def _describe_validation(error: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
+def allowed_methods(app: FastAPI, request: Request) -> list[str]:
+    """Every method some route offers for this path (Starlette names only the first route's)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_: Request, error: ApiError) -> JSONResponse:
         return error_json(error.status, error.message)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
-        return error_json(error.status_code, str(error.detail), getattr(error, "headers", None))
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        headers = getattr(error, "headers", None)
+        if error.status_code == 405:
+            headers = {"Allow": ", ".join(allowed_methods(app, request))}
+        return error_json(error.status_code, str(error.detail), headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, error: RequestValidationError) -> JSONResponse:

@@ -4,35 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
-from proxy.episode import EPISODE_ID, EpisodeConfig
+from proxy.episode import EPISODE_ID, Condition, EpisodeConfig, Origin, Regime, Seed
+from shifts.execution import RegimeParams
 
 
 class EpisodeCreate(EpisodeConfig):
-    id: str | None = Field(None, description="Episode id; generated (unguessable) if omitted")
+    id: str | None = Field(
+        None,
+        pattern=EPISODE_ID.pattern,
+        description="Episode id, 1-64 of A-Z a-z 0-9 _ . -; generated (unguessable) if omitted",
+    )
 
-    @field_validator("id")
-    @classmethod
-    def _valid_id(cls, value: str | None) -> str | None:
-        if value is not None and not EPISODE_ID.match(value):
-            raise ValueError("id must be 1-64 characters of A-Z a-z 0-9 _ . -")
-        return value
+
+def unset() -> Any:
+    """A PATCH field that may be left out but is never null (`exclude_unset` drops it)."""
+    return Field(None, validate_default=False)
 
 
 class EpisodePatch(BaseModel):
-    """Fields to change; anything left out keeps its value. The result is validated as a whole."""
+    """Fields to change; anything left out keeps its value. The result is validated as a whole.
+
+    Only `site` and `shifts` take null (back to matching by host / the condition's shifts); the
+    other fields have no null meaning, so the schema does not offer one.
+    """
 
     model_config = {"extra": "forbid"}
-    condition: str | None = None
-    regime: str | None = None
-    regime_params: dict[str, Any] | None = None
-    seed: int | None = None
+    condition: Condition = unset()
+    regime: Regime = unset()
+    regime_params: RegimeParams = unset()
+    seed: Seed = unset()
     site: str | None = None
     shifts: list[str] | None = None
-    shift_params: dict[str, dict[str, Any]] | None = None
-    targets: dict[str, str] | None = None
-    tags: dict[str, str] | None = None
+    shift_params: dict[str, dict[str, Any]] = unset()
+    targets: dict[Origin, Origin] = unset()
+    tags: dict[str, str] = unset()
 
 
 class AgentEvent(BaseModel):

@@ -7,9 +7,9 @@ import hmac
 import re
 import secrets
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 import sites
 from shifts import get_shift, shifts_for, validate_params
@@ -20,6 +20,10 @@ Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"
 Regime = Literal["once", "multiple", "random"]
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
+# An origin as the API accepts it (a trailing slash is dropped).
+Origin = Annotated[str, StringConstraints(pattern=r"^https?://[^/\s]+/?$")]
+# Strict: JSON `true` is not the seed 1.
+Seed = Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)]
 DEFAULT_TTL_S = 24 * 3600
 
 
@@ -31,7 +35,7 @@ class EpisodeConfig(BaseModel):
     condition: Condition = Field("Src", description="One of the benchmark's six conditions")
     regime: Regime = Field("once", description="Execution regime for -Exec conditions")
     regime_params: RegimeParams = Field(default_factory=RegimeParams)
-    seed: int = Field(0, ge=0, le=2**63 - 1, description="Seeds every random choice")
+    seed: Seed = Field(0, description="Seeds every random choice")
     site: str | None = Field(None, description="Site profile name; default: matched by host")
     shifts: list[str] | None = Field(
         None, description="Explicit shift list, overriding the condition's"
@@ -39,11 +43,13 @@ class EpisodeConfig(BaseModel):
     shift_params: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per-shift parameters, keyed by shift name"
     )
-    targets: dict[str, str] = Field(
+    targets: dict[Origin, Origin] = Field(
         default_factory=dict,
         description="Contextual shift: source origin -> target origin (http://host:port)",
     )
-    ttl_s: int = Field(DEFAULT_TTL_S, ge=10, le=30 * 24 * 3600, description="Lifetime in seconds")
+    ttl_s: int = Field(
+        DEFAULT_TTL_S, ge=10, le=30 * 24 * 3600, strict=True, description="Lifetime in seconds"
+    )
     tags: dict[str, str] = Field(default_factory=dict, description="Free labels for reports")
 
     @field_validator("site")

@@ -26,9 +26,15 @@ REGIMES: tuple[Regime, ...] = ("once", "multiple", "random")
 
 class RegimeParams(BaseModel):
     model_config = {"extra": "forbid"}
-    p: float = Field(0.5, ge=0.0, le=1.0, description="random: probability a load gets a popup")
-    min_ms: int = Field(0, ge=0, le=600_000, description="random: shortest delay before showing")
-    max_ms: int = Field(5000, ge=0, le=600_000, description="random: longest delay before showing")
+    p: float = Field(
+        0.5, ge=0.0, le=1.0, strict=True, description="random: probability a load gets a popup"
+    )
+    min_ms: int = Field(
+        0, ge=0, le=600_000, strict=True, description="random: shortest delay before showing"
+    )
+    max_ms: int = Field(
+        5000, ge=0, le=600_000, strict=True, description="random: longest delay before showing"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> RegimeParams:
