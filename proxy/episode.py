@@ -9,7 +9,7 @@ import secrets
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, Field, WithJsonSchema, field_validator, model_validator
 
 import sites
 from shifts import get_shift, shifts_for, validate_params
@@ -20,8 +20,9 @@ Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"
 Regime = Literal["once", "multiple", "random"]
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
-# An origin as the API accepts it (a trailing slash is dropped).
-Origin = Annotated[str, StringConstraints(pattern=r"^https?://[^/\s]+/?$")]
+# An origin as the API accepts it (a trailing slash is dropped). The schema states the pattern;
+# the validator of `targets` checks it, with a message that says what an origin is.
+Origin = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^https?://[^/\s]+/?$"})]
 # Strict: JSON `true` is not the seed 1.
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)]
 DEFAULT_TTL_S = 24 * 3600
