@@ -1,6 +1,11 @@
--- wrk through an HTTP proxy: absolute-form requests for BENCH_URL, an optional binding header,
--- and a JSON line with throughput and latency percentiles at the end.
-local url = os.getenv("BENCH_URL")
+-- wrk through an HTTP proxy: absolute-form requests for BENCH_URL (a comma-separated list is
+-- requested in turn, e.g. an asset mix), an optional binding header, and a JSON line with
+-- throughput and latency percentiles at the end.
+local urls = {}
+for item in string.gmatch(os.getenv("BENCH_URL"), "([^,]+)") do
+  table.insert(urls, item)
+end
+local counter = 0
 local header = os.getenv("BENCH_HEADER") or ""
 local dest = os.getenv("BENCH_DEST") or "document"
 
@@ -10,7 +15,8 @@ request = function()
     local name, value = header:match("([^:]+):%s*(.*)")
     headers[name] = value
   end
-  return wrk.format("GET", url, headers)
+  counter = counter + 1
+  return wrk.format("GET", urls[(counter % #urls) + 1], headers)
 end
 
 done = function(summary, latency, requests)

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from proxy import csp
 from proxy.episode import Episode
-from shifts import HtmlDocument, ShiftContext, apply_shifts
+from shifts import HtmlDocument, ShiftContext, apply_shifts, get_shift
 from shifts.execution import plan_popup
 from sites import SiteProfile, get_profile, match_profile
 
@@ -18,6 +18,11 @@ def active_shifts(episode: Episode | None) -> list[str]:
     if episode is None or episode.suspended:
         return []
     return episode.shift_names()
+
+
+def parses_document(episode: Episode) -> bool:
+    """Whether shifting needs a full parse; a popup alone is a string insertion."""
+    return any(get_shift(name).kind != "execution" for name in active_shifts(episode))
 
 
 def site_for(episode: Episode, hostport: str, raw: bytes) -> SiteProfile:

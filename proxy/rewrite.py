@@ -22,7 +22,13 @@ from proxy import classify, csp, metrics
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
-from proxy.pipeline import active_shifts, build_context, page_nonce, shift_document
+from proxy.pipeline import (
+    active_shifts,
+    build_context,
+    page_nonce,
+    parses_document,
+    shift_document,
+)
 from proxy.responses import error_response
 from proxy.routing import SOURCE_ORIGIN
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -138,7 +144,7 @@ class PageRewriter:
         started = time.perf_counter()
         context = await self._context(flow, episode, response, raw)
         work = functools.partial(_shift_to_bytes, episode, context, raw, classify.charset(response))
-        if len(raw) >= ctx.options.ss_offload_bytes:
+        if len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode):
             doc, body = await asyncio.to_thread(work)
         else:
             doc, body = work()

@@ -42,6 +42,8 @@ def test_help_documents_every_option_with_its_variable() -> None:
         (["--reverse", "not-a-spec"], "upstream"),
         (["--proxy", "nonsense"], "HOST:PORT"),
         (["--internal-prefix", "x"], "internal-prefix"),
+        (["--targets", "http://a:1=ftp://b"], "http://source:port=http://target:port"),
+        (["--upstream-timeout", "soon"], "--upstream-timeout"),
     ],
 )
 def test_bad_options_are_refused_with_a_clear_message(args: list[str], message: str) -> None:

@@ -163,3 +163,16 @@ async def test_browsers_cannot_change_anything(api: httpx.AsyncClient) -> None:
 
 async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:
     assert_error(await api.post("/episodes", content=b"x" * 300_000), 413, "body")
+
+
+async def test_deployment_targets_are_written_into_new_episodes() -> None:
+    settings = Settings(default_targets=(("http://src:1", "http://tgt:2"),))
+    app = create_app(MemoryStore(), settings)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://api"
+    ) as api:
+        plain = (await api.post("/episodes", json={"condition": "Tgt"})).json()
+        assert plain["targets"] == {"http://src:1": "http://tgt:2"}
+        own = {"http://src:1": "http://mine:3", "http://x:4": "http://y:5"}
+        custom = (await api.post("/episodes", json={"targets": own})).json()
+        assert custom["targets"] == own  # the episode's own mapping of an origin wins
