@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from functools import lru_cache
+
+# Seeding a Mersenne Twister costs more than the draw: pages repeat keys (a class name on
+# hundreds of elements), so the pure helpers below are memoized.
+MEMO = 65_536
 
 
 def derive_seed(seed: int, *keys: object) -> int:
@@ -21,8 +26,23 @@ def rng_for(seed: int, *keys: object) -> random.Random:
     return random.Random(derive_seed(seed, *keys))
 
 
+def chance(seed: int, *keys: object) -> float:
+    """The first draw in [0, 1) of `rng_for(seed, *keys)`, memoized: a per-key coin."""
+    return _chance(seed, keys)
+
+
+@lru_cache(maxsize=MEMO)
+def _chance(seed: int, keys: tuple[object, ...]) -> float:
+    return rng_for(seed, *keys).random()
+
+
 def token_for(seed: int, *keys: object, length: int = 6) -> str:
     """A short neutral identifier (letters then letters/digits) derived from the seed and keys."""
+    return _token(seed, keys, length)
+
+
+@lru_cache(maxsize=MEMO)
+def _token(seed: int, keys: tuple[object, ...], length: int) -> str:
     rng = rng_for(seed, "token", *keys)
     letters = "abcdefghijklmnopqrstuvwxyz"
     alphabet = letters + "0123456789"

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
-from shifts.rng import rng_for, token_for
+from shifts.rng import chance, token_for
 from shifts.selectors import protected_in, select
 
 FORM_CONTROLS = frozenset({"input", "select", "textarea", "button", "form", "option", "fieldset"})
@@ -83,7 +83,7 @@ def _drift_hooks(
             if element in protected:
                 continue
             value = element.attrib.pop(attribute)
-            if rng_for(ctx.seed, "hook-drop", attribute, value).random() >= params.hook_drop_rate:
+            if chance(ctx.seed, "hook-drop", attribute, value) >= params.hook_drop_rate:
                 element.set(renamed, token_for(ctx.seed, "hook-value", value, length=8))
             changed += 1
     return changed
@@ -139,7 +139,7 @@ def _drift_ids(
             or element_id.startswith("js-")
             or element_id in fragment_targets
             or mentions.count(element_id) > 1 + references[element_id]
-            or rng_for(ctx.seed, "id", element_id).random() >= params.id_rate
+            or chance(ctx.seed, "id", element_id) >= params.id_rate
         ):
             continue
         renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
@@ -191,7 +191,7 @@ def _swap_submit_tags(
             or (button.get("type") or "submit").lower() != "submit"
             or len(button) > 0
             or not (button.text or "").strip()
-            or rng_for(ctx.seed, "tag", (button.text or "").strip()).random() >= params.tag_rate
+            or chance(ctx.seed, "tag", (button.text or "").strip()) >= params.tag_rate
         ):
             continue
         label = (button.text or "").strip()
@@ -212,7 +212,7 @@ def _wrap_labels(
         text = element.text or ""
         if element in protected or not text.strip() or len(element) > 0:
             continue
-        if rng_for(ctx.seed, "wrap", text.strip()).random() >= params.wrap_rate:
+        if chance(ctx.seed, "wrap", text.strip()) >= params.wrap_rate:
             continue
         span = etree.SubElement(element, "span")
         span.set("class", wrapper_class)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
-from shifts.rng import rng_for
+from shifts.rng import chance, rng_for
 from shifts.selectors import elements, protected_in, select
 
 CONTROLS = "a, button, summary, label, [role=button], [role=tab], [role=menuitem], [role=link]"
@@ -116,7 +116,7 @@ class Relabel:
             root,
             labels,
             protected_in(doc, ctx.site.protected_selectors),
-            lambda label, n: rng_for(ctx.seed, self.name, label, n).random() < params.rate,
+            lambda label, n: chance(ctx.seed, self.name, label, n) < params.rate,
         )
         if changed:
             doc.mark_changed()

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
-from shifts.rng import rng_for
+from shifts.rng import chance, rng_for
 from shifts.selectors import protected_in, select
 
 MAX_ITEMS = 40
@@ -117,7 +117,7 @@ class Relayout:
                     order = items[1:] + items[:1]  # a shuffle that moved nothing: rotate
                 reorder(lst, order)
                 moved += 1
-        keep_sidebar = rng_for(ctx.seed, self.name, "sidebar").random() >= params.sidebar_rate
+        keep_sidebar = chance(ctx.seed, self.name, "sidebar") >= params.sidebar_rate
         sidebars = move_sidebars(root, ctx.site.sidebars, protected, keep_sidebar)
         if moved or sidebars:
             doc.mark_changed()
