@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from shifts.document import HtmlDocument
-from shifts.selectors import elements, select
+from shifts.selectors import descendants, elements, select
 from sites import SiteProfile
 
 _FIELDS = etree.XPath(".//input | .//select | .//textarea | .//button")
@@ -42,7 +42,7 @@ def _text(element: etree._Element) -> str:
 
 def _forms(root: etree._Element) -> Counter[tuple[str, str, tuple[tuple[str, str], ...]]]:
     forms: Counter[tuple[str, str, tuple[tuple[str, str], ...]]] = Counter()
-    for form in root.iterfind(".//form"):
+    for form in descendants(root, "form"):
         fields = sorted(
             (field.get("name") or "", (field.get("type") or field.tag).lower())
             for field in elements(_FIELDS, form)
@@ -54,7 +54,7 @@ def _forms(root: etree._Element) -> Counter[tuple[str, str, tuple[tuple[str, str
 
 
 def _links(root: etree._Element) -> Counter[str]:
-    return Counter(link.get("href") or "" for link in root.iterfind(".//a[@href]"))
+    return Counter(link.get("href") or "" for link in descendants(root, "a[@href]"))
 
 
 def _entities(root: etree._Element, site: SiteProfile) -> dict[str, list[str]]:

@@ -25,7 +25,7 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import chance, token_for
-from shifts.selectors import protected_in, select
+from shifts.selectors import descendants, protected_in, select
 
 FORM_CONTROLS = frozenset({"input", "select", "textarea", "button", "form", "option", "fieldset"})
 ID_REFERENCES = ("for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns")
@@ -79,7 +79,7 @@ def _drift_hooks(
     changed = 0
     for attribute in ctx.site.hook_attributes:
         renamed = "data-" + token_for(ctx.seed, "hook-attribute", attribute, length=5)
-        for element in root.iterfind(f".//*[@{attribute}]"):
+        for element in descendants(root, f"*[@{attribute}]"):
             if element in protected:
                 continue
             value = element.attrib.pop(attribute)
@@ -95,7 +95,7 @@ def _drift_classes(root: etree._Element, ctx: ShiftContext, protected: set[etree
         return 0
     is_hook = re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
     changed = 0
-    for element in root.iterfind(".//*[@class]"):
+    for element in descendants(root, "*[@class]"):
         if element in protected:
             continue
         classes = (element.get("class") or "").split()
@@ -118,7 +118,7 @@ def _drift_ids(
 ) -> int:
     fragment_targets = {
         (link.get("href") or "")[1:]
-        for link in root.iterfind(".//a[@href]")
+        for link in descendants(root, "a[@href]")
         if (link.get("href") or "").startswith("#")
     }
     renames: dict[str, str] = {}
@@ -127,10 +127,10 @@ def _drift_ids(
     references = Counter(
         referenced
         for attribute in ID_REFERENCES
-        for element in root.iterfind(f".//*[@{attribute}]")
+        for element in descendants(root, f"*[@{attribute}]")
         for referenced in (element.get(attribute) or "").split()
     )
-    for element in root.iterfind(".//*[@id]"):
+    for element in descendants(root, "*[@id]"):
         element_id = element.get("id") or ""
         if (
             element in protected
@@ -146,7 +146,7 @@ def _drift_ids(
         element.set("id", renames[element_id])
     if renames:
         for attribute in ID_REFERENCES:
-            for element in root.iterfind(f".//*[@{attribute}]"):
+            for element in descendants(root, f"*[@{attribute}]"):
                 ids = (element.get(attribute) or "").split()
                 element.set(attribute, " ".join(renames.get(i, i) for i in ids))
     return len(renames)
@@ -155,23 +155,31 @@ def _drift_ids(
 class _Mentions:
     """How often a name occurs in the page as a word (an id's own attribute counts once).
 
-    One tokenising pass over the page serves every id; names with characters outside the token
-    alphabet fall back to a plain substring count (which can only over-count: safe here).
+    A word is a maximal run of `[A-Za-z0-9_-]`. Each occurrence is found with bytes.find (C)
+    and kept if its neighbours are not word characters: the same count as tokenising the whole
+    page, without tokenising it. Names with characters outside the word alphabet fall back to
+    a plain substring count (which can only over-count: safe here).
     """
 
-    _TOKEN = re.compile(rb"[A-Za-z0-9_-]+")
+    _WORD = re.compile(rb"[A-Za-z0-9_-]+")
+    _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
     def __init__(self, original: bytes) -> None:
         self.original = original
-        self._tokens: Counter[bytes] | None = None
 
     def count(self, name: str) -> int:
         encoded = name.encode("utf-8", "replace")
-        if not self._TOKEN.fullmatch(encoded):
+        if not self._WORD.fullmatch(encoded):
             return self.original.count(encoded)
-        if self._tokens is None:
-            self._tokens = Counter(self._TOKEN.findall(self.original))
-        return self._tokens[encoded]
+        page, count, start = self.original, 0, 0
+        while (found := page.find(encoded, start)) != -1:
+            end = found + len(encoded)
+            before = page[found - 1] if found > 0 else None
+            after = page[end] if end < len(page) else None
+            if before not in self._WORD_BYTES and after not in self._WORD_BYTES:
+                count += 1
+            start = found + 1
+        return count
 
 
 def _swap_submit_tags(
@@ -184,7 +192,7 @@ def _swap_submit_tags(
     name, while tag-based locators (`button:has-text(...)`, `//button`) stop matching.
     """
     changed = 0
-    for button in root.iterfind(".//form//button"):
+    for button in descendants(root, "form//button"):
         if (
             button in protected
             or button.get("name")

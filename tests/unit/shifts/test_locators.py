@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
 from shifts.perceptual.locators import LocatorDrift
@@ -72,3 +75,18 @@ def test_no_drift_when_rates_are_zero_except_hooks() -> None:
     assert b'id="banner"' in out and b"<button>Go</button>" in out
     assert notes == {"hooks": 1, "classes": 1}
     assert b'"hero"' not in out  # dropped outright
+
+
+@given(
+    page=st.text(alphabet="ab-_ .#\"'<>=x1é", max_size=80),
+    name=st.text(alphabet="ab-_x1", min_size=1, max_size=4),
+)
+def test_mentions_count_words_as_tokenising_would(page: str, name: str) -> None:
+    import re
+    from collections import Counter
+
+    from shifts.perceptual.locators import _Mentions
+
+    raw = page.encode()
+    tokens = Counter(re.findall(rb"[A-Za-z0-9_-]+", raw))
+    assert _Mentions(raw).count(name) == tokens[name.encode()]
