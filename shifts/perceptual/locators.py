@@ -124,10 +124,11 @@ def _drift_ids(
     renames: dict[str, str] = {}
     mentions = _Mentions(original)
     # References this shift renames along with the id do not count as dependencies.
+    referring = descendants(root, "*[" + " or ".join(f"@{a}" for a in ID_REFERENCES) + "]")
     references = Counter(
         referenced
+        for element in referring
         for attribute in ID_REFERENCES
-        for element in descendants(root, f"*[@{attribute}]")
         for referenced in (element.get(attribute) or "").split()
     )
     for element in descendants(root, "*[@id]"):
@@ -138,17 +139,17 @@ def _drift_ids(
             or not element_id
             or element_id.startswith("js-")
             or element_id in fragment_targets
-            or mentions.count(element_id) > 1 + references[element_id]
             or chance(ctx.seed, "id", element_id) >= params.id_rate
+            or mentions.count(element_id) > 1 + references[element_id]
         ):
             continue
         renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
         element.set("id", renames[element_id])
-    if renames:
+    for element in referring if renames else ():
         for attribute in ID_REFERENCES:
-            for element in descendants(root, f"*[@{attribute}]"):
-                ids = (element.get(attribute) or "").split()
-                element.set(attribute, " ".join(renames.get(i, i) for i in ids))
+            value = element.get(attribute)
+            if value is not None:
+                element.set(attribute, " ".join(renames.get(i, i) for i in value.split()))
     return len(renames)
 
 
