@@ -12,7 +12,7 @@ to cssselect.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
@@ -76,8 +76,8 @@ class _SimpleList:
 
     def __init__(self, simples: list[_Simple]) -> None:
         self.simples = simples
-        tests = " or ".join(f"({simple.xpath()})" for simple in simples)
-        self.query = etree.XPath(f"descendant-or-self::*[{tests}]")
+        self.tests = " or ".join(f"({simple.xpath()})" for simple in simples)
+        self.query = etree.XPath(f"descendant-or-self::*[{self.tests}]")
 
     def __call__(self, root: etree._Element) -> list[etree._Element]:
         return cast(list[etree._Element], self.query(root))
@@ -104,6 +104,27 @@ def descendants(root: etree._Element, path: str) -> list[etree._Element]:
 def select(root: etree._Element, selector: str) -> list[etree._Element]:
     """Elements of `root` matching a CSS selector, in document order."""
     return compiled(selector)(root)
+
+
+def select_containing(
+    root: etree._Element, selector: str, texts: Sequence[str]
+) -> list[etree._Element]:
+    """`select`, keeping only elements whose text content contains one of `texts` (in C)."""
+    query = compiled(selector)
+    if not isinstance(query, _SimpleList):
+        text_of = etree.XPath("string()")
+        return [e for e in query(root) if any(t in str(text_of(e)) for t in texts)]
+    return cast(
+        list[etree._Element],
+        _containing(query.tests, len(texts))(root, **{f"t{i}": t for i, t in enumerate(texts)}),
+    )
+
+
+@lru_cache(maxsize=64)
+def _containing(tests: str, count: int) -> etree.XPath:
+    # XPath variables: the texts may hold quotes, which string literals could not.
+    contains = " or ".join(f"contains(., $t{i})" for i in range(count)) or "false()"
+    return etree.XPath(f"descendant-or-self::*[({tests}) and ({contains})]")
 
 
 def elements(query: etree.XPath, root: etree._Element) -> list[etree._Element]:

@@ -19,7 +19,7 @@ from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import chance, rng_for
-from shifts.selectors import elements, protected_in, select
+from shifts.selectors import elements, protected_in, select_containing
 
 CONTROLS = "a, button, summary, label, [role=button], [role=tab], [role=menuitem], [role=link]"
 LABEL_ATTRIBUTES = ("aria-label", "title", "placeholder")
@@ -63,7 +63,8 @@ def relabel_tree(
         return keep(label, occurrences[label])
 
     changed = 0
-    for element in select(root, CONTROLS):
+    # Only controls whose text contains a label can change; the XPath finds them in C.
+    for element in select_containing(root, CONTROLS, sorted(labels)):
         if element in protected:
             continue
         node = _sole_text_holder(element)

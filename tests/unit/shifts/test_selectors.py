@@ -40,3 +40,12 @@ def test_same_elements_in_the_same_order_as_cssselect(selector: str) -> None:
     assert isinstance(query, _SimpleList) == (selector in SIMPLE)
     assert query(PAGE) == CSSSelector(selector)(PAGE)
     assert query(PAGE)  # each selector matches something here, so equality means something
+
+
+@pytest.mark.parametrize("selector", ["a, button, [role=button]", "ul li"])
+def test_select_containing_keeps_elements_whose_text_holds_a_needle(selector: str) -> None:
+    from shifts.selectors import select, select_containing
+
+    texts = ["lin", "1", "it's"]
+    expected = [e for e in select(PAGE, selector) if any(t in e.xpath("string()") for t in texts)]
+    assert select_containing(PAGE, selector, texts) == expected and expected
