@@ -136,6 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(SKILLSHIFT_MAX_REWRITE_BYTES, default %(default)s)",
     )
     serve.add_argument(
+        "--offload-bytes",
+        type=int,
+        default=int(_env("OFFLOAD_BYTES", str(128 * 1024)) or 0),
+        help="pages at least this large that need a parse are shifted in a worker thread, so "
+        "the event loop keeps serving other requests (SKILLSHIFT_OFFLOAD_BYTES, default "
+        "%(default)s; a huge value keeps every shift on the event loop)",
+    )
+    serve.add_argument(
         "--confdir",
         default=_env("CONFDIR", "~/.mitmproxy"),
         help="where the HTTPS interception CA lives (SKILLSHIFT_CONFDIR, default %(default)s)",
@@ -282,6 +290,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         episode_header=args.episode_header,
         require_token=args.require_token,
         max_rewrite_bytes=args.max_rewrite_bytes,
+        offload_bytes=args.offload_bytes,
         confdir=args.confdir,
         upstream_ca=args.upstream_ca,
         upstream_insecure=args.upstream_insecure,

@@ -71,6 +71,7 @@ def make_master(settings: Settings, store: EpisodeStore) -> Master:
         ss_require_token=settings.require_token,
         ss_internal_prefix=settings.internal_prefix,
         ss_max_rewrite_bytes=settings.max_rewrite_bytes,
+        ss_offload_bytes=settings.offload_bytes,
         ss_upstream_allow=settings.upstream_allow,
         ss_forbidden_upstreams=",".join(settings.own_addresses()),
         ss_upstream_timeout=settings.upstream_timeout,

@@ -29,6 +29,7 @@ class Settings:
     episode_header: str = "X-SkillShift-Episode"
     require_token: bool = False
     max_rewrite_bytes: int = 8 * 1024 * 1024
+    offload_bytes: int = 128 * 1024
     confdir: str = "~/.mitmproxy"
     upstream_ca: str | None = None
     upstream_insecure: bool = False

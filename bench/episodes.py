@@ -3,9 +3,11 @@
     .venv/bin/python -m bench.episodes [--seconds 60] [--episodes 64] [--json F] [--quick]
 
 1. Responsiveness: a tiny unshifted page is probed every 50 ms, first alone, then while wrk
-   keeps four 1 MB pages under Src-Perc in flight; prints the probe's p50/p95/max both ways.
+   keeps four 1 MB pages under Src-Perc in flight; prints the probe's p50/p95/max both ways,
+   with big pages shifted in a worker thread (the default) and on the event loop.
 2. Episodes: N concurrent episodes (conditions in turn) run a browser-like sequence for
-   `--seconds` — a navigation, then its stylesheet, script and image, a short pause — through
+   `--seconds` — a navigation, then its stylesheet, script and image, then 0.5-2 s for the
+   agent to decide its next step — through
    one service on redis-server. The same sequence straight to the upstream gives the floor:
    prints p50/p95 latency added per request kind, then compares what every client did with its
    episode's event log (navigations vs `page_served`, popups), and samples the proxy's RSS.
@@ -79,6 +81,7 @@ def probe(service: ServiceProcess, header: dict[str, str], url: str, seconds: fl
 
 
 def responsiveness(service: ServiceProcess, upstream: UpstreamServer, seconds: float) -> dict:
+    """The probe alone and under 1 MB rewrites, through one service."""
     src = service.create_episode(condition="Src")
     perc = service.create_episode(condition="Src-Perc")
     tiny = f"{upstream.origin}/page.html"
@@ -116,7 +119,7 @@ async def browse(
             asset = await client.get(f"{origin}{path}", headers={"Sec-Fetch-Dest": dest})
             log["latency"]["subresource"].append((time.perf_counter() - started) * 1000)
             log["failures"] += asset.status_code != 200
-        await asyncio.sleep(rng.uniform(0.1, 0.4))  # the agent deciding what to do next
+        await asyncio.sleep(rng.uniform(0.5, 2.0))  # the agent deciding what to do next
 
 
 async def run_episodes(
@@ -190,7 +193,13 @@ def many_episodes(
     sampling.set()
     sampler.join()
     direct = asyncio.run(run_episodes([None] * count, upstream.origin, min(seconds, 15)))
-    result: dict[str, Any] = {"episodes": count, "seconds": seconds, "rss_mb": samples}
+    requests = sum(len(log["latency"]["document"]) * (1 + len(SUBRESOURCES)) for log in logs)
+    result: dict[str, Any] = {
+        "episodes": count,
+        "seconds": seconds,
+        "requests_per_s": round(requests / seconds, 1),
+        "rss_mb": samples,
+    }
     for kind in ("document", "subresource"):
         proxied = percentiles([v for log in logs for v in log["latency"][kind]])
         floor = percentiles([v for log in direct for v in log["latency"][kind]])
@@ -264,7 +273,14 @@ def main() -> None:
     out: dict[str, Any] = {}
     try:
         out["responsiveness"] = responsiveness(service, upstream, probe_seconds)
-        report_responsiveness(out["responsiveness"])
+        report_responsiveness(out["responsiveness"], "big pages shifted in a worker thread")
+        (workdir / "inline").mkdir()
+        inline = ServiceProcess(workdir / "inline", "--offload-bytes", str(2**40)).start()
+        try:
+            out["responsiveness_inline"] = responsiveness(inline, upstream, probe_seconds)
+        finally:
+            inline.stop()
+        report_responsiveness(out["responsiveness_inline"], "every shift on the event loop")
         out["episodes"] = many_episodes(service, upstream, target, args.episodes, seconds)
         report_episodes(out["episodes"])
         out["scaling"] = scaling(workdir, redis, upstream, scale_seconds)
@@ -284,8 +300,8 @@ def say(line: str = "") -> None:
     sys.stdout.write(line + "\n")
 
 
-def report_responsiveness(result: dict) -> None:
-    say("tiny page latency (ms) through the proxy: alone, and while 1 MB Src-Perc pages rewrite")
+def report_responsiveness(result: dict, how: str) -> None:
+    say(f"tiny page latency (ms), alone and while 1 MB Src-Perc pages rewrite ({how})")
     for name in ("alone_ms", "under_1mb_load_ms"):
         stats = result[name]
         say(
@@ -299,7 +315,7 @@ def report_responsiveness(result: dict) -> None:
 def report_episodes(result: dict) -> None:
     say(
         f"{result['episodes']} concurrent episodes for {result['seconds']} s "
-        "(latency ms, proxied vs direct)"
+        f"({result['requests_per_s']} req/s; latency ms, proxied vs direct)"
     )
     for kind in ("document", "subresource"):
         row = result[kind]
