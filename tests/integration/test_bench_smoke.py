@@ -1,0 +1,40 @@
+"""The benchmarks run (in seconds, to keep them from rotting). No timing is asserted here:
+numbers come from full runs, side by side, reported in the README."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_bench(module: str, tmp_path: Path, *args: str) -> tuple[str, dict]:
+    out = tmp_path / f"{module}.json"
+    result = subprocess.run(
+        [sys.executable, "-m", module, "--quick", "--json", str(out), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout, json.loads(out.read_text())
+
+
+def test_throughput_bench_runs(tmp_path: Path) -> None:
+    text, rows = run_bench("bench.throughput", tmp_path)
+    assert "300KB:" in text and "assets:" in text and "FAILURES" not in text
+    assert {"direct", "mitmproxy", "ss Src", "ss Src-Perc"} <= set(rows)
+    assert rows["ss Src-Perc"]["rewrite_ms"]["300KB"] > 0
+
+
+def test_episodes_bench_runs_and_loses_nothing(tmp_path: Path) -> None:
+    text, result = run_bench("bench.episodes", tmp_path)
+    assert "concurrent episodes" in text and "scaling" in text
+    audit = result["episodes"]["audit"]
+    assert audit["navigations"] > 0
+    assert not {key: value for key, value in audit.items() if key != "navigations" and value}
