@@ -27,6 +27,7 @@ _RAW_TEXT_BLOCK = re.compile(
 )
 _TAG_OR_COMMENT = re.compile(rb"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _RAW_TEXT = frozenset({b"script", b"style", b"title", b"noscript", b"template", b"textarea"})
+_RAW_TEXT_END = {name: re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE) for name in _RAW_TEXT}
 _HEAD_TAGS = frozenset(
     {b"meta", b"link", b"title", b"style", b"script", b"base", b"noscript", b"template"}
 )
@@ -203,7 +204,7 @@ def _insertion_point(body: bytes) -> int:
             return after_charset
         position = end + 1
         if name in _RAW_TEXT:  # its text runs to its end tag, whatever it contains
-            end_tag = re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE).search(body, position)
+            end_tag = _RAW_TEXT_END[name].search(body, position)
             if end_tag is None:
                 return after_charset
             position = end_tag.end()
