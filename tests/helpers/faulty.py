@@ -11,6 +11,9 @@ import threading
 import time
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+# How long a streaming upstream pauses mid-body: long enough that "the first bytes arrived
+# before the pause ended" cannot be an accident of a slow machine.
+GAP_S = 3.0
 HTML = (
     b"<!DOCTYPE html><html><head><title>t</title></head>"
     b"<body><a href='/x'>Sign in</a></body></html>"
@@ -134,10 +137,10 @@ class FaultyUpstream:
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
         )
-        for index in range(3):
+        for index in range(2):
             event = b"data: tick %d\n\n" % index
             conn.sendall(b"%x\r\n%s\r\n" % (len(event), event))
-            time.sleep(1.0)
+            time.sleep(GAP_S)
         conn.sendall(b"0\r\n\r\n")
         conn.close()
 
@@ -147,7 +150,7 @@ class FaultyUpstream:
             b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
         conn.sendall(b"%x\r\n%s\r\n" % (len(HTML), HTML))
-        time.sleep(1.5)
+        time.sleep(GAP_S)
         conn.sendall(b"0\r\n\r\n")
         conn.close()
 

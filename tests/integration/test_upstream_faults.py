@@ -16,13 +16,13 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.helpers.faulty import BIG_HTML, FaultyUpstream, read_ws_frame, ws_frame
+from tests.helpers.faulty import BIG_HTML, GAP_S, FaultyUpstream, read_ws_frame, ws_frame
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
 NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
-TIMEOUT_S = 1.5
+TIMEOUT_S = 2.5
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +69,10 @@ def test_stalled_upstream_gets_a_504_and_others_go_on(
             elapsed = time.monotonic() - started
         other.join()
         assert response.status_code == 504, (condition, response.text)
-        assert f"127.0.0.1:{faulty.port}" in response.text and "1.5 s" in response.text
+        assert f"127.0.0.1:{faulty.port}" in response.text and f"{TIMEOUT_S:g} s" in response.text
         assert "mitmproxy" not in response.text.lower()
         assert TIMEOUT_S - 0.1 <= elapsed < TIMEOUT_S + 3
-        assert results["other_s"] < 1.0  # the stall held up nobody else
+        assert results["other_s"] < TIMEOUT_S - 0.2  # done while the stalled one still waited
 
 
 def test_reset_mid_body_never_passes_for_a_whole_page(
@@ -127,8 +127,8 @@ def test_server_sent_events_stream_unbuffered_in_a_shifted_episode(
         elapsed, body = first_chunk_after(
             client, f"{faulty.origin}/sse", {"Accept": "text/event-stream"}
         )
-    assert elapsed < 0.8  # the upstream waits 1 s between events
-    assert body == b"data: tick 0\n\ndata: tick 1\n\ndata: tick 2\n\n"
+    assert elapsed < GAP_S - 0.5  # the first event came before the upstream's pause ended
+    assert body == b"data: tick 0\n\ndata: tick 1\n\n"
 
 
 def test_unshifted_html_streams_and_shifted_html_waits_for_its_end(
@@ -136,10 +136,10 @@ def test_unshifted_html_streams_and_shifted_html_waits_for_its_end(
 ) -> None:
     with service.client(service.create_episode(condition="Src")) as client:
         elapsed, body = first_chunk_after(client, f"{faulty.origin}/slow-html", NAV)
-    assert elapsed < 1.0 and b"Sign in" in body
+    assert elapsed < GAP_S - 0.5 and b"Sign in" in body
     with service.client(service.create_episode(**RELABEL_ONLY)) as client:
         elapsed, body = first_chunk_after(client, f"{faulty.origin}/slow-html", NAV)
-    assert elapsed >= 1.4 and b">Log in</a>" in body
+    assert elapsed >= GAP_S - 0.1 and b">Log in</a>" in body
 
 
 def test_websocket_passes_through_untouched(
