@@ -1,24 +1,12 @@
-"""The admin API in-process (ASGI transport) over a real MemoryStore."""
+"""The admin API in-process (ASGI transport) over a real MemoryStore: episodes, errors,
+catalogue, tokens, limits."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
-import pytest
 
-from api.app import create_app
 from api.settings import Settings
-from proxy.store import MemoryStore
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(MemoryStore(), Settings())
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://api"
-    ) as client:
-        yield client
+from tests.unit.api.conftest import in_process
 
 
 def assert_error(response: httpx.Response, status: int, fragment: str) -> None:
@@ -130,10 +118,7 @@ async def test_catalogue_listeners_metrics(api: httpx.AsyncClient) -> None:
 
 
 async def test_bearer_token_when_configured() -> None:
-    app = create_app(MemoryStore(), Settings(api_token="s3cret"))
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://api"
-    ) as api:
+    async with in_process(Settings(api_token="s3cret"), base_url="http://api") as api:
         assert_error(await api.get("/episodes"), 401, "token")
         assert_error(
             await api.get("/episodes", headers={"Authorization": "Bearer nope"}), 401, "token"
@@ -167,10 +152,7 @@ async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:
 
 async def test_deployment_targets_are_written_into_new_episodes() -> None:
     settings = Settings(default_targets=(("http://src:1", "http://tgt:2"),))
-    app = create_app(MemoryStore(), settings)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://api"
-    ) as api:
+    async with in_process(settings, base_url="http://api") as api:
         plain = (await api.post("/episodes", json={"condition": "Tgt"})).json()
         assert plain["targets"] == {"http://src:1": "http://tgt:2"}
         own = {"http://src:1": "http://mine:3", "http://x:4": "http://y:5"}

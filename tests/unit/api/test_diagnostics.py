@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import pytest
 
-from api.app import create_app
 from api.diagnostics import aggregate, episode_outcome
-from api.settings import Settings
-from proxy.store import MemoryStore
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(MemoryStore(), Settings())
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://api"
-    ) as client:
-        yield client
 
 
 def agent(kind: str, **fields: Any) -> dict[str, Any]:

@@ -8,20 +8,16 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from api.app import create_app
 from api.settings import Settings
 from api.ui import SESSION_COOKIE
-from proxy.store import MemoryStore
+from tests.unit.api.conftest import in_process
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36"
 OWN = "http://127.0.0.1:8081"
 
 
 def client(settings: Settings) -> httpx.AsyncClient:
-    app = create_app(MemoryStore(), settings)
-    return httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url=OWN, headers={"User-Agent": BROWSER}
-    )
+    return in_process(settings, base_url=OWN, headers={"User-Agent": BROWSER})
 
 
 @pytest.fixture
