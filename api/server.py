@@ -116,6 +116,15 @@ async def serve(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop)
 
+    api = settings.api_url
+    logger.info(
+        "starting: proxy %s, admin API %s (admin page %s/ui, OpenAPI %s/docs)%s",
+        settings.proxy_server,
+        api,
+        api,
+        api,
+        f", demo shop http://127.0.0.1:{settings.demo_port}" if settings.demo else "",
+    )
     tasks = [asyncio.create_task(_guarded("the proxy", master.run()))]
     tasks += [
         asyncio.create_task(

@@ -65,11 +65,19 @@ class Settings:
     @property
     def public_proxy_host(self) -> str:
         """Where local clients reach the proxy (a wildcard bind is reached on loopback)."""
-        return "127.0.0.1" if self.proxy_host in ("0.0.0.0", "::", "") else self.proxy_host
+        return _reachable(self.proxy_host)
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{_reachable(self.api_host)}:{self.api_port}"
 
     @property
     def proxy_server(self) -> str:
         return f"http://{self.public_proxy_host}:{self.proxy_port}"
+
+
+def _reachable(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
 
 
 def is_loopback(host: str) -> bool:
