@@ -57,7 +57,13 @@ async def render_preview(
     shots = []
     try:
         async with _one_at_a_time, async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                browser = await playwright.chromium.launch(
+                    executable_path=CHROMIUM, args=CHROMIUM_ARGS
+                )
+            except PlaywrightError as error:
+                message = str(error).splitlines()[0]
+                raise ApiError(503, f"previews need Chromium at {CHROMIUM}: {message}") from None
             try:
                 for episode in episodes:
                     shots.append(await _shoot(browser, settings, episode, url, PlaywrightError))

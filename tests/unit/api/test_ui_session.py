@@ -88,3 +88,18 @@ async def test_preview_validates_its_request(api: httpx.AsyncClient) -> None:
     headers = {"X-SkillShift-UI": "1", "Origin": OWN}
     response = await api.post("/ui/preview", json={"url": "file:///etc/passwd"}, headers=headers)
     assert response.status_code == 422 and "url" in response.json()["error"]
+
+
+async def test_preview_without_chromium_is_a_clear_503(
+    api: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from api import preview
+
+    # A machine without Chromium: the real launch fails, and the page says why.
+    monkeypatch.setattr(preview, "CHROMIUM", "/nonexistent/chromium")
+    await api.get("/ui")
+    headers = {"X-SkillShift-UI": "1", "Origin": OWN}
+    response = await api.post("/ui/preview", json={"url": "http://127.0.0.1:9/"}, headers=headers)
+    assert response.status_code == 503 and "/nonexistent/chromium" in response.json()["error"]
+    episodes = (await api.get("/episodes")).json()["episodes"]
+    assert episodes == []  # the temporary episodes are gone
