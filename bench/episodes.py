@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from bench.throughput import Row, _synthetic, wrk
+from bench.throughput import Row, _synthetic, add_assets, memory_mb, wrk
 from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
@@ -56,13 +56,6 @@ def percentiles(values: list[float]) -> dict[str, float]:
         "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
         "max": round(ordered[-1], 2),
     }
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return 0.0
 
 
 # ---- 1. responsiveness --------------------------------------------------------------------
@@ -104,11 +97,21 @@ def responsiveness(service: ServiceProcess, upstream: UpstreamServer, seconds: f
 # ---- 2. many episodes ---------------------------------------------------------------------
 
 
+def new_log() -> dict[str, Any]:
+    return {"navigations": 0, "failures": 0, "latency": {"document": [], "subresource": []}}
+
+
 async def browse(
-    client: httpx.AsyncClient, origin: str, seconds: float, rng: random.Random, log: dict
-) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    client: httpx.AsyncClient,
+    origin: str,
+    until: float,
+    rng: random.Random,
+    log: dict[str, Any],
+    think_s: tuple[float, float] = (0.5, 2.0),
+) -> dict[str, Any]:
+    """Browse like an agent until `until` (monotonic): a navigation, its stylesheet, script and
+    image, then `think_s` to decide the next step. Counts and latencies go into `log`."""
+    while time.monotonic() < until:
         started = time.perf_counter()
         page = await client.get(f"{origin}/page.html", headers={"Sec-Fetch-Dest": "document"})
         log["latency"]["document"].append((time.perf_counter() - started) * 1000)
@@ -119,21 +122,20 @@ async def browse(
             asset = await client.get(f"{origin}{path}", headers={"Sec-Fetch-Dest": dest})
             log["latency"]["subresource"].append((time.perf_counter() - started) * 1000)
             log["failures"] += asset.status_code != 200
-        await asyncio.sleep(rng.uniform(0.5, 2.0))  # the agent deciding what to do next
+        await asyncio.sleep(rng.uniform(*think_s))
+    return log
 
 
 async def run_episodes(
     proxy_urls: list[str | None], origin: str, seconds: float
 ) -> list[dict[str, Any]]:
-    logs = [
-        {"navigations": 0, "failures": 0, "latency": {"document": [], "subresource": []}}
-        for _ in proxy_urls
-    ]
+    logs = [new_log() for _ in proxy_urls]
+    until = time.monotonic() + seconds
     clients = [httpx.AsyncClient(proxy=url, timeout=60) for url in proxy_urls]
     try:
         await asyncio.gather(
             *(
-                browse(client, origin, seconds, random.Random(index), logs[index])
+                browse(client, origin, until, random.Random(index), logs[index])
                 for index, client in enumerate(clients)
             )
         )
@@ -185,7 +187,7 @@ def many_episodes(
 
     def sample() -> None:
         while not sampling.wait(5):
-            samples.append(rss_mb(pid))
+            samples.append(memory_mb(pid, "VmRSS"))
 
     sampler = threading.Thread(target=sample)
     sampler.start()
@@ -266,8 +268,7 @@ def main() -> None:
     upstream.extra["/big-1mb"] = ("text/html; charset=utf-8", _synthetic(1024 * 1024))
     upstream.extra["/page-300kb"] = ("text/html; charset=utf-8", _synthetic(300 * 1024))
     for server in (upstream, target):
-        server.extra["/app.js"] = ("text/javascript", b"console.log('app');\n" * 400)
-        server.extra["/logo.png"] = ("image/png", bytes(range(256)) * 40)
+        add_assets(server)
     redis = RedisProcess(workdir / "redis").start()
     service = ServiceProcess(workdir / "service", "--redis-url", redis.url).start()
     out: dict[str, Any] = {}

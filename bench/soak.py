@@ -36,10 +36,12 @@ from typing import Any
 
 import httpx
 
-from bench.episodes import SUBRESOURCES, rss_mb
+from bench.episodes import browse, new_log
+from bench.throughput import add_assets, memory_mb
 from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
+THINK_S = (0.05, 0.3)  # short pauses: a soak is about volume
 CONDITIONS: list[dict[str, Any]] = [
     {"condition": "Src-Exec", "regime": "multiple"},
     {"condition": "Src-Perc"},
@@ -48,19 +50,6 @@ CONDITIONS: list[dict[str, Any]] = [
     {"condition": "Tgt-Perc"},
     {"condition": "Src-Exec", "regime": "random", "regime_params": {"p": 0.5}},
 ]
-
-
-async def tab(client: httpx.AsyncClient, origin: str, until: float, rng: random.Random) -> dict:
-    done = {"navigations": 0, "failures": 0}
-    while time.monotonic() < until:
-        page = await client.get(f"{origin}/page.html", headers={"Sec-Fetch-Dest": "document"})
-        done["navigations"] += 1
-        done["failures"] += page.status_code != 200
-        for path, dest in SUBRESOURCES.items():
-            asset = await client.get(f"{origin}{path}", headers={"Sec-Fetch-Dest": dest})
-            done["failures"] += asset.status_code != 200
-        await asyncio.sleep(rng.uniform(0.05, 0.3))
-    return done
 
 
 async def session(
@@ -83,7 +72,9 @@ async def session(
         httpx.AsyncClient(proxy=proxy, timeout=60) as one,
         httpx.AsyncClient(proxy=proxy, timeout=60) as two,
     ):
-        tabs = await asyncio.gather(tab(one, origin, until, rng), tab(two, origin, until, rng))
+        tabs = await asyncio.gather(
+            *(browse(tab, origin, until, rng, new_log(), THINK_S) for tab in (one, two))
+        )
     return {
         "episode": episode,
         "navigations": sum(t["navigations"] for t in tabs),
@@ -151,8 +142,7 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
         (workdir / name).mkdir(parents=True, exist_ok=True)
     upstream, target = UpstreamServer("source").start(), UpstreamServer("target").start()
     for server in (upstream, target):
-        server.extra["/app.js"] = ("text/javascript", b"console.log('app');\n" * 400)
-        server.extra["/logo.png"] = ("image/png", bytes(range(256)) * 40)
+        add_assets(server)
     redis = RedisProcess(workdir / "redis", appendonly=True).start()
     replicas = [
         ServiceProcess(workdir / name, "--redis-url", redis.url).start() for name in ("a", "b")
@@ -166,7 +156,7 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
     def sample() -> None:
         while not stop.wait(10):
             for name, replica in zip("ab", replicas, strict=True):
-                rss[name].append(rss_mb(replica.process.pid))  # type: ignore[union-attr]
+                rss[name].append(memory_mb(replica.process.pid, "VmRSS"))  # type: ignore[union-attr]
 
     sampler = threading.Thread(target=sample)
     sampler.start()

@@ -52,11 +52,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def peak_rss_mb(pid: int) -> float:
+def memory_mb(pid: int, field: str = "VmHWM") -> float:
+    """A memory figure of a process from /proc (VmHWM: peak RSS; VmRSS: current)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
+        if line.startswith(field + ":"):
+            return round(int(line.split()[1]) / 1024, 1)
     return 0.0
+
+
+def add_assets(server: UpstreamServer, scale: int = 1) -> None:
+    """A script and an image next to the upstream's stylesheet: a page's subresources."""
+    server.extra["/app.js"] = ("text/javascript", b"console.log('app');\n" * 400 * scale)
+    server.extra["/logo.png"] = ("image/png", bytes(range(256)) * 40 * scale)
 
 
 def wrk(row: Row, url: str, connections: int, seconds: int, dest: str) -> dict[str, float]:
@@ -160,8 +167,7 @@ def main() -> None:
     if args.wordpress_env:
         for path, body in saved_wordpress_pages(args.wordpress_env).items():
             upstream.extra[path] = ("text/html; charset=UTF-8", body)
-    upstream.extra["/app.js"] = ("text/javascript", b"console.log('app');\n" * 2000)
-    upstream.extra["/logo.png"] = ("image/png", bytes(range(256)) * 160)
+    add_assets(upstream, scale=4)
     pages = {"300KB": "/page-300kb", "1MB": "/big-1mb", "assets": ASSETS}
     pages.update(
         {
@@ -239,7 +245,7 @@ def main() -> None:
             sys.stderr.write(f"done {page}\n")
         for row in rows:
             if row.pid:
-                row.results["peak_rss_mb"] = {"value": peak_rss_mb(row.pid)}
+                row.results["peak_rss_mb"] = {"value": memory_mb(row.pid)}
             if row.service and row.episode_id:
                 row.results["rewrite_ms"] = rewrite_medians(row, pages)
     finally:
