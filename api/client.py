@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import httpx
 
 DEFAULT_API_URL = "http://127.0.0.1:8081"
+EVENTS_PAGE = 1000  # the API's largest page
 T = TypeVar("T")
 
 
@@ -262,6 +263,16 @@ class SkillShift:
     def events(self, episode_id: str, after: str | None = None, limit: int = 100) -> dict[str, Any]:
         return self._run(_Calls.events(episode_id, after, limit))
 
+    def iter_events(self, episode_id: str) -> Iterator[dict[str, Any]]:
+        """Every event of the episode, in order, fetched a page at a time."""
+        after = None
+        while True:
+            page = self.events(episode_id, after=after, limit=EVENTS_PAGE)
+            yield from page["events"]
+            if len(page["events"]) < EVENTS_PAGE:
+                return
+            after = page["next"]
+
     def report(self, episode_id: str) -> dict[str, Any]:
         return self._run(_Calls.report(episode_id))
 
@@ -356,6 +367,16 @@ class AsyncSkillShift:
         self, episode_id: str, after: str | None = None, limit: int = 100
     ) -> dict[str, Any]:
         return await self._run(_Calls.events(episode_id, after, limit))
+
+    async def iter_events(self, episode_id: str) -> AsyncIterator[dict[str, Any]]:
+        after = None
+        while True:
+            page = await self.events(episode_id, after=after, limit=EVENTS_PAGE)
+            for event in page["events"]:
+                yield event
+            if len(page["events"]) < EVENTS_PAGE:
+                return
+            after = page["next"]
 
     async def report(self, episode_id: str) -> dict[str, Any]:
         return await self._run(_Calls.report(episode_id))

@@ -93,14 +93,8 @@ def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None
         return
     target = open(args.output, "w") if args.output else out  # noqa: SIM115 - closed below
     try:
-        after = None
-        while True:
-            page = client.events(args.episode_id, after=after, limit=1000)
-            for event in page["events"]:
-                target.write(json.dumps(event, sort_keys=True) + "\n")
-            if len(page["events"]) < 1000:
-                break
-            after = page["next"]
+        for event in client.iter_events(args.episode_id):
+            target.write(json.dumps(event, sort_keys=True) + "\n")
     finally:
         if target is not out:
             target.close()

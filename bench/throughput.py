@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from api.client import SkillShift
 from tests.helpers.ports import free_port, wait_for_port
 from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
@@ -262,22 +263,13 @@ def main() -> None:
 def rewrite_medians(row: Row, pages: dict[str, str]) -> dict[str, float]:
     """Median CPU time of the rewrite alone (`shift_cpu_ms` of `page_served`: parse, shift,
     serialize; not waiting for a worker thread or the GIL) per page, from the episode's log."""
-    assert row.service is not None
+    assert row.service is not None and row.episode_id is not None
     timings: dict[str, list[float]] = {page: [] for page in pages}
-    after = None
-    while True:
-        events = httpx.get(
-            f"{row.service.api}/episodes/{row.episode_id}/events",
-            params={"limit": 1000, **({"after": after} if after else {})},
-            timeout=30,
-        ).json()["events"]
-        for event in events:
+    with SkillShift(row.service.api) as client:
+        for event in client.iter_events(row.episode_id):
             for page, path in pages.items():
                 if "shift_cpu_ms" in event and str(event.get("url", "")).endswith(path):
                     timings[page].append(float(event["shift_cpu_ms"]))
-        if len(events) < 1000:
-            break
-        after = events[-1]["id"]
     return {page: statistics.median(values) for page, values in timings.items() if values}
 
 
