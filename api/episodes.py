@@ -54,12 +54,16 @@ async def load_episode(store: EpisodeStore, episode_id: str) -> Episode:
     return Episode.model_validate(record)
 
 
-@router.post("", status_code=201)
-async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any]:
-    store, settings = _store(request), _settings(request)
-    config = body.model_dump(exclude={"id"})
-    config["targets"] = {**dict(settings.default_targets), **config["targets"]}
-    episode = new_episode(EpisodeConfig(**config), body.id)
+async def store_new_episode(
+    store: EpisodeStore, settings: Settings, config: dict[str, Any], episode_id: str | None = None
+) -> Episode:
+    """Validate, create and log a new episode: the one way episodes come to be (API, preview).
+    The deployment's `--targets` are written into it, under the episode's own mapping."""
+    config = {**config, "targets": {**dict(settings.default_targets), **config.get("targets", {})}}
+    try:
+        episode = new_episode(EpisodeConfig.model_validate(config), episode_id)
+    except ValidationError as error:
+        raise ApiError(422, _validation_message(error)) from None
     if not await store.create_episode(
         episode.id, episode.model_dump(mode="json"), episode.expires_at
     ):
@@ -76,7 +80,14 @@ async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any
         },
         episode.expires_at,
     )
-    return describe(episode, settings)
+    return episode
+
+
+@router.post("", status_code=201)
+async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any]:
+    config = body.model_dump(exclude={"id"}, exclude_unset=True)
+    episode = await store_new_episode(_store(request), _settings(request), config, body.id)
+    return describe(episode, _settings(request))
 
 
 @router.get("")

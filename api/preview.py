@@ -12,9 +12,10 @@ import base64
 from typing import Any
 
 from api.browser import CHROMIUM, CHROMIUM_ARGS
+from api.episodes import store_new_episode
 from api.errors import ApiError
 from api.settings import Settings
-from proxy.episode import EpisodeConfig, new_episode
+from proxy.episode import Episode
 from proxy.store import EpisodeStore
 from shifts import CONDITIONS
 
@@ -37,25 +38,22 @@ async def render_preview(
         from playwright.async_api import async_playwright
     except ImportError:
         raise ApiError(501, "previews need Playwright: pip install playwright") from None
-    episodes = []
-    for condition in CONDITIONS:
-        config = EpisodeConfig.model_validate(
-            {
-                "condition": condition,
-                "regime": "multiple",
-                "regime_params": {"min_ms": 0, "max_ms": 0},
-                "seed": seed,
-                "site": site,
-                "targets": targets,
-                "ttl_s": PREVIEW_TTL_S,
-                "tags": {"preview": "1"},
-            }
-        )
-        episode = new_episode(config)
-        await store.create_episode(episode.id, episode.model_dump(mode="json"), episode.expires_at)
-        episodes.append(episode)
+    config = {
+        "regime": "multiple",
+        "regime_params": {"min_ms": 0, "max_ms": 0},
+        "seed": seed,
+        "site": site,
+        "targets": targets,
+        "ttl_s": PREVIEW_TTL_S,
+        "tags": {"preview": "1"},
+    }
+    episodes: list[Episode] = []
     shots = []
     try:
+        for condition in CONDITIONS:
+            episodes.append(
+                await store_new_episode(store, settings, {**config, "condition": condition})
+            )
         async with _one_at_a_time, async_playwright() as playwright:
             try:
                 browser = await playwright.chromium.launch(
@@ -76,7 +74,7 @@ async def render_preview(
 
 
 async def _shoot(
-    browser: Any, settings: Settings, episode: Any, url: str, error: type[Exception]
+    browser: Any, settings: Settings, episode: Episode, url: str, error: type[Exception]
 ) -> Any:
     context = await browser.new_context(
         viewport=VIEWPORT,

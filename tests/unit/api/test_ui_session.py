@@ -103,3 +103,12 @@ async def test_preview_without_chromium_is_a_clear_503(
     assert response.status_code == 503 and "/nonexistent/chromium" in response.json()["error"]
     episodes = (await api.get("/episodes")).json()["episodes"]
     assert episodes == []  # the temporary episodes are gone
+
+
+async def test_preview_of_an_unknown_site_is_a_clear_422(api: httpx.AsyncClient) -> None:
+    await api.get("/ui")
+    headers = {"X-SkillShift-UI": "1", "Origin": OWN}
+    body = {"url": "http://127.0.0.1:9/", "site": "nope"}
+    response = await api.post("/ui/preview", json=body, headers=headers)
+    assert response.status_code == 422 and "unknown site" in response.json()["error"]
+    assert (await api.get("/episodes")).json()["episodes"] == []
