@@ -9,6 +9,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Iterable
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 # How long a streaming upstream pauses mid-body: long enough that "the first bytes arrived
@@ -123,36 +124,15 @@ class FaultyUpstream:
         conn.close()
 
     def _chunked(self, conn: socket.socket, head: bytes) -> None:
-        conn.sendall(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
-        )
-        for part in (HTML[:20], HTML[20:60], HTML[60:]):
-            conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
-            time.sleep(0.05)
-        conn.sendall(b"0\r\n\r\n")
-        conn.close()
+        self._send_chunked(conn, "text/html", (HTML[:20], HTML[20:60], HTML[60:]), pause=0.05)
 
     def _sse(self, conn: socket.socket, head: bytes) -> None:
-        conn.sendall(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-            b"Transfer-Encoding: chunked\r\n\r\n"
-        )
-        for index in range(2):
-            event = b"data: tick %d\n\n" % index
-            conn.sendall(b"%x\r\n%s\r\n" % (len(event), event))
-            time.sleep(GAP_S)
-        conn.sendall(b"0\r\n\r\n")
-        conn.close()
+        events = (b"data: tick %d\n\n" % index for index in range(2))
+        self._send_chunked(conn, "text/event-stream", events, pause=GAP_S)
 
     def _slow_html(self, conn: socket.socket, head: bytes) -> None:
         """Chunked HTML whose end comes late: a rewrite must wait for it, a pass-through not."""
-        conn.sendall(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
-        )
-        conn.sendall(b"%x\r\n%s\r\n" % (len(HTML), HTML))
-        time.sleep(GAP_S)
-        conn.sendall(b"0\r\n\r\n")
-        conn.close()
+        self._send_chunked(conn, "text/html", (HTML,), pause=GAP_S)
 
     def _html_50mb(self, conn: socket.socket, head: bytes) -> None:
         conn.sendall(
@@ -163,13 +143,22 @@ class FaultyUpstream:
         conn.close()
 
     def _html_50mb_chunked(self, conn: socket.socket, head: bytes) -> None:
-        conn.sendall(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
-        )
         step = 1024 * 1024
-        for start in range(0, len(BIG_HTML), step):
-            part = BIG_HTML[start : start + step]
+        parts = (BIG_HTML[start : start + step] for start in range(0, len(BIG_HTML), step))
+        self._send_chunked(conn, "text/html", parts)
+
+    @staticmethod
+    def _send_chunked(
+        conn: socket.socket, content_type: str, parts: Iterable[bytes], pause: float = 0.0
+    ) -> None:
+        """A chunked response, one chunk per part, pausing after each; then the end."""
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n" % content_type.encode()
+        )
+        for part in parts:
             conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+            time.sleep(pause)
         conn.sendall(b"0\r\n\r\n")
         conn.close()
 
