@@ -13,7 +13,7 @@ import httpx
 from playwright.sync_api import expect, sync_playwright
 
 from api.browser import launch_chromium
-from tests.helpers.ports import free_port
+from tests.helpers.ports import free_port_pair
 from tests.helpers.processes import REPO, ServiceProcess
 
 
@@ -22,7 +22,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "ui")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    demo_port = free_port()
+    demo_port = free_port_pair()
     service = ServiceProcess(
         Path(tempfile.mkdtemp(prefix="ui-shots-")), "--demo", "--demo-port", str(demo_port)
     ).start()

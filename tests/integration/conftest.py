@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from api.browser import CHROMIUM, launch_chromium
-from tests.helpers.ports import free_port
+from tests.helpers.ports import free_port_pair
 from tests.helpers.processes import RedisProcess, ServiceProcess
 from tests.helpers.wordpress import wordpress_lab
 
@@ -29,7 +29,7 @@ def demo_service(
     tmp_path_factory: pytest.TempPathFactory, redis_server: RedisProcess
 ) -> Iterator[ServiceProcess]:
     """The service on Redis, serving its demo shop (a real multi-page site with a strict CSP)."""
-    demo_port = free_port()
+    demo_port = free_port_pair()
     process = ServiceProcess(
         tmp_path_factory.mktemp("demo-service"),
         "--redis-url",
@@ -49,7 +49,7 @@ def demo_service(
 @pytest.fixture(scope="session")
 def memory_demo_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
     """The service as `./scripts/serve` runs it: embedded store and the demo shop."""
-    demo_port = free_port()
+    demo_port = free_port_pair()
     process = ServiceProcess(
         tmp_path_factory.mktemp("memory-demo"), "--demo", "--demo-port", str(demo_port)
     )
