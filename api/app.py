@@ -1,4 +1,4 @@
-"""The admin API application (FastAPI). OpenAPI at /docs and /openapi.json."""
+"""The admin API application (FastAPI). OpenAPI at /docs (and /redoc) and /openapi.json."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ import hmac
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from importlib import resources
 
 from fastapi import FastAPI, Request, Response
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import diagnostics, episodes, meta, ui
-from api.errors import ERROR_RESPONSES, error_json, install_error_handlers
+from api import checks, diagnostics, episodes, meta, ui
+from api.errors import ERROR_RESPONSES, ApiError, error_json, install_error_handlers
 from api.settings import Settings
 from proxy.store import EpisodeStore
 
@@ -25,11 +29,96 @@ def _from_a_browser(request: Request) -> bool:
     )
 
 
-OPEN_PATHS = ("/health", "/ui", "/ui/static/", "/ui/session")
+# The docs pages and their assets are generic (Swagger UI, ReDoc) and hold nothing about this
+# service: the schema they show is fetched from /openapi.json, which stays behind the token.
+OPEN_PATHS = ("/health", "/ui", "/ui/static/", "/ui/session", "/docs", "/docs/static/", "/redoc")
 
 
 def _open(path: str) -> bool:
     return any(path == p or (p.endswith("/") and path.startswith(p)) for p in OPEN_PATHS)
+
+
+class BodyLimit:
+    """Refuse request bodies over `limit` bytes with a 413, however they are framed: a
+    Content-Length over the limit is refused before reading, a chunked body once it grows past
+    it. The body is read here (it is small) and replayed to the app."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await self._refuse(scope, receive, send)
+            return
+        messages: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = error_json(413, f"request body over {self.limit} bytes")
+        await response(scope, receive, send)
+
+
+# Swagger UI and ReDoc served from an installed package (fastapi-offline ships their dist files),
+# not from FastAPI's default CDN: the docs must work on a lab machine without Internet access.
+DOCS_ASSETS = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "redoc.standalone.js": "text/javascript",
+    "favicon.png": "image/png",
+}
+
+
+def _install_docs(app: FastAPI) -> None:
+    assets = resources.files("fastapi_offline").joinpath("static")
+
+    def url(request: Request, path: str) -> str:
+        return f"{request.scope.get('root_path', '')}{path}"
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=url(request, "/openapi.json"),
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=url(request, "/docs/static/swagger-ui-bundle.js"),
+            swagger_css_url=url(request, "/docs/static/swagger-ui.css"),
+            swagger_favicon_url=url(request, "/docs/static/favicon.png"),
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc(request: Request) -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url=url(request, "/openapi.json"),
+            title=f"{app.title} - ReDoc",
+            redoc_js_url=url(request, "/docs/static/redoc.standalone.js"),
+            redoc_favicon_url=url(request, "/docs/static/favicon.png"),
+            with_google_fonts=False,
+        )
+
+    @app.get("/docs/static/{name}", include_in_schema=False)
+    async def docs_asset(name: str) -> Response:
+        if name not in DOCS_ASSETS:
+            raise ApiError(404, f"no such file {name!r}")
+        with resources.as_file(assets.joinpath(name)) as path:
+            return FileResponse(path, media_type=DOCS_ASSETS[name])
 
 
 def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
@@ -37,6 +126,8 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
         title="skillshift admin API",
         version=meta.version(),
         description="Episodes, shifts and events of a shift injection proxy for web agents.",
+        docs_url=None,  # _install_docs serves them without a CDN
+        redoc_url=None,
     )
     app.state.store = store
     app.state.settings = settings
@@ -64,9 +155,6 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
             # A web page the agent visits must not be able to drive the API (CSRF); the admin
             # page has its own session (api/ui.py).
             return error_json(403, "requests from browsers are refused; use an HTTP client")
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return error_json(413, f"request body over {MAX_BODY_BYTES} bytes")
         # Every body is JSON: `curl -d '{...}'` (sent as a form) must work as it does in the docs.
         if request.method in ("POST", "PUT", "PATCH"):
             request.scope["headers"] = [
@@ -74,7 +162,10 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
             ] + [(b"content-type", b"application/json")]
         return await call_next(request)
 
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     for router in (episodes.router, meta.router, diagnostics.router):
         app.include_router(router, responses=ERROR_RESPONSES)
+    app.include_router(checks.router, responses=ERROR_RESPONSES)
     app.include_router(ui.router)
+    _install_docs(app)
     return app

@@ -4,6 +4,7 @@ and list what a task needs that changed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -12,6 +13,7 @@ from proxy.episode import Episode
 from proxy.pipeline import shift_offline
 from shifts.alignment import check_alignment
 from shifts.contextual import origin_of_url, route
+from shifts.references import AssetRefs
 
 FETCH_TIMEOUT_S = 15.0
 
@@ -22,9 +24,12 @@ def check_page(
     raw: bytes,
     charset: str | None = None,
     policies: list[str] | None = None,
+    assets: AssetRefs | None = None,
 ) -> dict[str, Any]:
-    """Shift `raw` (the page at `url`) under the episode and compare it with the original."""
-    ctx, doc = shift_offline(episode, url, raw, charset, policies)
+    """Shift `raw` (the page at `url`) under the episode and compare it with the original.
+    `assets`: what the page's stylesheets and scripts reference (None: unknown, so locator
+    drift changes nothing)."""
+    ctx, doc = shift_offline(episode, url, raw, charset, policies, assets)
     violations = check_alignment(raw, doc.to_bytes(), ctx.site)
     return {
         "url": url,
@@ -45,8 +50,28 @@ def fetch_url(episode: Episode, url: str) -> str:
     return f"{target}{parsed.raw_path.decode()}" if target else url
 
 
-async def fetch_and_check(episode: Episode, url: str) -> dict[str, Any]:
-    async with httpx.AsyncClient(timeout=FETCH_TIMEOUT_S, trust_env=False) as client:
+class UpstreamRefused(ValueError):
+    """The check would contact an upstream the proxy may not reach."""
+
+
+async def fetch_and_check(
+    episode: Episode, url: str, allowed: Callable[[str, int], bool]
+) -> dict[str, Any]:
+    """Fetch `url` as the proxy would (the same allow-list, every redirect included), shift
+    it under the episode and compare."""
+
+    async def refuse_unless_allowed(request: httpx.Request) -> None:
+        if not allowed(request.url.host, request.url.port or _default_port(request.url)):
+            raise UpstreamRefused(
+                f"the upstream {request.url.host}:{request.url.port or _default_port(request.url)} "
+                "is not allowed through this proxy"
+            )
+
+    async with httpx.AsyncClient(
+        timeout=FETCH_TIMEOUT_S,
+        trust_env=False,
+        event_hooks={"request": [refuse_unless_allowed]},
+    ) as client:
         # The source's Host, as the proxy sends it when it routes to a target deployment.
         response = await client.get(
             fetch_url(episode, url),
@@ -67,4 +92,8 @@ async def fetch_and_check(episode: Episode, url: str) -> dict[str, Any]:
     )
 
 
-__all__ = ["check_page", "fetch_and_check"]
+def _default_port(url: httpx.URL) -> int:
+    return 443 if url.scheme == "https" else 80
+
+
+__all__ = ["UpstreamRefused", "check_page", "fetch_and_check"]

@@ -9,16 +9,16 @@ import httpx
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
-from api.check import fetch_and_check
+from api.check import UpstreamRefused, fetch_and_check
 from api.errors import ApiError
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
 from api.report import all_events, summarise
 from api.settings import Settings
 from proxy.episode import Episode, EpisodeConfig, new_episode
+from proxy.guard import upstream_allowed
 from proxy.store import EpisodeStore
 
 router = APIRouter(prefix="/episodes", tags=["episodes"])
-AGENT_EVENT_MAX_FIELDS = 32
 
 
 def _store(request: Request) -> EpisodeStore:
@@ -59,7 +59,7 @@ async def store_new_episode(
 ) -> Episode:
     """Validate, create and log a new episode: the one way episodes come to be (API, preview).
     The deployment's `--targets` are written into it, under the episode's own mapping."""
-    config = {**config, "targets": {**dict(settings.default_targets), **config.get("targets", {})}}
+    config = {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
     try:
         episode = new_episode(EpisodeConfig.model_validate(config), episode_id)
     except ValidationError as error:
@@ -197,10 +197,19 @@ async def check(
     request: Request,
     url: str = Query(..., pattern=r"^https?://", description="Page to fetch and check"),
 ) -> dict[str, Any]:
-    """Fetch `url` directly, shift it as this episode would, and list alignment violations."""
+    """Fetch `url` directly (only from upstreams the proxy may reach), shift it as this episode
+    would, and list alignment violations."""
     episode = await load_episode(_store(request), episode_id)
+    settings = _settings(request)
+    forbidden = ",".join(settings.own_addresses())
+
+    def allowed(host: str, port: int) -> bool:
+        return upstream_allowed(host, port, settings.upstream_allow, forbidden)
+
     try:
-        return await fetch_and_check(episode, url)
+        return await fetch_and_check(episode, url, allowed)
+    except UpstreamRefused as error:
+        raise ApiError(403, str(error)) from None
     except httpx.HTTPError as error:
         raise ApiError(502, f"could not fetch {url}: {error}") from None
     except ValueError as error:
@@ -209,13 +218,14 @@ async def check(
 
 @router.post("/{episode_id}/events", status_code=201)
 async def post_event(episode_id: str, body: AgentEvent, request: Request) -> dict[str, Any]:
+    """An event from agent code: `task_result`, `skill_call`, `skill_failure`, `step` or `note`,
+    each with its own schema. The types the proxy and the page runtime record are refused."""
     store = _store(request)
     episode = await load_episode(store, episode_id)
-    data = body.model_dump()
-    if len(data) > AGENT_EVENT_MAX_FIELDS:
-        raise ApiError(422, f"an event may have at most {AGENT_EVENT_MAX_FIELDS} fields")
-    event = {**data, "ts": time.time(), "source": "agent"}
+    event = {**body.model_dump(exclude_none=True), "ts": time.time(), "source": "agent"}
     event_id = await store.append_event(episode_id, event, episode.expires_at)
+    if event_id is None:
+        raise ApiError(404, f"episode {episode_id!r} not found")
     return {"id": event_id, **event}
 
 

@@ -31,7 +31,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         403: "Refused (a request from a browser)",
         404: "No such episode or resource",
         405: "Method not allowed",
-        409: "Already exists",
+        409: "Already exists, or not possible in the current state",
         413: "Request body too large",
         422: "Invalid request",
         503: "Episode store unavailable",

@@ -29,7 +29,7 @@ def _state(request: Request) -> tuple[EpisodeStore, Settings]:
 
 def version() -> str:
     try:
-        return metadata.version("skillshift")
+        return metadata.version("skillshift-proxy")
     except metadata.PackageNotFoundError:
         return "0+unknown"
 
@@ -83,7 +83,12 @@ async def listeners(request: Request) -> dict[str, Any]:
                 "kind": listener.kind,
                 "mode": listener.mode,
                 "upstream": listener.upstream,
-                "default_episode": await store.get_listener_default(listener.name),
+                "takes_default": listener.takes_default,
+                "default_episode": (
+                    await store.get_listener_default(listener.name)
+                    if listener.takes_default
+                    else None
+                ),
             }
             for listener in settings.listeners()
         ]
@@ -92,10 +97,21 @@ async def listeners(request: Request) -> dict[str, Any]:
 
 @router.put("/listeners/{name}", tags=["listeners"])
 async def set_listener(name: str, body: ListenerUpdate, request: Request) -> dict[str, Any]:
-    """Bind unbound requests on a listener to an episode (for desktop browsers)."""
+    """Bind unbound requests on a listener to an episode (for desktop browsers).
+
+    Only on the desktop listener (`--desktop-proxy`) and reverse listeners: on the agents'
+    listener a default would capture every agent's browser before it sends its credentials."""
     store, settings = _state(request)
-    if name not in {listener.name for listener in settings.listeners()}:
+    listener = next((item for item in settings.listeners() if item.name == name), None)
+    if listener is None:
         raise ApiError(404, f"no listener {name!r}")
+    if not listener.takes_default:
+        raise ApiError(
+            409,
+            f"listener {name} is the agents' proxy listener and never takes a default episode "
+            "(it would bind agents' browsers before they send credentials); start the service "
+            "with --desktop-proxy HOST:PORT and set the default there",
+        )
     expires_at = int(time.time()) + 3600
     if body.default_episode is not None:
         record = await store.get_episode(body.default_episode)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, model_validator
 
 from proxy.episode import EPISODE_ID, Condition, EpisodeConfig, Origin, Regime, Seed
+from shifts.conditions import PerceptualSet
 from shifts.execution import RegimeParams
 
 
@@ -32,6 +33,7 @@ class EpisodePatch(BaseModel):
 
     model_config = {"extra": "forbid"}
     condition: Condition = unset()
+    perceptual: PerceptualSet = unset()
     regime: Regime = unset()
     regime_params: RegimeParams = unset()
     seed: Seed = unset()
@@ -42,11 +44,75 @@ class EpisodePatch(BaseModel):
     tags: dict[str, str] = unset()
 
 
-class AgentEvent(BaseModel):
-    """An event reported by agent code (skill call, skill failure, task result, steps...)."""
+AGENT_EVENT_MAX_FIELDS = 32
+MAX_TEXT = 2048
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Name = Annotated[str, Field(min_length=1, max_length=256)]
+# Fields an event gets from the service, never from its poster.
+RESERVED_FIELDS = frozenset({"id", "ts", "source"})
+
+
+class _AgentEvent(BaseModel):
+    """Fields beyond the declared ones are free labels: JSON scalars, at most 32 fields."""
 
     model_config = {"extra": "allow"}
-    type: str = Field(..., min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")
+
+    @model_validator(mode="after")
+    def _labels_are_scalars(self) -> _AgentEvent:
+        extra = self.model_extra or {}
+        reserved = sorted(RESERVED_FIELDS & set(extra))
+        if reserved:
+            raise ValueError(f"{reserved} are set by the service, not by the poster")
+        if len(extra) + len(type(self).model_fields) > AGENT_EVENT_MAX_FIELDS:
+            raise ValueError(f"an event may have at most {AGENT_EVENT_MAX_FIELDS} fields")
+        for key, value in extra.items():
+            if isinstance(value, str) and len(value) > MAX_TEXT:
+                raise ValueError(f"{key}: at most {MAX_TEXT} characters")
+            if not isinstance(value, str | int | float | bool) and value is not None:
+                raise ValueError(f"{key}: extra fields must be strings, numbers, booleans or null")
+        return self
+
+
+class TaskResult(_AgentEvent):
+    """How the task ended: one per task attempt (the last one posted counts)."""
+
+    type: Literal["task_result"]
+    success: StrictBool
+    steps: StrictInt | None = Field(None, ge=0, description="steps the agent took")
+
+
+class SkillCall(_AgentEvent):
+    type: Literal["skill_call"]
+    skill: Name | None = None
+
+
+class SkillFailure(_AgentEvent):
+    type: Literal["skill_failure"]
+    skill: Name | None = None
+    error: Text | None = None
+    target: Text | None = Field(
+        None, description="what the failed skill looked for: a selector, XPath, role+name or text"
+    )
+
+
+class Step(_AgentEvent):
+    type: Literal["step"]
+    action: Text | None = None
+    duration_ms: StrictInt | StrictFloat | None = Field(None, ge=0)
+
+
+class Note(_AgentEvent):
+    """A free annotation of the run (kept in the log, counted in nothing)."""
+
+    type: Literal["note"]
+    text: Text = ""
+
+
+# What agents may post; the proxy's and the page runtime's own event types are refused.
+AgentEvent = Annotated[
+    TaskResult | SkillCall | SkillFailure | Step | Note, Field(discriminator="type")
+]
+AGENT_EVENT_TYPES = ("task_result", "skill_call", "skill_failure", "step", "note")
 
 
 class ListenerUpdate(BaseModel):

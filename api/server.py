@@ -75,6 +75,11 @@ def make_master(settings: Settings, store: EpisodeStore) -> Master:
         ss_upstream_allow=settings.upstream_allow,
         ss_forbidden_upstreams=",".join(settings.own_addresses()),
         ss_upstream_timeout=settings.upstream_timeout,
+        ss_asset_timeout=settings.asset_timeout,
+        ss_asset_max_bytes=settings.asset_max_bytes,
+        ss_default_listeners=",".join(
+            listener.name for listener in settings.listeners() if listener.takes_default
+        ),
     )
     return master
 

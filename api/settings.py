@@ -1,46 +1,209 @@
-"""Settings of one skillshift process, from command-line options and SKILLSHIFT_* variables."""
+"""Settings of one service process: one model, read from options and SKILLSHIFT_* variables.
+
+Every field is declared once, with its default and help text; the CLI builds its `serve`
+options from these fields (api/cli.py) and the environment fills what the command line leaves
+out (an option wins over its variable). Everything is validated once, when the process starts,
+and a bad value is reported with the variable or option that carried it.
+"""
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ENV_PREFIX = "SKILLSHIFT_"
+ORIGIN = re.compile(r"^https?://[^/\s]+$")
+REVERSE_SPEC = re.compile(r"^https?://[^@\s]+@(?:[^:@\s]+:)?\d{1,5}$")
+
+
+def _address(value: Any) -> tuple[str, int]:
+    if isinstance(value, tuple | list):
+        return str(value[0]), int(value[1])
+    host, _, port = str(value).rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{value!r} is not HOST:PORT")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _comma_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _reverse(specs: list[str]) -> list[str]:
+    for spec in specs:
+        if not REVERSE_SPEC.match(spec):
+            raise ValueError(f"{spec!r} is not http(s)://upstream:port@[listen_host:]listen_port")
+    return specs
+
+
+def _targets(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    pairs = []
+    for item in _comma_list(value):
+        source, sep, target = item.partition("=")
+        if not sep or not ORIGIN.match(source.rstrip("/")) or not ORIGIN.match(target.rstrip("/")):
+            raise ValueError(f"{item!r} is not http://source:port=http://target:port")
+        pairs.append((source.rstrip("/"), target.rstrip("/")))
+    return pairs
+
+
+def _prefix(value: str) -> str:
+    if not (value.startswith("/") and value.endswith("/")):
+        raise ValueError("must start and end with '/'")
+    return value
+
+
+def _optional_address(value: Any) -> tuple[str, int] | None:
+    return None if value in (None, "") else _address(value)
+
+
+Address = Annotated[tuple[str, int], NoDecode, BeforeValidator(_address)]
+OptionalAddress = Annotated[tuple[str, int] | None, NoDecode, BeforeValidator(_optional_address)]
+ReverseSpecs = Annotated[
+    list[str], NoDecode, BeforeValidator(_comma_list), AfterValidator(_reverse)
+]
+Targets = Annotated[tuple[tuple[str, str], ...], NoDecode, BeforeValidator(_targets)]
 
 
 @dataclass(frozen=True)
 class Listener:
     name: str  # the port, as text: how the store keys the listener's default episode
     mode: str  # mitmproxy mode spec, e.g. "regular@127.0.0.1:8080"
-    kind: str  # "regular" or "reverse"
+    kind: str  # "regular" (agents), "desktop" (desktop browsers) or "reverse"
     upstream: str | None = None
 
+    @property
+    def takes_default(self) -> bool:
+        """Whether unbound requests may fall back to a default episode here. Never on the
+        agents' listener: Chromium sends proxy credentials only after a 407, and a default
+        would answer first, so an agent's pages would be served under someone else's episode."""
+        return self.kind != "regular"
 
-@dataclass(frozen=True)
-class Settings:
-    proxy_host: str = "127.0.0.1"
-    proxy_port: int = 8080
-    api_host: str = "127.0.0.1"
-    api_port: int = 8081
-    redis_url: str | None = None
-    key_prefix: str = "skillshift:"
-    reverse: tuple[str, ...] = ()  # "http://upstream:port@listen_port"
-    allow_unbound: bool = False
-    api_token: str | None = None
-    internal_prefix: str = "/__ss/"
-    episode_header: str = "X-SkillShift-Episode"
-    require_token: bool = False
-    max_rewrite_bytes: int = 8 * 1024 * 1024
-    offload_bytes: int = 128 * 1024
-    confdir: str = "~/.mitmproxy"
-    upstream_ca: str | None = None
-    upstream_insecure: bool = False
-    upstream_allow: str = ""
-    upstream_timeout: float = 60.0
-    # Deployment-wide contextual mapping (source origin -> target origin) written into every
-    # new episode unless the episode maps that origin itself; the episode record shows it.
-    default_targets: tuple[tuple[str, str], ...] = ()
-    demo: bool = False
-    demo_port: int = 8090
-    log_level: str = "info"
+
+class Settings(BaseSettings):
+    """`serve`'s options. Each field is one option `--field-name` and one variable
+    `SKILLSHIFT_FIELD_NAME`."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="forbid")
+
+    proxy: Address = Field(
+        ("127.0.0.1", 8080), description="the agents' proxy listener (HOST:PORT)"
+    )
+    desktop_proxy: OptionalAddress = Field(
+        None,
+        description="a second proxy listener for desktop browsers (HOST:PORT), the only "
+        "regular listener that may have a default episode",
+    )
+    api: Address = Field(("127.0.0.1", 8081), description="admin API listener (HOST:PORT)")
+    redis_url: str | None = Field(
+        None,
+        description="use Redis as the episode store, e.g. redis://127.0.0.1:6379/0 "
+        "(default: the embedded in-memory store)",
+    )
+    key_prefix: str = Field("skillshift:", min_length=1, description="prefix of every Redis key")
+    reverse: ReverseSpecs = Field(
+        default_factory=list,
+        description="reverse-proxy listener http(s)://upstream:port@[host:]listen_port; "
+        "repeatable (comma-separated in the variable)",
+    )
+    allow_unbound: bool = Field(
+        False, description="pass requests bound to no episode through untouched instead of 407"
+    )
+    api_token: str | None = Field(
+        None, description="bearer token for the admin API; required when --api is not loopback"
+    )
+    internal_prefix: Annotated[str, AfterValidator(_prefix)] = Field(
+        "/__ss/", description="path prefix the proxy answers itself on every origin"
+    )
+    episode_header: str = Field(
+        "X-SkillShift-Episode",
+        pattern=r"^[A-Za-z0-9-]+$",
+        description="request header binding a request to an episode",
+    )
+    require_token: bool = Field(False, description="refuse episode headers without ':TOKEN'")
+    max_rewrite_bytes: int = Field(
+        8 * 1024 * 1024, gt=0, description="larger HTML bodies stream through unshifted"
+    )
+    offload_bytes: int = Field(
+        128 * 1024,
+        ge=0,
+        description="pages at least this large that need a parse are shifted in a worker "
+        "thread, so the event loop keeps serving other requests",
+    )
+    asset_timeout: float = Field(
+        5.0,
+        gt=0,
+        description="seconds to read a page's stylesheets and scripts (once per asset) before "
+        "locator drift shifts it; past it, the page is shifted without locator drift",
+    )
+    asset_max_bytes: int = Field(
+        8 * 1024 * 1024,
+        gt=0,
+        description="largest stylesheet or script the asset index reads; a page loading a "
+        "bigger one is shifted without locator drift",
+    )
+    confdir: str = Field("~/.mitmproxy", description="where the HTTPS interception CA lives")
+    upstream_ca: str | None = Field(
+        None, description="PEM file of a CA to trust for HTTPS upstreams (a lab's own CA)"
+    )
+    upstream_insecure: bool = Field(False, description="do not verify upstream certificates")
+    upstream_allow: str = Field(
+        "",
+        description="comma-separated upstream host or host:port globs the proxy may reach, "
+        "e.g. '127.0.0.1,localhost' (default: any); the admin API is never reachable",
+    )
+    upstream_timeout: float = Field(
+        60.0,
+        ge=0,
+        description="seconds an upstream may take to start its response before a 504; 0 waits "
+        "forever",
+    )
+    targets: Targets = Field(
+        (),
+        description="deployment-wide source->target origins for Tgt conditions, "
+        "'http://src:port=http://tgt:port,...', copied into each new episode",
+    )
+    demo: bool = Field(False, description="also serve a demo shop to try it on")
+    demo_port: int = Field(
+        8090, gt=0, lt=65535, description="demo shop port; its target variant uses the next"
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="log level; debug also shows mitmproxy's connection log"
+    )
+
+    @model_validator(mode="after")
+    def _api_token_off_loopback(self) -> Settings:
+        if not is_loopback(self.api[0]) and not self.api_token:
+            raise ValueError(
+                f"the API address {self.api[0]} is not loopback: set an API token so the "
+                "admin API is not open to the network"
+            )
+        return self
+
+    # Derived views the rest of the service reads.
+    @property
+    def proxy_host(self) -> str:
+        return self.proxy[0]
+
+    @property
+    def proxy_port(self) -> int:
+        return self.proxy[1]
+
+    @property
+    def api_host(self) -> str:
+        return self.api[0]
+
+    @property
+    def api_port(self) -> int:
+        return self.api[1]
 
     def listeners(self) -> list[Listener]:
         found = [
@@ -48,6 +211,11 @@ class Settings:
                 str(self.proxy_port), f"regular@{self.proxy_host}:{self.proxy_port}", "regular"
             )
         ]
+        if self.desktop_proxy:
+            desktop_host, desktop_port = self.desktop_proxy
+            found.append(
+                Listener(str(desktop_port), f"regular@{desktop_host}:{desktop_port}", "desktop")
+            )
         for spec in self.reverse:
             upstream, _, listen = spec.rpartition("@")
             host, _, port = listen.rpartition(":")
@@ -74,6 +242,32 @@ class Settings:
     @property
     def proxy_server(self) -> str:
         return f"http://{self.public_proxy_host}:{self.proxy_port}"
+
+
+class SettingsError(ValueError):
+    """Settings that do not validate, each problem named by its option and variable."""
+
+
+def load_settings(given: dict[str, Any]) -> Settings:
+    """Settings from explicit values (options) over SKILLSHIFT_* variables over defaults."""
+    try:
+        return Settings(**given)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            field = str(item["loc"][0]) if item["loc"] else ""
+            where = (
+                (
+                    f"--{field.replace('_', '-')}"
+                    if field in given
+                    else f"{ENV_PREFIX}{field.upper()}"
+                )
+                if field
+                else "settings"
+            )
+            value = given.get(field, item.get("input"))
+            problems.append(f"{where}={value!r}: {item['msg']}" if field else item["msg"])
+        raise SettingsError("; ".join(problems)) from None
 
 
 def _reachable(host: str) -> str:

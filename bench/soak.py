@@ -4,9 +4,9 @@
 
 Two skillshift processes on one redis-server (AOF on) behind tools/tcp_balancer.py, like a
 scaled-out deployment. `--episodes` slots run at once; each slot runs short sessions back to
-back: a new episode (short TTL, conditions in turn), two "tabs" browsing it concurrently
-(navigation + subresources, as in bench/episodes.py), then the next. Afterwards every finished
-episode's event log is compared with what its tabs did:
+back: a new episode (conditions in turn), two "tabs" browsing it concurrently (navigation +
+subresources, as in bench/episodes.py), then the next. Afterwards every finished episode's event
+log is compared with what its tabs did (every API answer's status is checked first):
 
 - every navigation has exactly one `page_served` document event, and no extra ones;
 - load indices are exactly 1..N (the two tabs never got the same index or skipped one);
@@ -14,8 +14,12 @@ episode's event log is compared with what its tabs did:
 - event ids strictly increase;
 - no request failed.
 
-It also samples both processes' RSS, and at the end checks that Redis holds keys only for
-episodes whose TTL has not passed (expiry cleans up finished episodes).
+Audited episodes live for AUDITED_TTL_S, far longer than any run, so none can expire before
+its audit however slow the machine is; each is deleted once audited. Expiry is checked
+separately: at the end a few probe episodes with the short `--ttl` are browsed, and Redis must
+then empty itself (no key outlives its episode's TTL, none is left by a deletion).
+
+It also samples both processes' RSS.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProces
 from tests.helpers.upstream import UpstreamServer
 
 THINK_S = (0.05, 0.3)  # short pauses: a soak is about volume
+AUDITED_TTL_S = 24 * 3600  # audited episodes never expire during a run; they are deleted
+EXPIRY_PROBES = 4
+EXPIRY_GRACE_S = 120.0  # how long past the probes' TTL Redis may take to drop their keys
 CONDITIONS: list[dict[str, Any]] = [
     {"condition": "Src-Exec", "regime": "multiple"},
     {"condition": "Src-Perc"},
@@ -65,6 +72,8 @@ async def session(
     created = await api.post(
         "/episodes", json={**config, "ttl_s": ttl_s, "targets": {origin: target}}
     )
+    if created.status_code != 201:
+        raise RuntimeError(f"POST /episodes answered {created.status_code}: {created.text}")
     episode = created.json()
     proxy = f"http://{episode['id']}:{episode['token']}@127.0.0.1:{proxy_port}"
     until = time.monotonic() + session_s
@@ -99,9 +108,15 @@ async def slot(
     async with httpx.AsyncClient(base_url=api_url, timeout=60) as api:
         while time.monotonic() + session_s <= deadline:
             result = await session(
-                api, proxy_port, origin, target, next(configs), session_s, ttl_s, rng
+                api, proxy_port, origin, target, next(configs), session_s, AUDITED_TTL_S, rng
             )
             result["problems"] = await audit(api, result)
+            deleted = await api.delete(f"/episodes/{result['episode']['id']}")
+            if deleted.status_code != 204:
+                result["problems"]["api_errors"] += 1
+                result.setdefault("errors", []).append(
+                    f"DELETE /episodes/{result['episode']['id']} answered {deleted.status_code}"
+                )
             results.append(result)
 
 
@@ -109,12 +124,19 @@ async def audit(api: httpx.AsyncClient, result: dict) -> Counter[str]:
     """One finished episode's event log against what its tabs did (before its TTL passes)."""
     problems: Counter[str] = Counter()
     episode = result["episode"]
+    problems["navigations"] += result["navigations"]
+    problems["episodes"] += 1
     response = await api.get(f"/episodes/{episode['id']}/events?limit=1000")
+    if response.status_code != 200:
+        problems["api_errors"] += 1
+        result.setdefault("errors", []).append(
+            f"GET /episodes/{episode['id']}/events answered {response.status_code}: "
+            f"{response.text[:200]}"
+        )
+        return problems
     events = response.json()["events"]
     served = [e for e in events if e["type"] == "page_served" and e.get("kind") == "document"]
     navigations = result["navigations"]
-    problems["navigations"] += navigations
-    problems["episodes"] += 1
     problems["lost_page_served"] += max(0, navigations - len(served))
     problems["extra_page_served"] += max(0, len(served) - navigations)
     indices = sorted(e["load_index"] for e in served)
@@ -172,9 +194,15 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
         stop.set()
         sampler.join()
         problems: Counter[str] = sum((result["problems"] for result in results), Counter())
+        errors = [error for result in results for error in result.get("errors", [])]
+        # Expiry: probe episodes with the short TTL, browsed so they hold events, flags and
+        # counters; once their TTL has passed Redis must hold no key at all (audited episodes
+        # were deleted). Polled, not slept: slow machines only wait longer.
+        probes = asyncio.run(expiry_probes(api_url, proxy.port, upstream, target, ttl_s))
         keys_before_expiry = redis_keys(redis)
-        # Every episode's TTL passes; their keys must go (a listener default or two may stay).
-        time.sleep(max(0.0, max(r["ended"] for r in results) + ttl_s + 2 - time.time()))
+        expired_by = max(probe["expires_at"] for probe in probes)
+        while redis_keys(redis) and time.time() < expired_by + EXPIRY_GRACE_S:
+            time.sleep(0.5)
         keys_after_expiry = redis_keys(redis)
     finally:
         stop.set()
@@ -189,10 +217,26 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
         "seconds": round(time.time() - started, 1),
         "slots": episodes,
         "problems": dict(problems),
+        "errors": errors[:20],
         "rss_mb": rss,
         "redis_keys_before_expiry": keys_before_expiry,
         "redis_keys_after_expiry": keys_after_expiry,
     }
+
+
+async def expiry_probes(
+    api_url: str, proxy_port: int, upstream: UpstreamServer, target: UpstreamServer, ttl_s: int
+) -> list[dict[str, Any]]:
+    """Episodes with the short TTL, one short session each; they are left to expire."""
+    rng = random.Random(0)
+    async with httpx.AsyncClient(base_url=api_url, timeout=60) as api:
+        results = await asyncio.gather(
+            *(
+                session(api, proxy_port, upstream.origin, target.origin, config, 0.5, ttl_s, rng)
+                for config in CONDITIONS[:EXPIRY_PROBES]
+            )
+        )
+    return [result["episode"] for result in results]
 
 
 async def run_slots(
@@ -235,7 +279,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--episodes", type=int, default=64, help="concurrent episodes")
     parser.add_argument("--session-seconds", type=float, default=30)
-    parser.add_argument("--ttl", type=int, default=60, help="TTL of each episode (s)")
+    parser.add_argument("--ttl", type=int, default=60, help="TTL of the expiry probes (s)")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="soak-"))

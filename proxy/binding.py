@@ -2,7 +2,9 @@
 
 In order: the episode header ("ID" or "ID:TOKEN"); proxy credentials (user = episode id,
 password = token), remembered per client connection because requests inside an HTTPS tunnel
-carry none; the listener's default episode. The binding header and credentials never reach the
+carry none; the listener's default episode, only on listeners that may have one (a desktop
+listener, reverse listeners; never the agents' listener, where a default would answer before
+Chromium ever sends its credentials). The binding header and credentials never reach the
 upstream. Unknown episodes and wrong tokens get a 407, and nothing is forwarded.
 """
 
@@ -19,7 +21,7 @@ from pydantic import ValidationError
 
 from proxy import metrics
 from proxy.episode import Episode
-from proxy.responses import auth_required, error_response
+from proxy.responses import answer, auth_required, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -64,6 +66,13 @@ class EpisodeBinding:
             False,
             "Pass requests bound to no episode through untouched instead of answering 407.",
         )
+        loader.add_option(
+            "ss_default_listeners",
+            str,
+            "",
+            "Comma-separated listener names (ports) where unbound requests fall back to the "
+            "listener's default episode. Never the agents' listener.",
+        )
 
     async def http_connect(self, flow: http.HTTPFlow) -> None:
         """An HTTPS (or WebSocket) tunnel: bind the whole client connection now."""
@@ -83,14 +92,17 @@ class EpisodeBinding:
         try:
             episode = await self._resolve(flow, tunnel)
         except BindingRejected as rejected:
-            flow.response = rejected.response
+            answer(flow, rejected.response)
             return
         except StoreUnavailable as error:
             logger.warning("episode store unavailable: %s", error)
-            flow.response = error_response(
-                503,
-                "The episode store is unavailable; the request was not forwarded. "
-                "Retry when it is back.",
+            answer(
+                flow,
+                error_response(
+                    503,
+                    "The episode store is unavailable; the request was not forwarded. "
+                    "Retry when it is back.",
+                ),
             )
             return
         if episode is not None:
@@ -98,9 +110,12 @@ class EpisodeBinding:
             if tunnel:
                 self.tunnels[flow.client_conn] = episode.id
         elif not ctx.options.ss_allow_unbound:
-            flow.response = auth_required(
-                "This request is bound to no episode. Send proxy credentials "
-                "(user name = episode id, password = episode token) or the episode header."
+            answer(
+                flow,
+                auth_required(
+                    "This request is bound to no episode. Send proxy credentials "
+                    "(user name = episode id, password = episode token) or the episode header."
+                ),
             )
 
     async def _resolve(self, flow: http.HTTPFlow, tunnel: bool) -> Episode | None:
@@ -117,7 +132,10 @@ class EpisodeBinding:
             return await self._load(episode_id, token)
         if not tunnel and flow.client_conn in self.tunnels:
             return await self._load(self.tunnels[flow.client_conn], None)
-        default_id = await self.store.get_listener_default(listener_name(flow))
+        listener = listener_name(flow)
+        if listener not in ctx.options.ss_default_listeners.split(","):
+            return None
+        default_id = await self.store.get_listener_default(listener)
         return await self._load(default_id, None) if default_id else None
 
     async def _load(self, episode_id: str, token: str | None) -> Episode:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, WithJsonSchema, field_validator, model_va
 import sites
 from shifts import get_shift, shifts_for, validate_params
 from shifts.base import UnknownShift
+from shifts.conditions import PerceptualSet, canonical_condition
 from shifts.execution import RegimeParams
 
 Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
@@ -33,7 +34,17 @@ class EpisodeConfig(BaseModel):
 
     model_config = {"extra": "forbid"}
 
-    condition: Condition = Field("Src", description="One of the benchmark's six conditions")
+    condition: Condition = Field(
+        "Src",
+        description="One of the benchmark's six conditions (its own spelling, e.g. "
+        "`src-perc`, is accepted too)",
+    )
+    perceptual: PerceptualSet = Field(
+        "benchmark",
+        description="The perceptual shift of -Perc conditions: `benchmark` (the benchmark's "
+        "definition: locator drift on the same objects; placement and labels stay) or "
+        "`extended` (also relabel, restyle and relayout, which go beyond the benchmark)",
+    )
     regime: Regime = Field("once", description="Execution regime for -Exec conditions")
     regime_params: RegimeParams = Field(default_factory=RegimeParams)
     seed: Seed = Field(0, description="Seeds every random choice")
@@ -52,6 +63,16 @@ class EpisodeConfig(BaseModel):
         DEFAULT_TTL_S, ge=10, le=30 * 24 * 3600, strict=True, description="Lifetime in seconds"
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Free labels for reports")
+
+    @field_validator("condition", mode="before")
+    @classmethod
+    def _benchmark_spelling(cls, condition: object) -> object:
+        if isinstance(condition, str):
+            try:
+                return canonical_condition(condition)
+            except KeyError:
+                return condition  # the Literal's own error lists the conditions
+        return condition
 
     @field_validator("site")
     @classmethod
@@ -83,7 +104,9 @@ class EpisodeConfig(BaseModel):
         return self
 
     def shift_names(self) -> list[str]:
-        return list(self.shifts) if self.shifts is not None else list(shifts_for(self.condition))
+        if self.shifts is not None:
+            return list(self.shifts)
+        return list(shifts_for(self.condition, self.perceptual))
 
     def all_targets(self) -> dict[str, str]:
         profile_targets = sites.PROFILES[self.site].targets if self.site else {}

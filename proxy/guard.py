@@ -8,14 +8,81 @@ upstreams outside the allow-list are answered 403 before any connection (or DNS 
 from __future__ import annotations
 
 import fnmatch
+import ipaddress
+import socket
 
 from mitmproxy import ctx, http
 
-from proxy.responses import error_response
+from proxy.responses import answer, error_response
 
 
 def _patterns(value: str) -> list[str]:
     return [item.strip().lower() for item in value.split(",") if item.strip()]
+
+
+def upstream_allowed(host: str, port: int, allow: str, forbidden: str) -> bool:
+    """Whether `host:port` may be contacted: not forbidden, and in the allow-list (globs over
+    the host or host:port; an empty list allows every upstream). Decided on the name alone, so
+    a refused name is never looked up in DNS.
+
+    A forbidden address is refused however it is spelled: `127.1`, `2130706433`, `0.0.0.0`,
+    `::ffff:127.0.0.1` and `localhost.` all connect to this machine, so on a forbidden
+    loopback address's port every spelling of this machine is refused."""
+    host = _canonical(host)
+    address = f"{host}:{port}"
+    for entry in _patterns(forbidden):
+        forbidden_host, _, forbidden_port = entry.rpartition(":")
+        if forbidden_port != str(port):
+            continue
+        forbidden_host = _canonical(forbidden_host)
+        if host == forbidden_host or (_is_this_machine(forbidden_host) and _is_this_machine(host)):
+            return False
+    patterns = [_canonical_pattern(pattern) for pattern in _patterns(allow)]
+    return not patterns or any(
+        fnmatch.fnmatchcase(host, pattern) or fnmatch.fnmatchcase(address, pattern)
+        for pattern in patterns
+    )
+
+
+def _canonical(host: str) -> str:
+    """An IP address in its one standard spelling (IPv4 shorthand and integer forms, IPv4
+    mapped in IPv6, brackets); names in lower case without a trailing dot."""
+    host = host.strip().strip("[]").lower().rstrip(".")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        try:  # inet_aton reads the forms a URL host may use: 127.1, 2130706433, 0x7f.1
+            return socket.inet_ntoa(socket.inet_aton(host))
+        except OSError:
+            return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return str(address.ipv4_mapped)
+    return str(address)
+
+
+def _canonical_pattern(pattern: str) -> str:
+    """An allow-list glob with its host part canonical (`[::1]:8081` -> `::1:8081`)."""
+    if pattern.startswith("["):
+        host, _, rest = pattern[1:].partition("]")
+        return _canonical(host) + rest
+    return pattern if any(c in pattern for c in "*?[") else _canonical_host_port(pattern)
+
+
+def _canonical_host_port(entry: str) -> str:
+    host, sep, port = entry.rpartition(":")
+    if sep and port.isdigit() and host and ":" not in host:
+        return f"{_canonical(host)}:{port}"
+    return _canonical(entry)
+
+
+def _is_this_machine(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
 
 
 class UpstreamGuard:
@@ -36,22 +103,13 @@ class UpstreamGuard:
         )
 
     def allowed(self, host: str, port: int) -> bool:
-        host = host.lower().strip("[]")
-        address = f"{host}:{port}"
-        if address in _patterns(ctx.options.ss_forbidden_upstreams):
-            return False
-        allow = _patterns(ctx.options.ss_upstream_allow)
-        return not allow or any(
-            fnmatch.fnmatch(host, pattern) or fnmatch.fnmatch(address, pattern) for pattern in allow
+        return upstream_allowed(
+            host, port, ctx.options.ss_upstream_allow, ctx.options.ss_forbidden_upstreams
         )
 
     def _check(self, flow: http.HTTPFlow) -> None:
         if flow.response is None and not self.allowed(flow.request.host, flow.request.port):
-            flow.response = error_response(
-                403,
-                f"The upstream {flow.request.host}:{flow.request.port} is not allowed "
-                "through this proxy.",
-            )
+            answer(flow, refused(flow.request.host, flow.request.port))
 
     def http_connect(self, flow: http.HTTPFlow) -> None:
         self._check(flow)
@@ -59,3 +117,7 @@ class UpstreamGuard:
     def request(self, flow: http.HTTPFlow) -> None:
         # After routing: the upstream actually contacted is what must be allowed.
         self._check(flow)
+
+
+def refused(host: str, port: int) -> http.Response:
+    return error_response(403, f"The upstream {host}:{port} is not allowed through this proxy.")

@@ -18,6 +18,7 @@ from mitmproxy import ctx, http
 from proxy import metrics
 from proxy.binding import EPISODE
 from proxy.episode import Episode
+from proxy.responses import answer
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts.runtime import BEACON_NAME, RUNTIME_NAME, runtime_source
 
@@ -64,19 +65,22 @@ class InternalEndpoints:
             return
         name = flow.request.path[len(ctx.options.ss_internal_prefix) :].split("?")[0]
         if name == RUNTIME_NAME and flow.request.method in ("GET", "HEAD"):
-            flow.response = http.Response.make(
-                200,
-                runtime_source(),
-                {
-                    "Content-Type": "text/javascript; charset=utf-8",
-                    # The URL carries the runtime's version, so it may be cached for good.
-                    "Cache-Control": "public, max-age=31536000, immutable",
-                },
+            answer(
+                flow,
+                http.Response.make(
+                    200,
+                    runtime_source(),
+                    {
+                        "Content-Type": "text/javascript; charset=utf-8",
+                        # The URL carries the runtime's version, so it may be cached for good.
+                        "Cache-Control": "public, max-age=31536000, immutable",
+                    },
+                ),
             )
         elif name == BEACON_NAME and flow.request.method == "POST":
-            flow.response = await self._beacon(flow)
+            answer(flow, await self._beacon(flow))
         else:
-            flow.response = _json(404, {"error": f"no internal endpoint {name!r}", "status": 404})
+            answer(flow, _json(404, {"error": f"no internal endpoint {name!r}", "status": 404}))
 
     async def _beacon(self, flow: http.HTTPFlow) -> http.Response:
         episode: Episode | None = flow.metadata.get(EPISODE)

@@ -10,6 +10,7 @@ from proxy import csp
 from proxy.episode import Episode
 from shifts import HtmlDocument, ShiftContext, apply_shifts, get_shift
 from shifts.execution import plan_popup
+from shifts.references import AssetRefs
 from sites import SiteProfile, get_profile, match_profile
 
 
@@ -50,6 +51,7 @@ def build_context(
     is_navigation: bool,
     load_index: int | None,
     internal_prefix: str,
+    assets: AssetRefs | None = None,
 ) -> ShiftContext:
     return ShiftContext(
         episode_id=episode.id,
@@ -67,6 +69,7 @@ def build_context(
         beacon_key=episode.beacon_key,
         targets=episode.all_targets(),
         generation=episode.generation,
+        assets=assets,
     )
 
 
@@ -82,9 +85,11 @@ def shift_offline(
     raw: bytes,
     charset: str | None = None,
     policies: list[str] | None = None,
+    assets: AssetRefs | None = None,
 ) -> tuple[ShiftContext, HtmlDocument]:
     """Shift a page as its first navigation in the episode would be, changing no state: the
-    popup `once` would show is planned but its flag is not claimed (checks, benchmarks)."""
+    popup `once` would show is planned but its flag is not claimed (checks, benchmarks).
+    `assets`: what the page's stylesheets and scripts reference (None: unknown)."""
     parts = urlsplit(url)
     hostport = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
     ctx = build_context(
@@ -96,6 +101,7 @@ def shift_offline(
         is_navigation=True,
         load_index=1,
         internal_prefix="/__ss/",
+        assets=assets,
     )
     ctx = replace(ctx, popup=plan_popup(ctx))
     return ctx, shift_document(episode, ctx, raw, charset)

@@ -19,6 +19,7 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy import classify, csp, metrics
+from proxy.assets import FORWARDED_HEADERS, AssetIndex
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
@@ -29,16 +30,21 @@ from proxy.pipeline import (
     parses_document,
     shift_document,
 )
-from proxy.responses import error_response
-from proxy.routing import SOURCE_ORIGIN
+from proxy.responses import OWN_RESPONSE, error_response
+from proxy.routing import SOURCE_ORIGIN, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts import ShiftContext
 from shifts.execution import draw_random, plan_popup
+from shifts.references import AssetRefs
 
 logger = logging.getLogger(__name__)
 
+
+class EpisodeGone(LookupError):
+    """The episode was deleted or expired while one of its requests was in flight."""
+
 REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
-BUFFER, OVERSIZE, PASS = "buffer", "oversize", "pass"
+BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
 # Below this a page shifts in well under a millisecond or two: a thread hop would cost more
@@ -58,8 +64,9 @@ def _shift_to_bytes(
 
 
 class PageRewriter:
-    def __init__(self, store: EpisodeStore) -> None:
+    def __init__(self, store: EpisodeStore, assets: AssetIndex) -> None:
         self.store = store
+        self.assets = assets
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         loader.add_option(
@@ -91,6 +98,8 @@ class PageRewriter:
             flow.response.stream = True
 
     def _decide(self, flow: http.HTTPFlow, response: http.Response) -> str:
+        if flow.metadata.get(OWN_RESPONSE):
+            return OWN  # the proxy's own answer: no page of the episode
         if not active_shifts(flow.metadata.get(EPISODE)) or not _is_page(flow, response):
             return PASS
         length = classify.declared_length(response)
@@ -104,6 +113,8 @@ class PageRewriter:
         if episode is None or response is None:
             return
         decision = flow.metadata.get(REWRITE)
+        if decision == OWN:
+            return
         try:
             if decision == BUFFER and response.stream:
                 # A body of unknown length (chunked) grew past the limit on the way in, and
@@ -118,6 +129,10 @@ class PageRewriter:
                 # Unshifted conditions (Src, suspended) still log navigations, so every
                 # condition has the same audit trail and load indices.
                 await self._audit_navigation(flow, episode)
+        except EpisodeGone:
+            flow.response = error_response(
+                410, "The episode ended while this page was loading; it was not served."
+            )
         except StoreUnavailable as error:
             logger.warning("store unavailable while rewriting %s: %s", flow.request.url, error)
             flow.response = error_response(
@@ -174,6 +189,11 @@ class PageRewriter:
             load_index=context.load_index,
             shifts=doc.notes,
             changed=doc.changed,
+            **(
+                {"assets_digest": self.assets.digest(origin_of(flow.request))}
+                if context.assets is not None
+                else {}
+            ),
             rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
             shift_cpu_ms=round(shift_cpu_ms, 3),
         )
@@ -199,8 +219,11 @@ class PageRewriter:
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         load_index = None
         if is_navigation:
-            load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
+            load_index = await self._next_load(episode)
         policies = response.headers.get_all("content-security-policy")
+        assets = None
+        if "locator_drift" in active_shifts(episode):
+            assets = await self._page_assets(flow, url, raw)
         context = build_context(
             episode,
             url=url,
@@ -210,12 +233,33 @@ class PageRewriter:
             is_navigation=is_navigation,
             load_index=load_index,
             internal_prefix=ctx.options.ss_internal_prefix,
+            assets=assets,
         )
         # Error pages are shifted like any page, but a popup (and a `once` spent) belongs on a
         # page where a skill runs.
         if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
             context = await self._plan_popup(episode, context)
         return context
+
+    async def _page_assets(self, flow: http.HTTPFlow, url: str, raw: bytes) -> AssetRefs:
+        """What the page's upstream's stylesheets and scripts reference, its own included."""
+        headers = {
+            name: flow.request.headers[name]
+            for name in FORWARDED_HEADERS
+            if name in flow.request.headers
+        }
+        verify: bool | str = not ctx.options.ssl_insecure
+        if verify and ctx.options.ssl_verify_upstream_trusted_ca:
+            verify = ctx.options.ssl_verify_upstream_trusted_ca
+        return await self.assets.page_refs(
+            raw,
+            url,
+            origin_of(flow.request),
+            headers,
+            ctx.options.ss_asset_timeout,
+            ctx.options.ss_asset_max_bytes,
+            verify,
+        )
 
     async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:
         if context.regime == "random" and context.is_navigation and context.load_index:
@@ -242,7 +286,7 @@ class PageRewriter:
     async def _audit_navigation(self, flow: http.HTTPFlow, episode: Episode) -> None:
         if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
             return
-        load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
+        load_index = await self._next_load(episode)
         await self._record(
             episode,
             "page_served",
@@ -253,6 +297,12 @@ class PageRewriter:
             changed=False,
             suspended=episode.suspended,
         )
+
+    async def _next_load(self, episode: Episode) -> int:
+        load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
+        if not load_index:  # deleted (or expired) since the request was bound
+            raise EpisodeGone(episode.id)
+        return load_index
 
     async def _record(self, episode: Episode, event_type: str, **data: Any) -> None:
         event = {"type": event_type, "ts": time.time(), "source": "proxy", **data}

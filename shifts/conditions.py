@@ -1,14 +1,26 @@
-"""The benchmark's six conditions and the shifts each one applies, in pipeline order."""
+"""The benchmark's six conditions and the shifts each one applies, in pipeline order.
+
+The perceptual shift is, by default, the benchmark's own: locator drift on the same objects
+(ids, classes, test hooks and DOM structure change; placement and labels stay). Relabel,
+restyle and relayout go beyond the benchmark and apply only when an episode asks for the
+extended set.
+"""
 
 from __future__ import annotations
 
-PERCEPTUAL = ("relabel", "locator_drift", "restyle", "relayout")
+from typing import Literal
+
+PerceptualSet = Literal["benchmark", "extended"]
+PERCEPTUAL_SETS: dict[str, tuple[str, ...]] = {
+    "benchmark": ("locator_drift",),
+    "extended": ("relabel", "locator_drift", "restyle", "relayout"),
+}
 CONDITIONS: dict[str, tuple[str, ...]] = {
     "Src": (),
-    "Src-Perc": PERCEPTUAL,
+    "Src-Perc": ("perceptual",),
     "Src-Exec": ("popup",),
     "Tgt": ("contextual",),
-    "Tgt-Perc": ("contextual", *PERCEPTUAL),
+    "Tgt-Perc": ("contextual", "perceptual"),
     "Tgt-Exec": ("contextual", "popup"),
 }
 
@@ -16,6 +28,17 @@ CONDITIONS: dict[str, tuple[str, ...]] = {
 KIND_ORDER = {"contextual": 0, "perceptual": 1, "execution": 2}
 
 
-def shifts_for(condition: str) -> tuple[str, ...]:
+def canonical_condition(name: str) -> str:
+    """A condition in the benchmark's own spelling too (`src-perc`, `TGT-EXEC`)."""
+    for condition in CONDITIONS:
+        if condition.lower() == name.strip().lower():
+            return condition
+    raise KeyError(name)
+
+
+def shifts_for(condition: str, perceptual: PerceptualSet = "benchmark") -> tuple[str, ...]:
     """The shift names a condition applies; KeyError for an unknown condition."""
-    return CONDITIONS[condition]
+    names: list[str] = []
+    for name in CONDITIONS[condition]:
+        names += PERCEPTUAL_SETS[perceptual] if name == "perceptual" else (name,)
+    return tuple(names)

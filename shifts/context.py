@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from shifts.references import AssetRefs
 from sites import GENERIC, SiteProfile
 
 
@@ -41,6 +42,9 @@ class ShiftContext:
     # Contextual shift: source origin -> target origin ("scheme://host:port").
     targets: dict[str, str] = field(default_factory=dict)
     popup: PopupPlan | None = None
+    # What the page's stylesheets and scripts reference (None: not known, so locator drift
+    # renames and restructures nothing).
+    assets: AssetRefs | None = None
     # Bumped by an episode reset, so client-side guards of the previous run no longer apply.
     generation: int = 0
 

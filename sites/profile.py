@@ -6,6 +6,8 @@ import fnmatch
 import functools
 import re
 from dataclasses import dataclass, field
+from re import _constants as re_constants  # type: ignore[attr-defined]
+from re import _parser as re_parser  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -99,35 +101,29 @@ def _signature(pattern: str) -> tuple[bytes, re.Pattern[bytes]]:
     """A signature as (a literal it cannot match without, its regex). Site matching runs on
     every page load of an episode that names no site; `literal in page` (memchr-fast) rules
     out almost every signature before a regex runs."""
-    return _required_literal(pattern).encode(), re.compile(pattern.encode())
+    return _required_literal(pattern).encode("latin-1"), re.compile(pattern.encode())
 
 
 def _required_literal(pattern: str) -> str:
-    """The longest run of plain characters every match of `pattern` contains ("" if unsure)."""
-    if "|" in pattern:
+    """The longest run of bytes every match of `pattern` contains ("" if unsure), one
+    character per byte (Latin-1), as the bytes regex the page is searched with sees them.
+
+    Read from the regex's own parse tree (Python's `re` parser), so character classes,
+    escapes like `\\xNN` or `\\s`, groups, optional parts and inline flags are what they are to
+    `re`: only literals in the pattern's top-level sequence count, and a case-insensitive
+    pattern has none."""
+    try:
+        parsed = re_parser.parse(pattern.encode())  # the signature runs on bytes
+    except re.error:
         return ""
-    runs, run, index = [], "", 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\" and index + 1 < len(pattern):
-            escaped = pattern[index + 1]
-            index += 2
-            if escaped.isalnum():  # a class like \s or \d
-                runs.append(run)
-                run = ""
-                continue
-            char = escaped
-        elif char in ".^$*+?{}[]()":
+    if parsed.state.flags & re.IGNORECASE:
+        return ""
+    runs, run = [], ""
+    for op, value in parsed:
+        if op is re_constants.LITERAL:
+            run += chr(value)
+        else:
             runs.append(run)
             run = ""
-            index += 1
-            continue
-        else:
-            index += 1
-        if index < len(pattern) and pattern[index] in "*?{":
-            runs.append(run)  # this character may be absent
-            run = ""
-            continue
-        run += char
     runs.append(run)
     return max(runs, key=len)

@@ -20,20 +20,8 @@ from typing import Any
 import httpx
 
 from api.browser import launch_chromium
+from api.calibration import COLUMNS, column_name
 from api.calibration.wordpress import SETUP, SKILLS, TEARDOWN, Lab, Skill, Steps
-
-COLUMNS: list[tuple[str, str | None]] = [
-    ("Src", None),
-    ("Src-Perc", None),
-    ("Src-Exec", "once"),
-    ("Src-Exec", "multiple"),
-    ("Src-Exec", "random"),
-    ("Tgt", None),
-    ("Tgt-Perc", None),
-    ("Tgt-Exec", "once"),
-    ("Tgt-Exec", "multiple"),
-    ("Tgt-Exec", "random"),
-]
 
 
 @dataclass
@@ -52,10 +40,6 @@ class Cell:
             "popups_shown": self.popups_shown,
             "errors": self.errors[:5],
         }
-
-
-def column_name(condition: str, regime: str | None) -> str:
-    return f"{condition}/{regime}" if regime else condition
 
 
 def editor_cookies(lab: Lab) -> list[dict[str, Any]]:
@@ -147,6 +131,9 @@ def calibrate(
             for condition, regime in chosen_columns:
                 cell = table[skill.name].setdefault(column_name(condition, regime), Cell())
                 for seed in range(runs):
+                    sys.stderr.write(
+                        f"  {skill.name} {column_name(condition, regime)} run {seed + 1}/{runs}\n"
+                    )
                     ok, steps, shown, error = run_once(
                         browser, api, lab, skill, condition, regime, seed, env["WPLAB_TARGET_URL"]
                     )

@@ -202,6 +202,11 @@ async function loadListeners() {
     const row = element("tr", null, { "data-listener": listener.name });
     row.append(element("td", listener.name), element("td", listener.kind),
       element("td", listener.upstream || "—"));
+    if (!listener.takes_default) {
+      // The agents' listener: a default would capture agents' browsers (see the README).
+      row.append(element("td", "— (agents' listener: bind by credentials)"), element("td"));
+      return row;
+    }
     const select = element("select", null, { "aria-label": `Default episode of ${listener.name}` });
     select.append(element("option", "(none)", { value: "" }));
     for (const episode of state.episodes) {

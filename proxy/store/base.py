@@ -36,11 +36,12 @@ class EpisodeStore(ABC):
 
     @abstractmethod
     async def list_episodes(self) -> list[dict[str, Any]]:
-        """Every live episode record, oldest first."""
+        """Every live episode record, oldest (by `created_at`) first."""
 
     @abstractmethod
     async def claim_flag(self, episode_id: str, flag: str, expires_at: int) -> bool:
-        """Set a flag if it is not set yet. True for exactly one caller, across processes."""
+        """Set a flag if it is not set yet. True for exactly one caller, across processes;
+        False (and nothing written) if the episode does not exist."""
 
     @abstractmethod
     async def get_flags(self, episode_id: str) -> dict[str, str]:
@@ -48,15 +49,19 @@ class EpisodeStore(ABC):
 
     @abstractmethod
     async def incr_counter(self, episode_id: str, counter: str, expires_at: int) -> int:
-        """Atomically add one to a counter and return the new value (the first call gives 1)."""
+        """Atomically add one to a counter and return the new value (the first call gives 1);
+        0 (and nothing written) if the episode does not exist."""
 
     @abstractmethod
     async def get_counters(self, episode_id: str) -> dict[str, int]:
         """All counters of the episode."""
 
     @abstractmethod
-    async def append_event(self, episode_id: str, event: dict[str, Any], expires_at: int) -> str:
-        """Append to the episode's event log; returns the event id ("<ms>-<seq>", increasing)."""
+    async def append_event(
+        self, episode_id: str, event: dict[str, Any], expires_at: int
+    ) -> str | None:
+        """Append to the episode's event log; returns the event id ("<ms>-<seq>", increasing),
+        or None (and nothing written) if the episode does not exist."""
 
     @abstractmethod
     async def read_events(

@@ -70,7 +70,8 @@ class MemoryStore(EpisodeStore):
 
     async def list_episodes(self) -> list[dict[str, Any]]:
         self._purge_expired()
-        return [dict(state.record) for state in self._episodes.values()]
+        states = sorted(self._episodes.values(), key=lambda s: s.record.get("created_at", 0))
+        return [dict(state.record) for state in states]
 
     async def claim_flag(self, episode_id: str, flag: str, expires_at: int) -> bool:
         state = self._live(episode_id)
@@ -94,13 +95,16 @@ class MemoryStore(EpisodeStore):
         state = self._live(episode_id)
         return dict(state.counters) if state else {}
 
-    async def append_event(self, episode_id: str, event: dict[str, Any], expires_at: int) -> str:
+    async def append_event(
+        self, episode_id: str, event: dict[str, Any], expires_at: int
+    ) -> str | None:
         state = self._live(episode_id)
+        if state is None:
+            return None
         self._last_event_id = next_event_id(self._last_event_id, int(self._clock() * 1000))
         event_id = f"{self._last_event_id[0]}-{self._last_event_id[1]}"
-        if state is not None:
-            state.event_ids.append(self._last_event_id)
-            state.events.append({"id": event_id, **event})
+        state.event_ids.append(self._last_event_id)
+        state.events.append({"id": event_id, **event})
         return event_id
 
     async def read_events(

@@ -28,7 +28,9 @@ from proxy.store.base import EpisodeStore, StoreUnavailable
 
 T = TypeVar("T")
 
-# KEYS[1] the key; ARGV[1] the expiry; the rest the write's own arguments.
+# KEYS[1] the key, KEYS[2] the episode's record; ARGV[1] the expiry; the rest the write's own
+# arguments. A write to an episode that no longer exists writes nothing (no orphan keys).
+_EPISODE_MUST_EXIST = "if redis.call('EXISTS', KEYS[2]) == 0 then return false end "
 _WRITE_THEN_EXPIRE = {
     "hincrby": "local v = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)",
     "hsetnx": "local v = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])",
@@ -52,7 +54,7 @@ class RedisStore(EpisodeStore):
         )
         # redis-py re-loads a script Redis has forgotten (a restart) on the next call.
         self._scripts = {
-            name: self._redis.register_script(body + _EXPIRE_AND_RETURN)
+            name: self._redis.register_script(_EPISODE_MUST_EXIST + body + _EXPIRE_AND_RETURN)
             for name, body in _WRITE_THEN_EXPIRE.items()
         }
 
@@ -116,7 +118,9 @@ class RedisStore(EpisodeStore):
             if not ids:
                 return []
             raws = await self._redis.mget([self._key(episode_id) for episode_id in ids])
-            return [json.loads(raw) for raw in raws if raw]
+            records = [json.loads(raw) for raw in raws if raw]
+            # The index orders by expiry; the interface promises the oldest first.
+            return sorted(records, key=lambda record: record.get("created_at", 0))
 
         return await self._call(run)
 
@@ -125,7 +129,7 @@ class RedisStore(EpisodeStore):
 
         claimed = await self._call(
             lambda: self._scripts["hsetnx"](
-                keys=[key], args=[expires_at, flag, f"{time.time():.3f}"]
+                keys=[key, self._key(episode_id)], args=[expires_at, flag, f"{time.time():.3f}"]
             )
         )
         return bool(claimed)
@@ -137,21 +141,27 @@ class RedisStore(EpisodeStore):
         key = self._key(episode_id, "counters")
 
         value = await self._call(
-            lambda: self._scripts["hincrby"](keys=[key], args=[expires_at, counter])
+            lambda: self._scripts["hincrby"](
+                keys=[key, self._key(episode_id)], args=[expires_at, counter]
+            )
         )
-        return int(value)
+        return int(value or 0)
 
     async def get_counters(self, episode_id: str) -> dict[str, int]:
         raw = await self._call(lambda: self._redis.hgetall(self._key(episode_id, "counters")))
         return {name: int(value) for name, value in raw.items()}
 
-    async def append_event(self, episode_id: str, event: dict[str, Any], expires_at: int) -> str:
+    async def append_event(
+        self, episode_id: str, event: dict[str, Any], expires_at: int
+    ) -> str | None:
         key = self._key(episode_id, "events")
 
         event_id = await self._call(
-            lambda: self._scripts["xadd"](keys=[key], args=[expires_at, json.dumps(event)])
+            lambda: self._scripts["xadd"](
+                keys=[key, self._key(episode_id)], args=[expires_at, json.dumps(event)]
+            )
         )
-        return str(event_id)
+        return str(event_id) if event_id else None
 
     async def read_events(
         self, episode_id: str, after: str | None = None, limit: int = 100

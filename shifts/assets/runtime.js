@@ -1,7 +1,8 @@
 // Client runtime for shifted pages: shows the planned popup and reports what happened.
 // No dependencies; configured by the data-cfg attribute of its own <script> tag:
 //   b: beacon path, k: beacon key, l: load index, p: popup plan or null,
-//   r: perceptual rules for DOM rendered after load (labels, controls, attributes, hooks).
+//   r: perceptual rules for DOM rendered after load (labels, controls, attributes, protect,
+//      hooks, restyle), generated from the server's shifts.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -89,7 +90,10 @@
   }
 
   // Perceptual rules for nodes that JavaScript adds or rewrites after load, so a page rendered
-  // by a framework shifts the same way as server-rendered HTML.
+  // by a framework shifts the same way as server-rendered HTML. Every rule comes from the
+  // server's own shifts (labels: the episode's idempotent mapping; controls, attributes and
+  // protect: the same selectors; hooks: the test hooks no asset names; restyle: the seeded
+  // hue turn): nothing here decides anything the server did not.
   function soleText(element) {
     var found = null;
     var walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
@@ -100,30 +104,56 @@
     }
     return found;
   }
-  // What this runtime itself wrote, per node: a node seen again (moved, re-scanned) keeps its
-  // label instead of being mapped a second time (vocabularies may map A->B and B->A).
-  var mine = new WeakMap();
   function has(labels, label) { return !!label && Object.prototype.hasOwnProperty.call(labels, label); }
-  function shiftElement(element, rules) {
-    var labels = rules.labels || {};
+  function isProtected(element, rules) {
+    if (!rules.protect) return false;
+    try { return !!element.closest(rules.protect); } catch (e) { return true; }
+  }
+  // The mapping never maps a synonym it produced (the server makes it so), so applying it to a
+  // node again, however often site JS touches it, leaves the episode's label in place.
+  function relabel(element, rules) {
+    var labels = rules.labels;
     if (rules.controls && element.matches(rules.controls)) {
       var text = soleText(element);
       var label = text && text.nodeValue.trim();
-      if (has(labels, label) && mine.get(text) !== text.nodeValue) {
-        text.nodeValue = text.nodeValue.replace(label, labels[label]);
-        mine.set(text, text.nodeValue);
-      }
+      if (has(labels, label)) text.nodeValue = text.nodeValue.replace(label, labels[label]);
     }
-    var written = mine.get(element) || {};
     (rules.attributes || []).forEach(function (name) {
       var value = element.getAttribute(name);
       var trimmed = value && value.trim();
-      if (has(labels, trimmed) && written[name] !== value) {
-        element.setAttribute(name, labels[trimmed]);
-        written[name] = labels[trimmed];
-        mine.set(element, written);
-      }
+      if (has(labels, trimmed)) element.setAttribute(name, labels[trimmed]);
     });
+  }
+  // Restyle: text, border and background colours of controls turn by the episode's hue angle,
+  // from each control's own colours; nothing that holds an image, no size or position.
+  var restyled = new WeakSet();
+  function turn(colour, angle) {
+    var m = /^rgba?\(([\d.]+), ([\d.]+), ([\d.]+)(?:, ([\d.]+))?\)$/.exec(colour);
+    if (!m || m[4] === "0") return null;
+    var r = m[1] / 255, g = m[2] / 255, b = m[3] / 255;
+    var max = Math.max(r, g, b), min = Math.min(r, g, b), l = (max + min) / 2, d = max - min;
+    if (d < 0.05) return null;  // greys stay grey: turning them changes nothing
+    var s = d / (1 - Math.abs(2 * l - 1));
+    var h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+    h = ((h * 60 + angle) % 360 + 360) % 360;
+    return "hsla(" + h.toFixed(1) + ", " + (s * 100).toFixed(1) + "%, " + (l * 100).toFixed(1) + "%, " + (m[4] || 1) + ")";
+  }
+  function restyle(element, rules) {
+    if (!rules.restyle || restyled.has(element) || !element.matches(rules.controls)) return;
+    if (element.querySelector("img, svg, picture, canvas, video")) return;
+    restyled.add(element);
+    var style = getComputedStyle(element);
+    if (style.backgroundImage !== "none") return;
+    ["color", "background-color", "border-top-color", "border-right-color",
+     "border-bottom-color", "border-left-color"].forEach(function (property) {
+      var turned = turn(style.getPropertyValue(property), rules.restyle.angle);
+      if (turned) element.style.setProperty(property, turned, "important");
+    });
+  }
+  function shiftElement(element, rules) {
+    if (isProtected(element, rules)) return;
+    if (rules.labels) relabel(element, rules);
+    restyle(element, rules);
     (rules.hooks || []).forEach(function (name) { if (element.hasAttribute(name)) element.removeAttribute(name); });
   }
   function shiftTree(root, rules) {
@@ -158,8 +188,10 @@
     });
   }
 
-  // Observe from now on: the server already shifted the HTML parsed so far.
+  // Observe from now on: the server already shifted the HTML parsed so far (restyle, which
+  // needs computed colours, goes over it once it is parsed).
   if (cfg.r && window.MutationObserver) observe(cfg.r);
+  function restyleParsed() { if (cfg.r && cfg.r.restyle) shiftTree(document.body, cfg.r); }
 
   function start() {
     if (!cfg.p) return;
@@ -171,6 +203,8 @@
       if (event.persisted && plan.regime === "multiple") showPopup(plan, true);
     });
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", restyleParsed);
+    document.addEventListener("DOMContentLoaded", start);
+  } else { restyleParsed(); start(); }
 })();

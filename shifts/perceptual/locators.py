@@ -1,14 +1,24 @@
 """Locator drift: the same objects in the same places, reachable only by other locators.
 
-- Test hooks (data-testid, data-qa-selector, ...) are renamed to a neutral attribute or dropped.
-- Hook classes the profile marks safe (e.g. GitLab's `qa-*`) are renamed.
-- Ids are renamed where nothing else in the page can depend on them: not on form controls, not
-  a `js-` hook, not a fragment-link target, not mentioned anywhere else in the document (inline
-  scripts, styles, JSON); `for` and `aria-*` references are renamed with them.
-- The text of links and buttons gets a wrapper <span>, so XPath text() locators drift while
-  the visible label and the accessible name stay the same.
-- Nameless submit buttons become <input type=submit> (same behaviour, same role and name).
-Form field names, link targets and protected entities are never touched.
+The benchmark's perceptual shift: ids, classes, test hooks and DOM structure change, while every
+object keeps its place, its label and its behaviour. What the page's own stylesheets and
+scripts depend on (`shifts.references`: the proxy reads them before the page is shifted) is never
+touched, so the app works as before:
+
+- Test hooks (data-testid, data-qa-selector, ...) are dropped, unless a script or stylesheet
+  names the attribute; the runtime drops them the same way from DOM that scripts render
+  later (one rule, applied on both sides).
+- Classes nothing references are renamed (hook classes like GitLab's `qa-*` too).
+- Ids nothing references are renamed (not fragment-link targets, not mentioned elsewhere in the
+  page); `for`, `aria-*`, `form`, `list` and `headers` references are renamed with them.
+- Elements are wrapped in an element that generates no box (`display: contents`), so element
+  paths and XPath positions change while layout, hit-testing and the accessibility tree stay:
+  only where no structural selector (`>`, `+`, `~`, `:nth-child`, `:has`, ...) of the page's
+  CSS or scripts could notice, and never where HTML's content model fixes the parent (table
+  parts, list items, options, summary, legend) or inside SVG/MathML.
+When the page's assets are not known (`ctx.assets` is None or incomplete), nothing is renamed
+or wrapped: without them, nothing can be shown to be unreferenced.
+Form field names, link targets, labels and protected entities are never touched.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import ClassVar
 
 from lxml import etree
@@ -24,85 +35,192 @@ from pydantic import BaseModel, Field
 from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
+from shifts.references import UNKNOWN, AssetRefs, inline_refs
 from shifts.rng import chance, token_for
-from shifts.selectors import descendants, protected_in, select
+from shifts.selectors import descendants, elements, protected_in
 
-FORM_CONTROLS = frozenset({"input", "select", "textarea", "button", "form", "option", "fieldset"})
-ID_REFERENCES = ("for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns")
-WRAPPED = "a, button, [role=button]"
+ID_REFERENCES = (
+    "for",
+    "aria-labelledby",
+    "aria-describedby",
+    "aria-controls",
+    "aria-owns",
+    "aria-activedescendant",
+    "aria-details",
+    "aria-errormessage",
+    "aria-flowto",
+    "form",
+    "list",
+    "headers",
+)
+INTERACTIVE = etree.XPath(
+    "//a[@href] | //button | //input[not(@type='hidden')] | //select | //textarea | //summary"
+    " | //*[@role='button' or @role='link' or @role='tab' or @role='menuitem'"
+    " or @role='checkbox']"
+)
+# Elements worth wrapping: controls and the containers around them.
+WRAPPABLE = frozenset(
+    {
+        "a", "button", "input", "select", "textarea", "img", "label", "div", "section",
+        "article", "nav", "header", "footer", "main", "aside", "form", "figure", "ul", "ol",
+        "table", "p", "span", "h2", "h3", "h4", "h5", "h6",
+    }
+)  # fmt: skip
+# Parents whose children HTML's content model (or the parser) fixes: a wrapper would move the
+# child out of its list, table, select or details, or be moved out itself by the parser.
+FIXED_PARENTS = frozenset(
+    {
+        "html", "head", "ul", "ol", "menu", "dl", "table", "thead", "tbody", "tfoot", "tr",
+        "colgroup", "select", "datalist", "optgroup", "details", "fieldset", "picture", "video",
+        "audio", "object", "map", "ruby", "template", "noscript", "button", "a", "label",
+        "option", "textarea", "title", "iframe",
+    }
+)  # fmt: skip
+FOREIGN = frozenset({"svg", "math"})
 
 
 class LocatorParams(BaseModel):
     model_config = {"extra": "forbid"}
-    hook_drop_rate: float = Field(0.5, ge=0, le=1, description="Share of test hooks dropped")
-    id_rate: float = Field(0.5, ge=0, le=1, description="Share of safe ids renamed")
-    wrap_rate: float = Field(0.5, ge=0, le=1, description="Share of control labels wrapped")
-    tag_rate: float = Field(
-        0.5, ge=0, le=1, description="Share of nameless submit <button>s turned into <input>s"
+    id_rate: float = Field(0.5, ge=0, le=1, description="Share of unreferenced ids renamed")
+    class_rate: float = Field(
+        0.5, ge=0, le=1, description="Share of unreferenced class names renamed"
     )
+    wrap_rate: float = Field(
+        0.5, ge=0, le=1, description="Share of structurally safe elements wrapped"
+    )
+    min_share: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="Wrap more safe elements until at least this share of the page's "
+        "interactive elements has a changed locator (where safe elements allow)",
+    )
+
+
+def wrapper_tag(seed: int) -> str:
+    """The episode's wrapper element: a custom element name (it must hold a hyphen), neutral."""
+    return f"{token_for(seed, 'wrapper-tag', length=5)}-{token_for(seed, 'wrapper-tail', length=4)}"
 
 
 class LocatorDrift:
     name: ClassVar[str] = "locator_drift"
     kind: ClassVar[ShiftKind] = "perceptual"
     description: ClassVar[str] = (
-        "Rename or drop test hooks, rename hook classes and independent ids (keeping for/aria "
-        "references consistent), and wrap control labels in extra elements."
+        "The benchmark's perceptual shift: rename or drop test hooks, rename classes and ids "
+        "that no stylesheet or script references (keeping for/aria references consistent), and "
+        "wrap elements in box-less wrappers where no structural selector notices; placement, "
+        "labels and behaviour stay."
     )
     Params: ClassVar[type[BaseModel]] = LocatorParams
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = LocatorParams.model_validate(ctx.params_for(self.name))
-        # Test hooks on DOM rendered later are dropped by the runtime.
-        rules = doc.runtime.setdefault("r", {})
-        assert isinstance(rules, dict)
-        rules["hooks"] = list(ctx.site.hook_attributes)
         root = doc.tree
+        refs = (ctx.assets or UNKNOWN).merge(inline_refs(root))
+        # DOM that scripts render later: the runtime drops the hooks no asset names.
+        hooks = [name for name in ctx.site.hook_attributes if not refs.references(name)]
+        if refs.complete and hooks:
+            rules = doc.runtime.setdefault("r", {})
+            assert isinstance(rules, dict)
+            rules.update(hooks=hooks, protect=", ".join(ctx.site.protected_selectors))
         protected = protected_in(doc, ctx.site.protected_selectors)
-        counts = {
-            "hooks": _drift_hooks(root, ctx, params, protected),
-            "classes": _drift_classes(root, ctx, protected),
-            "ids": _drift_ids(root, doc.original, ctx, params, protected),
-            "tags": _swap_submit_tags(root, ctx, params, protected),
-            "wrappers": _wrap_labels(root, ctx, params, protected),
-        }
-        counts = {key: value for key, value in counts.items() if value}
-        if counts:
+        tree = root.getroottree()
+        targets = [e for e in elements(INTERACTIVE, root) if e not in protected]
+        before = {element: _locators(tree, element, ctx) for element in targets}
+        wrapper = wrapper_tag(ctx.seed)
+        counts: dict[str, object] = {}
+        if refs.complete:
+            counts = {
+                "hooks": _drift_hooks(root, ctx, params, protected, refs),
+                "classes": _drift_classes(root, ctx, params, protected, refs),
+                "ids": _drift_ids(root, doc.original, ctx, params, protected, refs),
+            }
+            renamed = {e for e in targets if before[e] != _locators(tree, e, ctx)}
+            counts["wrappers"] = _wrap(
+                root, ctx, params, protected, refs, wrapper, targets, renamed
+            )
+        changed = sum(before[e] != _locators(tree, e, ctx) for e in targets)
+        inserted = bool(counts.get("wrappers"))
+        if inserted or (ctx.is_navigation and refs.complete):
+            # Declared on every navigation, so HTML fragments loaded into it later can be
+            # wrapped too; the wrapper generates no box and keeps the accessibility tree.
+            doc.inject_head(f"<style{ctx.nonce_attr()}>{wrapper}{{display:contents}}</style>")
+        if any(counts.values()):
             doc.mark_changed()
-            doc.notes[self.name] = counts
+        doc.notes[self.name] = {
+            **{key: value for key, value in counts.items() if value},
+            "wrapper": wrapper,
+            "assets": "complete" if refs.complete else "incomplete",
+            "interactive": len(targets),
+            "locators_changed": changed,
+            "share": round(changed / len(targets), 3) if targets else None,
+        }
         return doc
 
 
+def _locators(
+    tree: etree._ElementTree, element: etree._Element, ctx: ShiftContext
+) -> tuple[object, ...]:
+    """What a recorded skill could locate the element by: id, classes, test hooks, path."""
+    hooks = tuple(
+        (name, value) for name, value in element.attrib.items() if str(name).startswith("data-")
+    )
+    return element.get("id"), element.get("class"), hooks, tree.getpath(element)
+
+
+def _referenced_by_scripts(element: etree._Element, refs: AssetRefs) -> bool:
+    names = [element.get("id") or "", *(element.get("class") or "").split()]
+    prefixes = tuple(refs.prefixes)
+    return any(name and (name in refs.words or name.startswith(prefixes)) for name in names)
+
+
 def _drift_hooks(
-    root: etree._Element, ctx: ShiftContext, params: LocatorParams, protected: set[etree._Element]
+    root: etree._Element,
+    ctx: ShiftContext,
+    params: LocatorParams,
+    protected: set[etree._Element],
+    refs: AssetRefs,
 ) -> int:
     changed = 0
     for attribute in ctx.site.hook_attributes:
-        renamed = "data-" + token_for(ctx.seed, "hook-attribute", attribute, length=5)
+        if refs.references(attribute):
+            continue  # a script or stylesheet reads this hook: it is the app's, not a test's
+        # A script that queries `[data-testid="x"]` names the attribute too, so a hook whose
+        # attribute no asset names is read by no asset, whatever its value.
         for element in descendants(root, f"*[@{attribute}]"):
-            if element in protected:
-                continue
-            value = element.attrib.pop(attribute)
-            if chance(ctx.seed, "hook-drop", attribute, value) >= params.hook_drop_rate:
-                element.set(renamed, token_for(ctx.seed, "hook-value", value, length=8))
-            changed += 1
+            if element not in protected:
+                del element.attrib[attribute]
+                changed += 1
     return changed
 
 
-def _drift_classes(root: etree._Element, ctx: ShiftContext, protected: set[etree._Element]) -> int:
+def _drift_classes(
+    root: etree._Element,
+    ctx: ShiftContext,
+    params: LocatorParams,
+    protected: set[etree._Element],
+    refs: AssetRefs,
+) -> int:
     patterns = ctx.site.drift_class_patterns
-    if not patterns:
-        return 0
-    is_hook = re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
+    is_hook = (
+        re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
+        if patterns
+        else lambda name: None
+    )
+
+    def renamed(name: str) -> str:
+        if refs.references(name) or name.startswith("js-"):
+            return name
+        if is_hook(name) or chance(ctx.seed, "class", name) < params.class_rate:
+            return token_for(ctx.seed, "class", name, length=8)
+        return name
+
     changed = 0
     for element in descendants(root, "*[@class]"):
         if element in protected:
             continue
         classes = (element.get("class") or "").split()
-        drifted = [
-            token_for(ctx.seed, "class", name, length=8) if is_hook(name) else name
-            for name in classes
-        ]
+        drifted = [renamed(name) for name in classes]
         if drifted != classes:
             element.set("class", " ".join(drifted))
             changed += 1
@@ -115,10 +233,11 @@ def _drift_ids(
     ctx: ShiftContext,
     params: LocatorParams,
     protected: set[etree._Element],
+    refs: AssetRefs,
 ) -> int:
     fragment_targets = {
         (link.get("href") or "")[1:]
-        for link in descendants(root, "a[@href]")
+        for link in descendants(root, "*[@href]")
         if (link.get("href") or "").startswith("#")
     }
     renames: dict[str, str] = {}
@@ -131,14 +250,16 @@ def _drift_ids(
         for attribute in ID_REFERENCES
         for referenced in (element.get(attribute) or "").split()
     )
+    # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
+    references.update(element.get("name") or "" for element in descendants(root, "*[@name]"))
     for element in descendants(root, "*[@id]"):
         element_id = element.get("id") or ""
         if (
             element in protected
-            or element.tag in FORM_CONTROLS
             or not element_id
             or element_id.startswith("js-")
             or element_id in fragment_targets
+            or refs.references(element_id)
             or chance(ctx.seed, "id", element_id) >= params.id_rate
             or mentions.count(element_id) > 1 + references[element_id]
         ):
@@ -151,6 +272,108 @@ def _drift_ids(
             if value is not None:
                 element.set(attribute, " ".join(renames.get(i, i) for i in value.split()))
     return len(renames)
+
+
+def _wrap(
+    root: etree._Element,
+    ctx: ShiftContext,
+    params: LocatorParams,
+    protected: set[etree._Element],
+    refs: AssetRefs,
+    tag: str,
+    targets: list[etree._Element],
+    changed: set[etree._Element],
+) -> int:
+    """Wrap safe elements chosen by their seeded coin; then, while fewer than `min_share` of
+    the interactive elements have a changed locator, more safe elements, lowest coin first
+    (a wrapper changes the element path of everything inside it)."""
+    body = root.find("body")
+    if body is None:
+        body = root
+    candidates = [
+        (chance(ctx.seed, "wrap", _signature(element)), element)
+        for element in body.iterdescendants()
+        if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
+    ]
+    sensitive: dict[etree._Element, bool] = {}
+
+    def structure_matters(node: etree._Element) -> bool:
+        if node not in sensitive:
+            sensitive[node] = refs.structure_matters(node)
+        return sensitive[node]
+
+    def wrap_if_safe(element: etree._Element) -> bool:
+        parent = element.getparent()
+        if (
+            parent is None
+            or parent.tag in FIXED_PARENTS
+            or not _may_wrap(element, parent, refs, structure_matters)
+        ):
+            return False
+        wrapper = etree.Element(tag)
+        element.addprevious(wrapper)
+        wrapper.append(element)  # its tail moves with it, so text order stays
+        changed.update(node for node in element.iter() if node in target_set)
+        return True
+
+    target_set = set(targets)
+    wrapped = sum(wrap_if_safe(e) for coin, e in candidates if coin < params.wrap_rate)
+    for _, element in sorted(
+        ((coin, e) for coin, e in candidates if coin >= params.wrap_rate), key=lambda c: c[0]
+    ):
+        if not targets or len(changed) >= params.min_share * len(targets):
+            break
+        if any(node in target_set and node not in changed for node in element.iter()):
+            wrapped += wrap_if_safe(element)
+    return wrapped
+
+
+def _may_wrap(
+    element: etree._Element,
+    parent: etree._Element,
+    refs: AssetRefs,
+    structure_matters: Callable[[etree._Element], bool],
+) -> bool:
+    ancestors = list(element.iterancestors())
+    if any(isinstance(a.tag, str) and a.tag in FOREIGN for a in ancestors):
+        return False
+    if any(refs.looks_inside(node) for node in [element, *ancestors]):
+        return False
+    if structure_matters(element):
+        return False
+    # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched
+    # by a positional rule must not see one of its type disappear into a wrapper.
+    if any(structure_matters(sibling) for sibling in parent if sibling is not element):
+        return False
+    # A script holding the parent may walk its children; one holding the element may ask for
+    # its parent (`.parentNode`, jQuery's `.parent()`), unless it is an empty mount point that
+    # a framework fills (React's `#root`, Vue's `#app` are found by id and filled, no more).
+    if _referenced_by_scripts(parent, refs):
+        return False
+    return not _referenced_by_scripts(element, refs) or (
+        len(element) == 0 and not (element.text or "").strip()
+    )
+
+
+def _signature(element: etree._Element) -> str:
+    """A key for the seeded coin that is the same for the same control on every page of the
+    site: what it is, not where it is."""
+    text = ""
+    for part in element.itertext():  # the first words only: containers hold whole pages
+        text += str(part)
+        if len(text) > 200:
+            break
+    text = " ".join(text.split())[:40]
+    return "|".join(
+        (
+            str(element.tag),
+            element.get("id") or "",
+            element.get("class") or "",
+            element.get("name") or "",
+            element.get("href") or "",
+            text,
+        )
+    )
 
 
 class _Mentions:
@@ -181,53 +404,6 @@ class _Mentions:
                 count += 1
             start = found + 1
         return count
-
-
-def _swap_submit_tags(
-    root: etree._Element, ctx: ShiftContext, params: LocatorParams, protected: set[etree._Element]
-) -> int:
-    """`<button type=submit>Label</button>` -> `<input type=submit value=Label>`.
-
-    Only nameless buttons inside a form with nothing but text in them: they submit the form and
-    add nothing to it, exactly as the input does, and keep their role (button) and accessible
-    name, while tag-based locators (`button:has-text(...)`, `//button`) stop matching.
-    """
-    changed = 0
-    for button in descendants(root, "form//button"):
-        if (
-            button in protected
-            or button.get("name")
-            or (button.get("type") or "submit").lower() != "submit"
-            or len(button) > 0
-            or not (button.text or "").strip()
-            or chance(ctx.seed, "tag", (button.text or "").strip()) >= params.tag_rate
-        ):
-            continue
-        label = (button.text or "").strip()
-        button.tag = "input"
-        button.set("type", "submit")
-        button.set("value", label)
-        button.text = None
-        changed += 1
-    return changed
-
-
-def _wrap_labels(
-    root: etree._Element, ctx: ShiftContext, params: LocatorParams, protected: set[etree._Element]
-) -> int:
-    changed = 0
-    wrapper_class = token_for(ctx.seed, "wrapper", length=6)
-    for element in select(root, WRAPPED):
-        text = element.text or ""
-        if element in protected or not text.strip() or len(element) > 0:
-            continue
-        if chance(ctx.seed, "wrap", text.strip()) >= params.wrap_rate:
-            continue
-        span = etree.SubElement(element, "span")
-        span.set("class", wrapper_class)
-        span.text, element.text = text, None
-        changed += 1
-    return changed
 
 
 register(LocatorDrift())

@@ -1,15 +1,17 @@
 """Relabeling: control labels and accessible names replaced from the site's synonym vocabulary.
 
-Only the whole trimmed text of a control is matched, so entity text (a post title that happens
-to contain "Save") is never touched; protected elements and submitted values are left alone.
-The episode seed picks one synonym per label, used for every occurrence in the episode, so the
-shifted site stays coherent from page to page (and the client runtime applies the same choice
-to DOM that JavaScript renders later).
+Beyond the benchmark (the extended perceptual set): the benchmark's perceptual shift keeps
+labels. Only the whole trimmed text of a control is matched, so entity text (a post title that
+happens to contain "Save") is never touched; protected elements and submitted values are left
+alone. The episode seed decides, once per episode, which labels move (`rate`) and to which
+synonym, so the shifted site stays coherent from page to page, and the client runtime applies
+the very same mapping to DOM that JavaScript renders later. The mapping is idempotent: no
+synonym is itself a label it maps, so applying it again (site JS re-rendering a control the
+server relabelled, the runtime seeing it twice) changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from lxml import etree
@@ -32,36 +34,38 @@ _LABELLED = etree.XPath(
 
 class RelabelParams(BaseModel):
     model_config = {"extra": "forbid"}
-    rate: float = Field(1.0, ge=0.0, le=1.0, description="Probability that a matching label moves")
+    rate: float = Field(
+        1.0, ge=0.0, le=1.0, description="Probability that a label moves (once per episode)"
+    )
     vocabulary: dict[str, list[str]] = Field(
         default_factory=dict, description="Extra label -> synonyms, over the site's"
     )
 
 
 def chosen_labels(ctx: ShiftContext) -> dict[str, str]:
-    """Label -> the synonym this episode uses for it."""
+    """Label -> the synonym this episode uses for it, for the labels that move this episode.
+
+    The mapping is idempotent: a label that is another label's chosen synonym does not move,
+    and a synonym that is already a moving label is not chosen ("Log in" -> "Sign in" and
+    "Sign in" -> "Log in" never both), so applying it twice is applying it once. The episode's
+    own vocabulary comes first, then the site's."""
     params = RelabelParams.model_validate(ctx.params_for(Relabel.name))
-    vocabulary = {**ctx.site.relabels, **{k: tuple(v) for k, v in params.vocabulary.items()}}
-    return {
-        label: rng_for(ctx.seed, "relabel-synonym", label).choice(synonyms)
-        for label, synonyms in sorted(vocabulary.items())
-        if synonyms
-    }
+    own = {label: tuple(synonyms) for label, synonyms in params.vocabulary.items()}
+    site = {label: synonyms for label, synonyms in ctx.site.relabels.items() if label not in own}
+    chosen: dict[str, str] = {}
+    for label, synonyms in [*sorted(own.items()), *sorted(site.items())]:
+        if label in chosen.values() or chance(ctx.seed, "relabel", label) >= params.rate:
+            continue
+        candidates = [synonym for synonym in synonyms if synonym not in chosen]
+        if candidates:
+            chosen[label] = rng_for(ctx.seed, "relabel-synonym", label).choice(candidates)
+    return chosen
 
 
 def relabel_tree(
-    root: etree._Element,
-    labels: dict[str, str],
-    protected: set[etree._Element],
-    keep: Callable[[str, int], bool] = lambda label, occurrence: True,
+    root: etree._Element, labels: dict[str, str], protected: set[etree._Element]
 ) -> int:
     """Apply `labels` to the controls and label attributes under root; returns how many moved."""
-    occurrences: dict[str, int] = {}
-
-    def draw(label: str) -> bool:
-        occurrences[label] = occurrences.get(label, 0) + 1
-        return keep(label, occurrences[label])
-
     changed = 0
     # Only controls whose text contains a label can change; the XPath finds them in C.
     for element in select_containing(root, CONTROLS, sorted(labels)):
@@ -75,7 +79,7 @@ def relabel_tree(
             continue
         text = getattr(holder, attr) or ""
         label = text.strip()
-        if label in labels and draw(label):
+        if label in labels:
             setattr(holder, attr, text.replace(label, labels[label]))
             changed += 1
     for element in elements(_LABELLED, root):
@@ -83,7 +87,7 @@ def relabel_tree(
             continue
         for attribute in _label_attributes(element):
             label = (element.get(attribute) or "").strip()
-            if label in labels and draw(label):
+            if label in labels:
                 element.set(attribute, labels[label])
                 changed += 1
     return changed
@@ -99,30 +103,32 @@ class Relabel:
     Params: ClassVar[type[BaseModel]] = RelabelParams
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
-        params = RelabelParams.model_validate(ctx.params_for(self.name))
         labels = chosen_labels(ctx)
-        if labels and params.rate == 1.0:
-            # The same choices for DOM that JavaScript renders later (GitLab's Vue, Magento's
-            # knockout): the runtime applies them to nodes added after load.
+        if labels:
+            # The same mapping for DOM that JavaScript renders later (GitLab's Vue, Magento's
+            # knockout): the runtime applies it to nodes added or changed after load.
             rules = doc.runtime.setdefault("r", {})
             assert isinstance(rules, dict)
-            rules["labels"] = labels
-            rules["controls"] = CONTROLS
-            rules["attributes"] = list(LABEL_ATTRIBUTES)
+            rules.update(runtime_rules(ctx), labels=labels)
         # Skip the parse entirely when no label can occur in the page.
         if not labels or not _any_present(doc, labels):
             return doc
         root = doc.tree
-        changed = relabel_tree(
-            root,
-            labels,
-            protected_in(doc, ctx.site.protected_selectors),
-            lambda label, n: chance(ctx.seed, self.name, label, n) < params.rate,
-        )
+        changed = relabel_tree(root, labels, protected_in(doc, ctx.site.protected_selectors))
         if changed:
             doc.mark_changed()
             doc.notes[self.name] = {"labels_changed": changed}
         return doc
+
+
+def runtime_rules(ctx: ShiftContext) -> dict[str, object]:
+    """Which elements the runtime may relabel or restyle: the same controls and attributes as
+    here, minus the site's protected elements."""
+    return {
+        "controls": CONTROLS,
+        "attributes": list(LABEL_ATTRIBUTES),
+        "protect": ", ".join(ctx.site.protected_selectors),
+    }
 
 
 def _any_present(doc: HtmlDocument, labels: dict[str, str]) -> bool:

@@ -18,8 +18,9 @@ app = create_app(MemoryStore(), Settings())
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 
 
-# `check` fetches the URL it is given; generated URLs would leave loopback.
-@schema.exclude(path_regex=r".*/check$").parametrize()
+# The checks fetch (or load in a browser) the URL they are given; generated URLs would leave
+# loopback.
+@schema.exclude(path_regex=r".*/check$|^/checks/browser$").parametrize()
 @settings(
     max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
     deadline=None,

@@ -42,6 +42,32 @@ async def test_missing_episode(store: EpisodeStore) -> None:
     assert await store.get_episode("nope") is None
     assert not await store.update_episode("nope", RECORD)
     assert not await store.delete_episode("nope")
+    # Writes to an episode that is gone (deleted while a request was in flight) write nothing:
+    # no orphan flags, counters or events that would outlive it, in either store.
+    assert await store.claim_flag("nope", "popup_once", expiry()) is False
+    assert await store.incr_counter("nope", "loads", expiry()) == 0
+    assert await store.append_event("nope", {"type": "x"}, expiry()) is None
+    assert await store.get_flags("nope") == {}
+    assert await store.get_counters("nope") == {}
+    assert await store.read_events("nope") == []
+    assert await store.count_events("nope") == 0
+    if isinstance(store, RedisStore):
+        assert await store._redis.keys(f"{store.prefix}*") == []
+
+
+async def test_list_is_oldest_first_whatever_the_expiry(store: EpisodeStore) -> None:
+    """By creation time, as the interface says (Redis indexes by expiry for its own sake)."""
+    records = [
+        ("old-long", 1000.0, expiry(3000)),
+        ("mid-short", 2000.0, expiry(60)),
+        ("new-mid", 3000.0, expiry(600)),
+    ]
+    for episode_id, created_at, expires_at in records:
+        await store.create_episode(
+            episode_id, {"id": episode_id, "created_at": created_at}, expires_at
+        )
+    listed = [record["id"] for record in await store.list_episodes()]
+    assert listed == ["old-long", "mid-short", "new-mid"]
 
 
 async def test_update_and_delete_remove_all_state(store: EpisodeStore) -> None:

@@ -66,7 +66,7 @@ class ServiceProcess:
         self.confdir = workdir / "mitmproxy"
         self.log_path = workdir / f"service-{self.proxy_port}.log"
         self.args = [
-            str(Path(sys.executable).with_name("skillshift")),
+            str(Path(sys.executable).with_name("skillshift-proxy")),
             "serve",
             "--proxy",
             f"127.0.0.1:{self.proxy_port}",

@@ -25,7 +25,7 @@ def service(memory_demo_service: ServiceProcess) -> ServiceProcess:
 
 
 def run_cli(service: ServiceProcess, *args: str) -> subprocess.CompletedProcess[str]:
-    skillshift = str(Path(sys.executable).with_name("skillshift"))
+    skillshift = str(Path(sys.executable).with_name("skillshift-proxy"))
     env = {**os.environ, "SKILLSHIFT_API_URL": service.api}
     return subprocess.run(
         [skillshift, *args], capture_output=True, text=True, env=env, timeout=60, check=False

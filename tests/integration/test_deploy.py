@@ -79,9 +79,17 @@ def test_kubernetes_manifests_are_valid() -> None:
 def test_dockerfile_lints_clean_and_copies_every_package() -> None:
     result = run(tool("hadolint"), str(DEPLOY / "Dockerfile"))
     assert result.returncode == 0, result.stdout + result.stderr
-    packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    find = pyproject["tool"]["setuptools"]["packages"]["find"]
+    # The top folder of every package the distribution finds (skillshift_client: clients/).
+    folders = {
+        Path(where, pattern.rstrip("*")).parts[0]
+        for where in find["where"]
+        for pattern in find["include"]
+        if (REPO / where / pattern.rstrip("*")).is_dir()
+    }
     copied = set(re.findall(r"^COPY (\w+) ", (DEPLOY / "Dockerfile").read_text(), re.M))
-    assert {name.split(".")[0] for name in packages["packages"]} == copied
+    assert folders == copied
 
 
 def rewritten(replica: ServiceProcess) -> int:

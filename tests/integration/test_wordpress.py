@@ -191,7 +191,7 @@ def test_short_calibration(
     out = tmp_path / "calibration.json"
     result = subprocess.run(
         [
-            str(Path(sys.executable).with_name("skillshift")),
+            str(Path(sys.executable).with_name("skillshift-proxy")),
             "calibrate",
             "--runs",
             "1",

@@ -106,11 +106,7 @@ async def test_catalogue_listeners_metrics(api: httpx.AsyncClient) -> None:
     names = [site["name"] for site in (await api.get("/sites")).json()["sites"]]
     assert names == ["gitlab", "magento", "wordpress", "generic"]
     await api.post("/episodes", json={"id": "e1"})
-    assert (await api.put("/listeners/8080", json={"default_episode": "e1"})).status_code == 200
-    listeners = (await api.get("/listeners")).json()["listeners"]
-    assert listeners[0]["default_episode"] == "e1"
     assert_error(await api.put("/listeners/9", json={"default_episode": "e1"}), 404, "listener")
-    assert_error(await api.put("/listeners/8080", json={"default_episode": "nope"}), 404, "episode")
     metrics = (await api.get("/metrics")).text
     assert "skillshift_episodes 1" in metrics and "skillshift_store_up 1" in metrics
     assert (await api.get("/health")).json()["status"] == "ok"
@@ -151,10 +147,37 @@ async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:
 
 
 async def test_deployment_targets_are_written_into_new_episodes() -> None:
-    settings = Settings(default_targets=(("http://src:1", "http://tgt:2"),))
+    settings = Settings(targets=(("http://src:1", "http://tgt:2"),))
     async with in_process(settings, base_url="http://api") as api:
         plain = (await api.post("/episodes", json={"condition": "Tgt"})).json()
         assert plain["targets"] == {"http://src:1": "http://tgt:2"}
         own = {"http://src:1": "http://mine:3", "http://x:4": "http://y:5"}
         custom = (await api.post("/episodes", json={"targets": own})).json()
         assert custom["targets"] == own  # the episode's own mapping of an origin wins
+
+
+async def test_only_the_desktop_and_reverse_listeners_take_a_default() -> None:
+    settings = Settings(desktop_proxy=("127.0.0.1", 8082), reverse=["http://127.0.0.1:9000@8083"])
+    async with in_process(settings, base_url="http://api") as api:
+        await api.post("/episodes", json={"id": "e1"})
+        # The agents' listener: a default would answer before Chromium sends credentials.
+        assert_error(
+            await api.put("/listeners/8080", json={"default_episode": "e1"}), 409, "agents"
+        )
+        for name in ("8082", "8083"):
+            response = await api.put(f"/listeners/{name}", json={"default_episode": "e1"})
+            assert response.status_code == 200, response.text
+        listeners = {
+            item["name"]: item for item in (await api.get("/listeners")).json()["listeners"]
+        }
+        assert [listeners[n]["kind"] for n in ("8080", "8082", "8083")] == [
+            "regular",
+            "desktop",
+            "reverse",
+        ]
+        assert listeners["8080"]["takes_default"] is False
+        assert listeners["8080"]["default_episode"] is None
+        assert listeners["8082"]["default_episode"] == "e1"
+        assert_error(
+            await api.put("/listeners/8082", json={"default_episode": "nope"}), 404, "episode"
+        )

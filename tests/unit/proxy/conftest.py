@@ -1,4 +1,5 @@
-"""Addon tests: hooks called directly on mitmproxy test flows, with a real MemoryStore."""
+"""Addon tests: the real addon chain (`proxy.build_addons`) loaded into a mitmproxy master,
+its hooks dispatched by mitmproxy's own addon manager on test flows, with a real MemoryStore."""
 
 from __future__ import annotations
 
@@ -7,13 +8,17 @@ from collections.abc import Iterator
 
 import pytest
 from mitmproxy import http
+from mitmproxy.addonmanager import AddonManager
+from mitmproxy.proxy.layers.http import (
+    HttpRequestHeadersHook,
+    HttpRequestHook,
+    HttpResponseHeadersHook,
+    HttpResponseHook,
+)
 from mitmproxy.test import taddons, tflow, tutils
 
-from proxy.binding import EpisodeBinding
+from proxy import build_addons
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.internal import InternalEndpoints
-from proxy.rewrite import PageRewriter
-from proxy.routing import ContextualRouting
 from proxy.store import MemoryStore
 
 
@@ -23,15 +28,10 @@ def store() -> MemoryStore:
 
 
 @pytest.fixture
-def addons(store: MemoryStore) -> Iterator[list[object]]:
-    chain = [
-        EpisodeBinding(store),
-        InternalEndpoints(store),
-        ContextualRouting(),
-        PageRewriter(store),
-    ]
-    with taddons.context(*chain):
-        yield chain
+def addons(store: MemoryStore) -> Iterator[AddonManager]:
+    """The service's addon chain as `serve` loads it, behind mitmproxy's addon manager."""
+    with taddons.context(*build_addons(store)) as context:
+        yield context.master.addons
 
 
 async def make_episode(store: MemoryStore, **config: object):  # type: ignore[no-untyped-def]
@@ -62,24 +62,18 @@ def html_response(body: bytes, status: int = 200, **headers: str) -> http.Respon
     return http.Response.make(status, body, {"Content-Type": "text/html; charset=utf-8", **headers})
 
 
-async def run_request(chain: list[object], flow: http.HTTPFlow) -> None:
-    for hook in ("requestheaders", "request"):
-        for addon in chain:
-            if flow.response is not None and hook == "request":
-                break
-            method = getattr(addon, hook, None)
-            if method is not None:
-                result = method(flow)
-                if hasattr(result, "__await__"):
-                    await result
+async def run_request(chain: AddonManager, flow: http.HTTPFlow) -> None:
+    """The request hooks, as mitmproxy's HTTP layer runs them; a response an addon set is
+    then sent like any other (its response hooks run too)."""
+    await chain.handle_lifecycle(HttpRequestHeadersHook(flow))
+    await chain.handle_lifecycle(HttpRequestHook(flow))
+    if flow.response is not None:
+        await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
+        await chain.handle_lifecycle(HttpResponseHook(flow))
 
 
-async def run_response(chain: list[object], flow: http.HTTPFlow, response: http.Response) -> None:
+async def run_response(chain: AddonManager, flow: http.HTTPFlow, response: http.Response) -> None:
+    """The upstream's `response` arrives: the response hooks, as mitmproxy runs them."""
     flow.response = response
-    for hook in ("responseheaders", "response"):
-        for addon in chain:
-            method = getattr(addon, hook, None)
-            if method is not None:
-                result = method(flow)
-                if hasattr(result, "__await__"):
-                    await result
+    await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
+    await chain.handle_lifecycle(HttpResponseHook(flow))

@@ -3,6 +3,7 @@ from __future__ import annotations
 import base64
 
 from mitmproxy import ctx
+from mitmproxy.addonmanager import AddonManager
 from mitmproxy.test import taddons
 
 from proxy.binding import EPISODE, EpisodeBinding
@@ -15,7 +16,7 @@ def basic(user: str, password: str) -> str:
     return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
-async def test_header_binds_and_is_stripped(store: MemoryStore, addons: list[object]) -> None:
+async def test_header_binds_and_is_stripped(store: MemoryStore, addons: AddonManager) -> None:
     episode = await make_episode(store)
     for value in (episode.id, f"{episode.id}:{episode.token}"):
         flow = request_flow(headers={"X-SkillShift-Episode": value})
@@ -26,7 +27,7 @@ async def test_header_binds_and_is_stripped(store: MemoryStore, addons: list[obj
 
 
 async def test_proxy_credentials_bind_and_are_stripped(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store)
     flow = request_flow(headers={"Proxy-Authorization": basic(episode.id, episode.token)})
@@ -36,7 +37,7 @@ async def test_proxy_credentials_bind_and_are_stripped(
 
 
 async def test_wrong_token_unknown_episode_and_unbound_get_407(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store)
     cases = [
@@ -55,14 +56,14 @@ async def test_wrong_token_unknown_episode_and_unbound_get_407(
         assert EPISODE not in flow.metadata
 
 
-async def test_allow_unbound_passes_through(store: MemoryStore, addons: list[object]) -> None:
+async def test_allow_unbound_passes_through(store: MemoryStore, addons: AddonManager) -> None:
     ctx.options.update(ss_allow_unbound=True)
     flow = request_flow()
     await run_request(addons, flow)
     assert flow.response is None and EPISODE not in flow.metadata
 
 
-async def test_require_token_refuses_bare_id(store: MemoryStore, addons: list[object]) -> None:
+async def test_require_token_refuses_bare_id(store: MemoryStore, addons: AddonManager) -> None:
     episode = await make_episode(store)
     ctx.options.update(ss_require_token=True)
     flow = request_flow(headers={"X-SkillShift-Episode": episode.id})
@@ -84,16 +85,33 @@ async def test_connect_credentials_bind_the_tunnel(store: MemoryStore) -> None:
         assert inner.response is None and inner.metadata[EPISODE].id == episode.id
 
 
-async def test_listener_default_episode(store: MemoryStore, addons: list[object]) -> None:
-    episode = await make_episode(store)
-    await store.set_listener_default("8080", episode.id, episode.expires_at)
-    flow = request_flow()
-    await run_request(addons, flow)
-    assert flow.metadata[EPISODE].id == episode.id
-    other = request_flow()
-    other.client_conn.sockname = ("127.0.0.1", 9000)
-    await run_request(addons, other)
-    assert other.response is not None and other.response.status_code == 407
+async def test_a_default_binds_only_on_listeners_that_take_one(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    desktop = await make_episode(store)
+    agent = await make_episode(store)
+    ctx.options.update(ss_default_listeners="9000")
+    for listener in ("8080", "9000"):
+        await store.set_listener_default(listener, desktop.id, desktop.expires_at)
+    # A desktop browser on its own listener is bound by the default...
+    unbound = request_flow()
+    unbound.client_conn.sockname = ("127.0.0.1", 9000)
+    await run_request(addons, unbound)
+    assert unbound.metadata[EPISODE].id == desktop.id
+    # ...but on the agents' listener, even a stored default binds nothing: the browser gets the
+    # 407 challenge, after which Chromium sends its own credentials.
+    first_try = request_flow()
+    await run_request(addons, first_try)
+    assert first_try.response is not None and first_try.response.status_code == 407
+    assert EPISODE not in first_try.metadata
+    retry = request_flow(headers={"Proxy-Authorization": basic(agent.id, agent.token)})
+    await run_request(addons, retry)
+    assert retry.metadata[EPISODE].id == agent.id
+    # Credentials win over the default on the desktop listener too.
+    credentialed = request_flow(headers={"Proxy-Authorization": basic(agent.id, agent.token)})
+    credentialed.client_conn.sockname = ("127.0.0.1", 9000)
+    await run_request(addons, credentialed)
+    assert credentialed.metadata[EPISODE].id == agent.id
 
 
 async def test_dead_store_fails_closed_with_503() -> None:
@@ -108,7 +126,7 @@ async def test_dead_store_fails_closed_with_503() -> None:
 
 
 async def test_request_data_is_never_reflected_unescaped(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     flow = request_flow(headers={"X-SkillShift-Episode": "<script>alert(1)</script>"})
     await run_request(addons, flow)

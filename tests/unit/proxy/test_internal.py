@@ -2,13 +2,15 @@ from __future__ import annotations
 
 import json
 
+from mitmproxy.addonmanager import AddonManager
+
 from proxy.store import MemoryStore
 from shifts.runtime import runtime_source
 from tests.unit.proxy.conftest import make_episode, request_flow, run_request
 
 
 async def test_runtime_script_is_served_not_forwarded(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store)
     flow = request_flow("/__ss/r.js?v=1", headers={"X-SkillShift-Episode": episode.id})
@@ -24,7 +26,7 @@ async def test_runtime_script_is_served_not_forwarded(
     )
 
 
-async def beacon(addons: list[object], episode_header: str, payload: object) -> int:
+async def beacon(addons: AddonManager, episode_header: str, payload: object) -> int:
     flow = request_flow(
         "/__ss/b",
         method="POST",
@@ -36,7 +38,7 @@ async def beacon(addons: list[object], episode_header: str, payload: object) -> 
     return flow.response.status_code
 
 
-async def test_beacon_needs_binding_and_key(store: MemoryStore, addons: list[object]) -> None:
+async def test_beacon_needs_binding_and_key(store: MemoryStore, addons: AddonManager) -> None:
     episode = await make_episode(store)
     other = await make_episode(store)
     good = {"k": episode.beacon_key, "type": "popup_shown", "kind": "newsletter"}
@@ -53,7 +55,7 @@ async def test_beacon_needs_binding_and_key(store: MemoryStore, addons: list[obj
 
 
 async def test_unknown_internal_path_is_404_not_forwarded(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store)
     flow = request_flow("/__ss/secret", headers={"X-SkillShift-Episode": episode.id})

@@ -3,6 +3,7 @@ from __future__ import annotations
 import gzip
 
 from mitmproxy import ctx, http
+from mitmproxy.addonmanager import AddonManager
 
 from proxy.rewrite import PASS, REWRITE
 from proxy.store import MemoryStore
@@ -23,7 +24,7 @@ NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
 
 
 async def serve(
-    addons: list[object],
+    addons: AddonManager,
     episode,
     response: http.Response,  # type: ignore[no-untyped-def]
     headers: dict[str, str] | None = None,
@@ -37,7 +38,7 @@ async def serve(
 
 
 async def test_src_page_is_byte_exact_and_streamed(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, condition="Src")
     flow = await serve(addons, episode, html_response(PAGE, ETag='"e"'))
@@ -49,7 +50,7 @@ async def test_src_page_is_byte_exact_and_streamed(
 
 
 async def test_exec_navigation_gets_runtime_nonce_and_no_store(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="multiple")
     response = html_response(
@@ -69,7 +70,7 @@ async def test_exec_navigation_gets_runtime_nonce_and_no_store(
     assert types == ["page_served", "popup_injected"]
 
 
-async def test_gzip_page_is_reencoded(store: MemoryStore, addons: list[object]) -> None:
+async def test_gzip_page_is_reencoded(store: MemoryStore, addons: AddonManager) -> None:
     episode = await make_episode(store, **RELABEL_ONLY)
     response = html_response(b"", **{"Content-Encoding": "gzip"})
     response.raw_content = gzip.compress(PAGE)
@@ -80,7 +81,7 @@ async def test_gzip_page_is_reencoded(store: MemoryStore, addons: list[object]) 
 
 
 async def test_conditional_headers_stripped_for_documents_only(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, **RELABEL_ONLY)
     conditional = {
@@ -103,7 +104,7 @@ async def test_conditional_headers_stripped_for_documents_only(
 
 
 async def test_fragments_error_pages_and_non_html_never_get_popups(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="multiple")
     fragment = await serve(
@@ -123,7 +124,7 @@ async def test_fragments_error_pages_and_non_html_never_get_popups(
 
 
 async def test_once_injects_on_the_first_load_only(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, condition="Src-Exec", regime="once")
     bodies = [
@@ -135,7 +136,7 @@ async def test_once_injects_on_the_first_load_only(
     assert len(injected) == 1 and injected[0]["load_index"] == 1
 
 
-async def test_random_regime_records_every_draw(store: MemoryStore, addons: list[object]) -> None:
+async def test_random_regime_records_every_draw(store: MemoryStore, addons: AddonManager) -> None:
     episode = await make_episode(
         store,
         condition="Src-Exec",
@@ -153,7 +154,7 @@ async def test_random_regime_records_every_draw(store: MemoryStore, addons: list
 
 
 async def test_suspended_episode_passes_pages_through(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, **RELABEL_ONLY)
     record = episode.model_dump(mode="json") | {"suspended": True}
@@ -162,7 +163,7 @@ async def test_suspended_episode_passes_pages_through(
     assert flow.response.stream and flow.response.content == PAGE
 
 
-async def test_undecodable_body_fails_closed(store: MemoryStore, addons: list[object]) -> None:
+async def test_undecodable_body_fails_closed(store: MemoryStore, addons: AddonManager) -> None:
     episode = await make_episode(store, **RELABEL_ONLY)
     response = html_response(b"", **{"Content-Encoding": "gzip"})
     response.raw_content = gzip.compress(PAGE)[:40]
@@ -172,7 +173,7 @@ async def test_undecodable_body_fails_closed(store: MemoryStore, addons: list[ob
 
 
 async def test_oversized_page_is_streamed_and_recorded(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     ctx.options.update(ss_max_rewrite_bytes=10)
     episode = await make_episode(store, **RELABEL_ONLY)
@@ -182,7 +183,7 @@ async def test_oversized_page_is_streamed_and_recorded(
 
 
 async def test_contextual_routes_and_maps_redirects_back(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(
         store, condition="Tgt", targets={"http://site.test": "http://127.0.0.1:9001"}
@@ -196,7 +197,7 @@ async def test_contextual_routes_and_maps_redirects_back(
 
 
 async def test_big_pages_shift_off_the_event_loop_to_the_same_bytes(
-    store: MemoryStore, addons: list[object]
+    store: MemoryStore, addons: AddonManager
 ) -> None:
     import threading
 
@@ -223,3 +224,28 @@ async def test_big_pages_shift_off_the_event_loop_to_the_same_bytes(
     assert threads[0] == main and threads[1] != main
     # The same load of the same episode: the same bytes wherever the shift ran.
     assert bodies[0] == bodies[1] and bodies[0] != PAGE
+
+
+async def test_the_proxys_own_pages_are_no_pages_of_the_episode(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A refused upstream's 403 page (a desktop browser's background request, say) gets no
+    runtime, no popup, no page_served and no load index: only upstream pages count, so the
+    agent's load indices (and with them `random` draws) are what its own navigations make."""
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    ctx.options.update(ss_upstream_allow="allowed.test")
+    refused = request_flow(headers={"X-SkillShift-Episode": episode.id, **NAV})
+    await run_request(addons, refused)
+    assert refused.response is not None and refused.response.status_code == 403
+    assert b"__ss/r.js" not in refused.response.content
+    assert await store.read_events(episode.id) == []
+    assert await store.get_counters(episode.id) == {}
+    # The next real page is the episode's first.
+    refused_ok = request_flow(headers={"X-SkillShift-Episode": episode.id, **NAV})
+    refused_ok.request.host = "allowed.test"
+    await run_request(addons, refused_ok)
+    assert refused_ok.response is None
+    await run_response(addons, refused_ok, html_response(PAGE))
+    (served, injected) = await store.read_events(episode.id)
+    assert (served["type"], served["load_index"]) == ("page_served", 1)
+    assert injected["type"] == "popup_injected"

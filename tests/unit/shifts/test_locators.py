@@ -1,26 +1,33 @@
+"""Locator drift: what no asset references moves; what an asset references stays."""
+
 from __future__ import annotations
+
+import re
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
-from shifts.perceptual.locators import LocatorDrift
+from shifts.perceptual.locators import LocatorDrift, wrapper_tag
+from shifts.references import EMPTY, AssetRefs, css_refs, js_refs
 from sites import GENERIC
 
-ALWAYS = {"hook_drop_rate": 0.0, "id_rate": 1.0, "wrap_rate": 1.0, "tag_rate": 1.0}
+ALWAYS = {"id_rate": 1.0, "class_rate": 1.0, "wrap_rate": 1.0}
+NEVER = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.0, "min_share": 0.0}
 CTX = ShiftContext(
     episode_id="e",
     seed=2,
     site=GENERIC,
     is_navigation=False,
     shift_params={"locator_drift": ALWAYS},
+    assets=EMPTY,
 )
 PAGE = (
     b"<html><body>"
     b"<div id='banner' data-testid='hero'><label for='q'>Query</label></div>"
-    b"<form action='/s'><input id='q' name='q'><button>Go</button>"
-    b"<button name='act' value='x'>Named</button></form>"
+    b"<form action='/s'><input id='q' name='q'><button>Go</button></form>"
     b"<a href='#top'>Top</a><div id='top' aria-labelledby='banner'>x</div>"
     b"<span class='qa-thing other'>y</span>"
     b"<script>document.getElementById('used').focus()</script><p id='used'>z</p>"
@@ -28,53 +35,78 @@ PAGE = (
 )
 
 
-def drift(raw: bytes = PAGE, ctx: ShiftContext = CTX) -> tuple[bytes, dict]:  # type: ignore[type-arg]
-    doc = apply_shifts([LocatorDrift.name], HtmlDocument(raw), ctx)
+def drift(
+    raw: bytes = PAGE, ctx: ShiftContext = CTX, assets: AssetRefs | None = EMPTY
+) -> tuple[bytes, dict]:  # type: ignore[type-arg]
+    doc = apply_shifts([LocatorDrift.name], HtmlDocument(raw), replace(ctx, assets=assets))
     return doc.to_bytes(), doc.notes[LocatorDrift.name]
 
 
-def test_independent_ids_and_their_references_move_together() -> None:
+def test_unreferenced_ids_move_with_their_references() -> None:
     out, notes = drift()
-    assert b'id="banner"' not in out and notes["ids"] == 1
+    assert b'id="banner"' not in out and b'id="q"' not in out and notes["ids"] == 2
     new_id = out.split(b'aria-labelledby="')[1].split(b'"')[0]
     assert b'<div id="' + new_id + b'"' in out  # the reference follows the rename
+    label_for = out.split(b'for="')[1].split(b'"')[0]
+    assert b'id="' + label_for + b'"' in out and b'name="q"' in out  # field name kept
 
 
-def test_ids_that_something_depends_on_stay() -> None:
+def test_what_something_depends_on_stays() -> None:
     out, _ = drift()
-    assert b'id="q"' in out and b'for="q"' in out  # a form control
     assert b'id="top"' in out  # a fragment-link target
-    assert b'id="used"' in out  # mentioned by an inline script
+    assert b'id="used"' in out  # an inline script looks it up
 
 
-def test_hooks_classes_tags_and_wrappers() -> None:
+def test_ids_and_classes_assets_reference_stay() -> None:
+    assets = css_refs("#banner .other { color: red }").merge(js_refs("find('qa-thing')"))
+    out, _ = drift(assets=assets)
+    assert b'id="banner"' in out and b"qa-thing other" in out
+
+
+def test_hooks_are_dropped_unless_an_asset_names_them() -> None:
     out, notes = drift()
-    assert b"data-testid" not in out and b'"hero"' not in out  # renamed attribute and value
-    assert b"qa-thing" not in out and b"other" in out
-    assert b'<input type="submit" value="Go">' in out  # nameless submit button
-    assert b'<button name="act" value="x">' in out  # a named one submits its value: kept
-    assert b"><span class=" in out and notes["wrappers"] >= 1
+    assert b"data-testid" not in out and b"hero" not in out and notes["hooks"] == 1
+    out, _ = drift(assets=js_refs("document.querySelector('[data-testid=hero]')"))
+    assert b'data-testid="hero"' in out
 
 
-def test_no_drift_when_rates_are_zero_except_hooks() -> None:
-    ctx = ShiftContext(
-        episode_id="e",
-        seed=2,
-        site=GENERIC,
-        is_navigation=False,
-        shift_params={
-            "locator_drift": {
-                "hook_drop_rate": 1.0,
-                "id_rate": 0.0,
-                "wrap_rate": 0.0,
-                "tag_rate": 0.0,
-            }
-        },
-    )
-    out, notes = drift(ctx=ctx)
+def test_wrappers_keep_layout_declared_and_skip_structural_selectors() -> None:
+    tag = wrapper_tag(CTX.seed).encode()
+    out, notes = drift(ctx=replace(CTX, is_navigation=True))
+    assert notes["wrappers"] >= 1 and b"<" + tag + b">" in out
+    assert tag + b"{display:contents}" in out  # the wrapper generates no box
+    assert notes["wrapper"] == tag.decode()
+    # A child combinator on the form's children: the button keeps its parent.
+    out, _ = drift(assets=css_refs("form > button { margin: 0 }"))
+    assert b"<button>Go</button></form>" in out
+    # Positional pseudo-classes: the label keeps its place among its siblings.
+    out, _ = drift(assets=css_refs("label:first-child { float: left }"))
+    assert re.search(rb'<div id="[a-z0-9]+"><label for=', out)  # still its div's first child
+
+
+def test_nothing_moves_when_the_assets_are_unknown() -> None:
+    out, notes = drift(assets=None)
+    assert out == PAGE  # nothing can be shown to be unreferenced
+    assert notes["assets"] == "incomplete" and notes["locators_changed"] == 0
+    out, notes = drift(assets=AssetRefs(complete=False))
+    assert out == PAGE
+
+
+def test_no_renames_or_wrappers_when_rates_are_zero_except_hooks() -> None:
+    out, notes = drift(ctx=replace(CTX, shift_params={"locator_drift": NEVER}))
     assert b'id="banner"' in out and b"<button>Go</button>" in out
-    assert notes == {"hooks": 1, "classes": 1}
-    assert b'"hero"' not in out  # dropped outright
+    assert {key: notes.get(key) for key in ("hooks", "classes", "ids", "wrappers")} == {
+        "hooks": 1,
+        "classes": 1,  # `qa-*` is a hook class of the profile: renamed whatever the rate
+        "ids": None,
+        "wrappers": None,
+    }
+
+
+def test_the_share_of_changed_locators_reaches_min_share() -> None:
+    params = {**NEVER, "min_share": 1.0}
+    out, notes = drift(ctx=replace(CTX, shift_params={"locator_drift": params}))
+    assert notes["interactive"] == 3 and notes["share"] == 1.0 and notes["wrappers"] >= 1
 
 
 @given(
@@ -82,7 +114,6 @@ def test_no_drift_when_rates_are_zero_except_hooks() -> None:
     name=st.text(alphabet="ab-_x1", min_size=1, max_size=4),
 )
 def test_mentions_count_words_as_tokenising_would(page: str, name: str) -> None:
-    import re
     from collections import Counter
 
     from shifts.perceptual.locators import _Mentions

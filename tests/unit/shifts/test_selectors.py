@@ -6,7 +6,10 @@ import pytest
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
-from shifts.selectors import _SimpleList, compiled
+from shifts.document import HtmlDocument
+from shifts.selectors import _SimpleList, compiled, elements, protected_elements, select
+from sites import PROFILES, SiteProfile
+from tests.helpers.fixtures import fixture_pages
 
 PAGE = etree.HTML(
     """<html><head><title>t</title></head><body class="title">
@@ -34,18 +37,124 @@ SIMPLE = [
 COMPLEX = ["ul li", "body > h1", "a:not(.main)", "[class~=title]", "li:first-child"]
 
 
-@pytest.mark.parametrize("selector", SIMPLE + COMPLEX)
+@pytest.mark.parametrize("selector", SIMPLE)
 def test_same_elements_in_the_same_order_as_cssselect(selector: str) -> None:
     query = compiled(selector)
-    assert isinstance(query, _SimpleList) == (selector in SIMPLE)
+    assert isinstance(query, _SimpleList)
     assert query(PAGE) == CSSSelector(selector)(PAGE)
     assert query(PAGE)  # each selector matches something here, so equality means something
 
 
+@pytest.mark.parametrize(
+    "selector, expected",
+    [
+        ("ul li", [("li", "1")]),
+        ("body > h1", [("h1", "no")]),
+        ("a:not(.main)", [("a", "link")]),
+        ("[class~=title]", [("body", None), ("div", "yes"), ("a", "link")]),
+        ("li:first-child", [("li", "1"), ("li", "2")]),
+    ],
+)
+def test_complex_selectors_select_the_expected_elements(
+    selector: str, expected: list[tuple[str, str | None]]
+) -> None:
+    """Combinators and pseudo-classes go to cssselect: checked against known answers."""
+    assert selector in COMPLEX and not isinstance(compiled(selector), _SimpleList)
+    found = select(PAGE, selector)
+    assert [e.tag for e in found] == [tag for tag, _ in expected]
+    for (tag, text), element in zip(expected, found, strict=True):
+        if text is not None:
+            assert (element.tag, str(element.xpath("string()")).strip()) == (tag, text)
+
+
+def _class(name: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+# Every selector of a shipped profile that is not a list of simple selectors, with an XPath
+# written by hand that means the same: what cssselect answers on real pages is checked
+# against it (comparing cssselect with itself would prove nothing).
+COMPLEX_IN_PROFILES = {
+    "#the-list .column-title": f"//*[@id='the-list']//*[{_class('column-title')}]",
+    ".cart .item .product-name": (
+        f"//*[{_class('cart')}]//*[{_class('item')}]//*[{_class('product-name')}]"
+    ),
+    ".product-info-main .product.attribute.sku": (
+        f"//*[{_class('product-info-main')}]"
+        f"//*[{_class('product')} and {_class('attribute')} and {_class('sku')}]"
+    ),
+    "[role=navigation] ul": "//*[@role='navigation']//ul",
+    "nav ol": "//nav//ol",
+    "nav ul": "//nav//ul",
+}
+
+
+def profile_selectors() -> list[str]:
+    found: set[str] = set()
+    for profile in PROFILES.values():
+        for group in (
+            profile.protected_selectors,
+            profile.nav_lists,
+            profile.sidebars,
+            profile.synthetic_target.reorder_selectors,
+        ):
+            found.update(group)
+    return sorted(found)
+
+
+PAGES = {page.name: page for page in fixture_pages()}
+TREES = {name: HtmlDocument(page.read_bytes()).tree for name, page in PAGES.items()}
+
+
+@pytest.mark.parametrize("selector", profile_selectors())
+def test_every_profile_selector_on_real_pages(selector: str) -> None:
+    query = compiled(selector)
+    if isinstance(query, _SimpleList):
+        for name, root in TREES.items():
+            assert query(root) == CSSSelector(selector)(root), name
+    else:
+        reference = etree.XPath(COMPLEX_IN_PROFILES[selector])
+        for name, root in TREES.items():
+            assert query(root) == elements(reference, root), name
+
+
+def test_the_complex_profile_selectors_are_all_covered() -> None:
+    complex_ones = {s for s in profile_selectors() if not isinstance(compiled(s), _SimpleList)}
+    assert complex_ones == set(COMPLEX_IN_PROFILES)
+
+
+def test_real_pages_give_the_comparisons_something_to_compare() -> None:
+    matched = {s for s in profile_selectors() for root in TREES.values() if select(root, s)}
+    assert {"h1", "title", ".price", ".page-title", "nav ul", "nav ol"} <= matched
+    assert "[role=navigation] ul" in matched and len(matched) >= 15
+    [breadcrumb] = select(TREES["15.x-webarena__project-page.html"], "nav ol")
+    assert breadcrumb.get("class") == "breadcrumb repo-breadcrumb"
+
+
+@pytest.mark.parametrize("profile", list(PROFILES.values()), ids=lambda p: p.name)
+def test_protected_lists_on_real_pages(profile: SiteProfile) -> None:
+    """The joined list protected_elements uses, element for element, on every page."""
+    joined = ", ".join(profile.protected_selectors)
+    for name, root in TREES.items():
+        expected: set[etree._Element] = set()
+        for selector in profile.protected_selectors:
+            query = compiled(selector)
+            matches = (
+                elements(CSSSelector(selector), root)
+                if isinstance(query, _SimpleList)
+                else elements(etree.XPath(COMPLEX_IN_PROFILES[selector]), root)
+            )
+            for element in matches:
+                expected.update(element.iter())
+        assert protected_elements(root, profile.protected_selectors) == expected, name
+        assert set(select(root, joined)) <= expected
+
+
 @pytest.mark.parametrize("selector", ["a, button, [role=button]", "ul li"])
 def test_select_containing_keeps_elements_whose_text_holds_a_needle(selector: str) -> None:
-    from shifts.selectors import select, select_containing
+    from shifts.selectors import select_containing
 
     texts = ["lin", "1", "it's"]
-    expected = [e for e in select(PAGE, selector) if any(t in e.xpath("string()") for t in texts)]
+    found = select(PAGE, selector)
+    expected = [e for e in found if any(t in str(e.xpath("string()")) for t in texts)]
     assert select_containing(PAGE, selector, texts) == expected and expected

@@ -1,0 +1,404 @@
+"""Python client of the admin API, for agent code (sync `SkillShift`, async `AsyncSkillShift`).
+
+    from skillshift_client import SkillShift
+
+    with SkillShift() as skillshift, skillshift.episode(condition="Src-Exec", seed=3) as episode:
+        context = browser.new_context(**episode.playwright_context_kwargs())
+        ...
+        skillshift.task_result(episode.id, success=True, steps=7)
+
+It is its own distribution, `skillshift-client` (`pip install ./clients/python`), and needs only
+httpx, so an agent's environment (e.g. BrowserGym's, which pins its own Playwright, or the
+benchmark harness's) can use it without installing the proxy or any command. The proxy's
+distribution ships it too, re-exported as `api.client`. Every request is described once by a
+`_Call`; the two clients only differ in how they send it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import httpx
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "EVENTS_PAGE",
+    "AsyncSkillShift",
+    "Episode",
+    "SkillShift",
+    "SkillShiftError",
+]
+
+DEFAULT_API_URL = "http://127.0.0.1:8081"
+EVENTS_PAGE = 1000  # the API's largest page
+T = TypeVar("T")
+
+
+class SkillShiftError(Exception):
+    """The API answered with an error: its status and the message of its one error shape."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Episode:
+    """An episode as the API describes it, with the settings that bind a browser to it."""
+
+    data: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.data["id"])
+
+    @property
+    def token(self) -> str:
+        return str(self.data["token"])
+
+    @property
+    def condition(self) -> str:
+        return str(self.data["condition"])
+
+    @property
+    def header(self) -> dict[str, str]:
+        """`X-SkillShift-Episode: ID:TOKEN`, for HTTP clients that bind by header."""
+        return dict(self.data["header"])
+
+    def playwright_proxy(self) -> dict[str, str]:
+        """Playwright's `proxy=` setting (for `launch` or `new_context`): server + credentials."""
+        return dict(self.data["proxy"])
+
+    def playwright_context_kwargs(self, ignore_https_errors: bool = True) -> dict[str, Any]:
+        """`browser.new_context(**kwargs)`: the proxy, and trust for the proxy's HTTPS CA."""
+        return {"proxy": self.playwright_proxy(), "ignore_https_errors": ignore_https_errors}
+
+    def browsergym_kwargs(self, executable_path: str | None = None) -> dict[str, Any]:
+        """`BrowserEnv(**kwargs)`: `pw_chromium_kwargs` and `pw_context_kwargs` for this episode.
+
+        `executable_path` defaults to the system's Chromium (Debian's `chromium`) when there is
+        one, so no browser download is needed.
+        """
+        chromium = executable_path or shutil.which("chromium") or shutil.which("chromium-browser")
+        return {
+            "pw_chromium_kwargs": {"executable_path": chromium} if chromium else {},
+            "pw_context_kwargs": self.playwright_context_kwargs(),
+        }
+
+
+@dataclass(frozen=True)
+class _Call(Generic[T]):  # not `_Call[T]`: the client runs on Python 3.10
+    """One API request and how to read its answer."""
+
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    json: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    ok: tuple[int, ...] = (200, 201, 204)
+
+
+def _json(response: httpx.Response) -> Any:
+    return response.json()
+
+
+def _episode(response: httpx.Response) -> Episode:
+    return Episode(response.json())
+
+
+def _nothing(response: httpx.Response) -> None:
+    return None
+
+
+def _text(response: httpx.Response) -> str:
+    return response.text
+
+
+def _raise_for_error(response: httpx.Response, call: _Call[Any]) -> None:
+    if response.status_code in call.ok:
+        return
+    try:
+        message = str(response.json().get("error", response.text))
+    except ValueError:
+        message = response.text or response.reason_phrase
+    raise SkillShiftError(response.status_code, message)
+
+
+class _Calls:
+    """Every request the clients can make, described once."""
+
+    @staticmethod
+    def create_episode(config: dict[str, Any]) -> _Call[Episode]:
+        return _Call("POST", "/episodes", _episode, json=config)
+
+    @staticmethod
+    def get_episode(episode_id: str) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/episodes/{episode_id}", _json)
+
+    @staticmethod
+    def list_episodes() -> _Call[list[dict[str, Any]]]:
+        return _Call("GET", "/episodes", lambda r: list(r.json()["episodes"]))
+
+    @staticmethod
+    def patch_episode(episode_id: str, changes: dict[str, Any]) -> _Call[Episode]:
+        return _Call("PATCH", f"/episodes/{episode_id}", _episode, json=changes)
+
+    @staticmethod
+    def delete_episode(episode_id: str, missing_ok: bool) -> _Call[None]:
+        ok = (204, 404) if missing_ok else (204,)
+        return _Call("DELETE", f"/episodes/{episode_id}", _nothing, ok=ok)
+
+    @staticmethod
+    def action(episode_id: str, name: str) -> _Call[Episode]:
+        return _Call("POST", f"/episodes/{episode_id}/{name}", _episode)
+
+    @staticmethod
+    def post_event(episode_id: str, event_type: str, fields: dict[str, Any]) -> _Call[Any]:
+        body = {**fields, "type": event_type}
+        return _Call("POST", f"/episodes/{episode_id}/events", _json, json=body)
+
+    @staticmethod
+    def events(episode_id: str, after: str | None, limit: int) -> _Call[dict[str, Any]]:
+        params: dict[str, Any] = {"limit": limit} | ({"after": after} if after else {})
+        return _Call("GET", f"/episodes/{episode_id}/events", _json, params=params)
+
+    @staticmethod
+    def report(episode_id: str) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/episodes/{episode_id}/report", _json)
+
+    @staticmethod
+    def reports(group_by: list[str], tags: dict[str, str], fmt: str) -> _Call[Any]:
+        params = {
+            "group_by": ",".join(group_by),
+            "tag": [f"{key}={value}" for key, value in tags.items()],
+            "format": fmt,
+        }
+        return _Call("GET", "/reports", _text if fmt == "csv" else _json, params=params)
+
+    @staticmethod
+    def set_listener_default(listener: str, episode_id: str | None) -> _Call[Any]:
+        return _Call("PUT", f"/listeners/{listener}", _json, {"default_episode": episode_id})
+
+
+def _client_settings(base_url: str | None, token: str | None, timeout: float) -> dict[str, Any]:
+    token = token if token is not None else os.environ.get("SKILLSHIFT_API_TOKEN")
+    return {
+        "base_url": base_url or os.environ.get("SKILLSHIFT_API_URL", DEFAULT_API_URL),
+        "headers": {"Authorization": f"Bearer {token}"} if token else {},
+        "timeout": timeout,
+        # The API is usually on loopback; an HTTP(S)_PROXY in the agent's environment must not
+        # send admin calls through some other proxy (or through skillshift itself).
+        "trust_env": False,
+    }
+
+
+class SkillShift:
+    """Synchronous client. `base_url` and `token` default to SKILLSHIFT_API_URL/_API_TOKEN."""
+
+    def __init__(
+        self, base_url: str | None = None, token: str | None = None, timeout: float = 30.0
+    ) -> None:
+        self._http = httpx.Client(**_client_settings(base_url, token, timeout))
+
+    def _run(self, call: _Call[T]) -> T:
+        response = self._http.request(call.method, call.path, json=call.json, params=call.params)
+        _raise_for_error(response, call)
+        return call.parse(response)
+
+    def __enter__(self) -> SkillShift:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    @contextmanager
+    def episode(self, **config: Any) -> Iterator[Episode]:
+        """Create an episode for the `with` block and delete it afterwards, whatever happens."""
+        episode = self.create_episode(**config)
+        try:
+            yield episode
+        finally:
+            self.delete_episode(episode.id, missing_ok=True)
+
+    def create_episode(self, **config: Any) -> Episode:
+        return self._run(_Calls.create_episode(config))
+
+    def get_episode(self, episode_id: str) -> dict[str, Any]:
+        return self._run(_Calls.get_episode(episode_id))
+
+    def list_episodes(self) -> list[dict[str, Any]]:
+        return self._run(_Calls.list_episodes())
+
+    def patch_episode(self, episode_id: str, **changes: Any) -> Episode:
+        return self._run(_Calls.patch_episode(episode_id, changes))
+
+    def delete_episode(self, episode_id: str, missing_ok: bool = False) -> None:
+        self._run(_Calls.delete_episode(episode_id, missing_ok))
+
+    def reset(self, episode_id: str) -> Episode:
+        return self._run(_Calls.action(episode_id, "reset"))
+
+    def suspend(self, episode_id: str) -> Episode:
+        return self._run(_Calls.action(episode_id, "suspend"))
+
+    def resume(self, episode_id: str) -> Episode:
+        return self._run(_Calls.action(episode_id, "resume"))
+
+    def post_event(self, episode_id: str, event_type: str, **fields: Any) -> dict[str, Any]:
+        return dict(self._run(_Calls.post_event(episode_id, event_type, fields)))
+
+    def skill_call(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
+        return self.post_event(episode_id, "skill_call", skill=skill, **fields)
+
+    def skill_failure(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
+        return self.post_event(episode_id, "skill_failure", skill=skill, **fields)
+
+    def step(self, episode_id: str, **fields: Any) -> dict[str, Any]:
+        return self.post_event(episode_id, "step", **fields)
+
+    def task_result(
+        self, episode_id: str, success: bool, steps: int | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        extra = {"steps": steps} if steps is not None else {}
+        return self.post_event(episode_id, "task_result", success=success, **extra, **fields)
+
+    def events(self, episode_id: str, after: str | None = None, limit: int = 100) -> dict[str, Any]:
+        return self._run(_Calls.events(episode_id, after, limit))
+
+    def iter_events(self, episode_id: str) -> Iterator[dict[str, Any]]:
+        """Every event of the episode, in order, fetched a page at a time."""
+        after = None
+        while True:
+            page = self.events(episode_id, after=after, limit=EVENTS_PAGE)
+            yield from page["events"]
+            if len(page["events"]) < EVENTS_PAGE:
+                return
+            after = page["next"]
+
+    def report(self, episode_id: str) -> dict[str, Any]:
+        return self._run(_Calls.report(episode_id))
+
+    def reports(
+        self,
+        group_by: list[str] | None = None,
+        tags: dict[str, str] | None = None,
+        format: str = "json",
+    ) -> Any:
+        """Diagnostics over episodes (SR, AS, ASC, SFR, popups), grouped; `format="csv"` -> str."""
+        return self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+
+    def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
+        return dict(self._run(_Calls.set_listener_default(listener, episode_id)))
+
+
+class AsyncSkillShift:
+    """Asynchronous client, the same methods as `SkillShift`, awaited."""
+
+    def __init__(
+        self, base_url: str | None = None, token: str | None = None, timeout: float = 30.0
+    ) -> None:
+        self._http = httpx.AsyncClient(**_client_settings(base_url, token, timeout))
+
+    async def _run(self, call: _Call[T]) -> T:
+        response = await self._http.request(
+            call.method, call.path, json=call.json, params=call.params
+        )
+        _raise_for_error(response, call)
+        return call.parse(response)
+
+    async def __aenter__(self) -> AsyncSkillShift:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    @asynccontextmanager
+    async def episode(self, **config: Any) -> AsyncIterator[Episode]:
+        episode = await self.create_episode(**config)
+        try:
+            yield episode
+        finally:
+            await self.delete_episode(episode.id, missing_ok=True)
+
+    async def create_episode(self, **config: Any) -> Episode:
+        return await self._run(_Calls.create_episode(config))
+
+    async def get_episode(self, episode_id: str) -> dict[str, Any]:
+        return await self._run(_Calls.get_episode(episode_id))
+
+    async def list_episodes(self) -> list[dict[str, Any]]:
+        return await self._run(_Calls.list_episodes())
+
+    async def patch_episode(self, episode_id: str, **changes: Any) -> Episode:
+        return await self._run(_Calls.patch_episode(episode_id, changes))
+
+    async def delete_episode(self, episode_id: str, missing_ok: bool = False) -> None:
+        await self._run(_Calls.delete_episode(episode_id, missing_ok))
+
+    async def reset(self, episode_id: str) -> Episode:
+        return await self._run(_Calls.action(episode_id, "reset"))
+
+    async def suspend(self, episode_id: str) -> Episode:
+        return await self._run(_Calls.action(episode_id, "suspend"))
+
+    async def resume(self, episode_id: str) -> Episode:
+        return await self._run(_Calls.action(episode_id, "resume"))
+
+    async def post_event(self, episode_id: str, event_type: str, **fields: Any) -> dict[str, Any]:
+        return dict(await self._run(_Calls.post_event(episode_id, event_type, fields)))
+
+    async def skill_call(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
+        return await self.post_event(episode_id, "skill_call", skill=skill, **fields)
+
+    async def skill_failure(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
+        return await self.post_event(episode_id, "skill_failure", skill=skill, **fields)
+
+    async def step(self, episode_id: str, **fields: Any) -> dict[str, Any]:
+        return await self.post_event(episode_id, "step", **fields)
+
+    async def task_result(
+        self, episode_id: str, success: bool, steps: int | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        extra = {"steps": steps} if steps is not None else {}
+        return await self.post_event(episode_id, "task_result", success=success, **extra, **fields)
+
+    async def events(
+        self, episode_id: str, after: str | None = None, limit: int = 100
+    ) -> dict[str, Any]:
+        return await self._run(_Calls.events(episode_id, after, limit))
+
+    async def iter_events(self, episode_id: str) -> AsyncIterator[dict[str, Any]]:
+        after = None
+        while True:
+            page = await self.events(episode_id, after=after, limit=EVENTS_PAGE)
+            for event in page["events"]:
+                yield event
+            if len(page["events"]) < EVENTS_PAGE:
+                return
+            after = page["next"]
+
+    async def report(self, episode_id: str) -> dict[str, Any]:
+        return await self._run(_Calls.report(episode_id))
+
+    async def reports(
+        self,
+        group_by: list[str] | None = None,
+        tags: dict[str, str] | None = None,
+        format: str = "json",
+    ) -> Any:
+        return await self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+
+    async def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
+        return dict(await self._run(_Calls.set_listener_default(listener, episode_id)))

@@ -1,0 +1,280 @@
+"""The asset index: what each upstream's stylesheets and scripts reference, for locator drift.
+
+Per upstream origin, the union of `shifts.references.AssetRefs` of every stylesheet and script the
+proxy has read: the ones a page's markup loads (fetched before the page is shifted, when they
+are not known yet) and the ones flowing through to browsers (scripts load more scripts). It is
+shared by all episodes of the process, and cached per asset URL with its validator, so each
+asset is read once. A page whose assets cannot all be read (a timeout, a dead upstream, an
+asset over the size limit) is reported incomplete, and locator drift then changes nothing on
+it: a page is never shifted against references it did not see.
+
+The index only grows for an origin: an asset seen once keeps its names protected, which can
+only make the shift more careful. `page_served` events carry the digest of the references a
+page was shifted against, so two runs can tell whether they shifted against the same ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+from mitmproxy import ctx, http
+
+from proxy import classify
+from proxy.binding import EPISODE
+from proxy.codec import UndecodableBody, decode_body
+from shifts.references import (
+    EMPTY,
+    AssetRefs,
+    PageAsset,
+    css_imports,
+    css_refs,
+    js_refs,
+    merge_refs,
+    page_assets,
+)
+
+logger = logging.getLogger(__name__)
+
+CSS_TYPES = ("text/css",)
+JS_TYPES = (
+    "text/javascript",
+    "application/javascript",
+    "application/x-javascript",
+    "application/ecmascript",
+    "text/ecmascript",
+    "module",
+)
+MAX_ASSETS_PER_PAGE = 64
+MAX_IMPORT_DEPTH = 3
+CACHED_ASSETS = 4096
+FORWARDED_HEADERS = ("cookie", "user-agent", "accept-language", "authorization")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    validator: str
+    refs: AssetRefs
+
+
+class AssetIndex:
+    def __init__(self) -> None:
+        self._assets: OrderedDict[str, _Entry] = OrderedDict()
+        self._origins: dict[str, AssetRefs] = {}
+        self._digests: dict[str, str] = {}
+
+    def origin_refs(self, upstream_origin: str) -> AssetRefs:
+        return self._origins.get(upstream_origin, EMPTY)
+
+    def digest(self, upstream_origin: str) -> str:
+        """A short digest of the asset URLs and validators an origin's references come from."""
+        return self._digests.get(upstream_origin, "")
+
+    def add(self, url: str, validator: str, refs: AssetRefs) -> None:
+        """Index one asset (by its upstream URL) into its origin's references."""
+        known = self._assets.get(url)
+        self._assets[url] = _Entry(validator, refs)
+        self._assets.move_to_end(url)
+        while len(self._assets) > CACHED_ASSETS:
+            self._assets.popitem(last=False)
+        if known is not None and known.refs == refs:
+            return
+        origin = _origin(url)
+        self._origins[origin] = merge_refs([self._origins.get(origin, EMPTY), refs])
+        material = f"{self._digests.get(origin, '')}|{url}|{validator}".encode()
+        self._digests[origin] = hashlib.blake2b(material, digest_size=6).hexdigest()
+
+    def knows(self, url: str) -> bool:
+        return url in self._assets
+
+    async def page_refs(
+        self,
+        raw: bytes,
+        page_url: str,
+        upstream_origin: str,
+        request_headers: dict[str, str],
+        timeout: float,
+        max_bytes: int,
+        verify: bool | str = True,
+    ) -> AssetRefs:
+        """The references of everything `page_url`'s upstream serves that is known, after
+        reading the page's own stylesheets and scripts that are not known yet. `page_url` is
+        the URL the browser sees; assets are fetched from `upstream_origin` (the upstream that
+        really serves the page, e.g. a target deployment) with the page request's Host."""
+        browser_origin = _origin(page_url)
+
+        def upstream_url(asset: PageAsset) -> str:
+            parts = urlsplit(asset.url)
+            query = f"?{parts.query}" if parts.query else ""
+            return upstream_origin + (parts.path or "/") + query
+
+        wanted = page_assets(raw, page_url)[:MAX_ASSETS_PER_PAGE]
+        missing = [asset for asset in wanted if not self.knows(upstream_url(asset))]
+        complete = True
+        if missing:
+            headers = {**request_headers, "host": urlsplit(browser_origin).netloc}
+            started = time.monotonic()
+            try:
+                async with httpx.AsyncClient(
+                    timeout=timeout, verify=verify, trust_env=False, follow_redirects=False
+                ) as client:
+                    results = await asyncio.wait_for(
+                        asyncio.gather(
+                            *(
+                                self._fetch(client, asset, upstream_url, headers, max_bytes, 0)
+                                for asset in missing
+                            )
+                        ),
+                        timeout,
+                    )
+                complete = all(results)
+            except TimeoutError:
+                complete = False
+            if not complete:
+                logger.warning(
+                    "assets of %s not all readable within %.1f s: locator drift skips the page",
+                    page_url,
+                    time.monotonic() - started,
+                )
+        refs = self.origin_refs(upstream_origin)
+        return refs if complete else AssetRefs(complete=False)
+
+    async def _fetch(
+        self,
+        client: httpx.AsyncClient,
+        asset: PageAsset,
+        upstream_url: Callable[[PageAsset], str],
+        headers: dict[str, str],
+        max_bytes: int,
+        depth: int,
+    ) -> bool:
+        """Read one asset into the index; False if it could not be read whole."""
+        url = upstream_url(asset)
+        try:
+            async with client.stream("GET", url, headers=headers) as response:
+                body = b""
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > max_bytes:
+                        logger.warning("asset %s is over %d bytes", url, max_bytes)
+                        return False
+        except httpx.HTTPError as error:
+            logger.warning("asset %s could not be read: %s", url, error)
+            return False
+        if not 200 <= response.status_code < 300:
+            # The browser gets the same error: the asset references nothing.
+            self.add(url, f"status:{response.status_code}", EMPTY)
+            return True
+        text = body.decode(response.encoding or "utf-8", "replace")
+        self.add(url, _validator(response.headers), await _read(asset.kind, text))
+        if asset.kind == "css" and depth < MAX_IMPORT_DEPTH:
+            imports = [a for a in css_imports(text, asset.url) if not self.knows(upstream_url(a))]
+            results = await asyncio.gather(
+                *(
+                    self._fetch(client, imported, upstream_url, headers, max_bytes, depth + 1)
+                    for imported in imports
+                )
+            )
+            return all(results)
+        return True
+
+
+async def _read(kind: str, text: str) -> AssetRefs:
+    # Indexing a big bundle takes tens of milliseconds: off the event loop.
+    return await asyncio.to_thread(css_refs if kind == "css" else js_refs, text)
+
+
+def asset_kind(response: http.Response) -> str | None:
+    mime = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if mime in CSS_TYPES:
+        return "css"
+    if mime in JS_TYPES:
+        return "js"
+    return None
+
+
+def _validator(headers: httpx.Headers | http.Headers) -> str:
+    return headers.get("etag") or headers.get("last-modified") or ""
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class AssetObserver:
+    """Reads the stylesheets and scripts browsers fetch, as they stream through unchanged, so
+    the index learns what scripts load later (code-split chunks, modules loaded on demand)."""
+
+    def __init__(self, index: AssetIndex) -> None:
+        self.index = index
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        loader.add_option(
+            "ss_asset_timeout",
+            float,
+            5.0,
+            "Seconds to read the stylesheets and scripts of a page whose assets are not known "
+            "yet, before locator drift shifts it; past it the page is shifted without drift.",
+        )
+        loader.add_option(
+            "ss_asset_max_bytes",
+            int,
+            8 * 1024 * 1024,
+            "Largest stylesheet or script the asset index reads; a page loading a bigger one "
+            "is shifted without locator drift.",
+        )
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        response = flow.response
+        if response is None or EPISODE not in flow.metadata:
+            return
+        if not 200 <= response.status_code < 300:
+            return
+        kind = asset_kind(response)
+        url = _upstream_url(flow)
+        if kind is None or self.index.knows(url):
+            return
+        collected: list[bytes] = []
+        size = [0]
+        limit = ctx.options.ss_asset_max_bytes
+        encoding = classify.content_encoding(response)
+        validator = _validator(response.headers)
+
+        def tee(chunk: bytes) -> bytes:
+            if size[0] <= limit:
+                collected.append(chunk)
+                size[0] += len(chunk)
+            if chunk == b"" and size[0] <= limit:
+                task = asyncio.get_running_loop().create_task(
+                    self._index(url, kind, validator, b"".join(collected), encoding)
+                )
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            return chunk
+
+        response.stream = tee
+
+    async def _index(
+        self, url: str, kind: str, validator: str, body: bytes, encoding: str
+    ) -> None:
+        try:
+            text = decode_body(body, encoding).decode("utf-8", "replace")
+        except UndecodableBody:
+            return
+        self.index.add(url, validator, await _read(kind, text))
+
+
+def _upstream_url(flow: http.HTTPFlow) -> str:
+    request = flow.request
+    default_port = {"http": 80, "https": 443}.get(request.scheme)
+    port = "" if request.port == default_port else f":{request.port}"
+    return f"{request.scheme}://{request.host}{port}{request.path}".split("#")[0]

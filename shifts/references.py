@@ -1,0 +1,484 @@
+"""What a page's stylesheets and scripts depend on, so locator drift renames only what nothing
+references and restructures only where no selector cares about structure.
+
+A page's CSS selects elements by ids, classes, attributes and tags, and some of its selectors
+depend on structure (`nav > a`, `li + li`, `:first-child`); its JavaScript looks elements up by
+strings (`getElementById("root")`, `querySelector(".menu > li")`, `classList.contains("open")`,
+`"btn-" + kind`). Renaming what either uses, or wrapping an element a structural selector
+matches, breaks the app with no error. This module reads stylesheets and scripts into
+`AssetRefs`: pure data, merged per page, from text; the proxy caches it per asset.
+
+JavaScript is read conservatively: every identifier-like word anywhere in a script counts as a
+reference (strings, code and comments alike), which over-approximates what the script can look
+up, and words ending in `-` or `_` count as prefixes (`"is-" + state`). Selector strings in
+scripts count like CSS selectors, structure included.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+
+# A compound selector's element tests: tag (None = any), classes, id, attribute names.
+Keys = tuple[str | None, frozenset[str], str | None, frozenset[str]]
+
+
+@dataclass(frozen=True)
+class StructuralRule:
+    """A selector part that depends on where an element sits, not only on what it is.
+
+    `child` compounds are the right side of `>` (with the parent compound they need); `sibling`
+    compounds take part in `+`/`~` or carry a positional pseudo-class (`:nth-child`,
+    `:first-of-type`, ...); `subtree` compounds carry `:has()`, which looks into descendants.
+    """
+
+    kind: Literal["child", "sibling", "subtree"]
+    keys: Keys
+    parent: Keys | None = None  # `P > E`: only elements whose parent may match P
+    ancestor: Keys | None = None  # `A E`: only elements with an ancestor that may match A
+
+
+@dataclass(frozen=True)
+class AssetRefs:
+    ids: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()
+    attributes: frozenset[str] = frozenset()  # attribute names in selectors
+    values: frozenset[str] = frozenset()  # attribute values in selectors
+    tags: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()  # identifier-like words of scripts
+    prefixes: frozenset[str] = frozenset()  # words ending in '-' or '_' ("btn-")
+    structure: frozenset[StructuralRule] = frozenset()
+    # False when some asset of the page could not be read: nothing may be assumed unreferenced.
+    complete: bool = True
+
+    def merge(self, *others: AssetRefs) -> AssetRefs:
+        return merge_refs([self, *others])
+
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
+        """Every name an asset mentions, as whatever kind of identifier."""
+        return self.ids | self.classes | self.attributes | self.values | self.words
+
+    @functools.cached_property
+    def _prefixes(self) -> tuple[str, ...]:
+        return tuple(self.prefixes)
+
+    def references(self, name: str) -> bool:
+        """Whether any asset may refer to `name` (an id, class or attribute value)."""
+        return name in self.names or name.startswith(self._prefixes)
+
+    def structure_matters(self, element: etree._Element) -> bool:
+        """Whether a structural selector could match `element`: then it must keep its parent
+        and its position among its siblings."""
+        parent = element.getparent()
+        return any(
+            (rule.parent is None or parent is None or _matches(parent, rule.parent))
+            and (
+                rule.ancestor is None
+                or any(_matches(node, rule.ancestor) for node in element.iterancestors())
+            )
+            for rule in self._structure_index.candidates(element)
+        )
+
+    def looks_inside(self, element: etree._Element) -> bool:
+        """Whether a `:has()` selector could match `element` (its subtree's shape matters)."""
+        return any(_matches(element, rule.keys) for rule in self._structure_index.subtree)
+
+    @functools.cached_property
+    def _structure_index(self) -> _StructureIndex:
+        return _StructureIndex(self.structure)
+
+
+class _StructureIndex:
+    """Structural rules by the most specific test of their compound, so an element is checked
+    against the few rules that name its id, a class, its tag or one of its attributes."""
+
+    def __init__(self, rules: Iterable[StructuralRule]) -> None:
+        self.by_key: dict[tuple[str, str], list[StructuralRule]] = {}
+        self.universal: list[StructuralRule] = []
+        self.subtree: list[StructuralRule] = []
+        for rule in rules:
+            if rule.kind == "subtree":
+                self.subtree.append(rule)
+                continue
+            tag, classes, element_id, attributes = rule.keys
+            if element_id is not None:
+                self.by_key.setdefault(("id", element_id), []).append(rule)
+            elif classes:
+                self.by_key.setdefault(("class", min(classes)), []).append(rule)
+            elif attributes:
+                self.by_key.setdefault(("attr", min(attributes)), []).append(rule)
+            elif tag is not None:
+                self.by_key.setdefault(("tag", tag), []).append(rule)
+            else:
+                self.universal.append(rule)
+
+    def candidates(self, element: etree._Element) -> Iterable[StructuralRule]:
+        if not isinstance(element.tag, str):
+            return
+        keys = [("tag", element.tag.lower())]
+        keys += [("attr", str(name).lower()) for name in element.attrib]
+        keys += [("class", name) for name in (element.get("class") or "").split()]
+        if element.get("id"):
+            keys.append(("id", element.get("id") or ""))
+        for key in keys:
+            for rule in self.by_key.get(key, ()):
+                if _matches(element, rule.keys):
+                    yield rule
+        yield from self.universal  # `*:first-child`, `P > *`: decided by position or parent
+
+
+EMPTY = AssetRefs()
+UNKNOWN = AssetRefs(complete=False)
+
+
+def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
+    items = list(refs)
+    return AssetRefs(
+        ids=frozenset().union(*(r.ids for r in items)),
+        classes=frozenset().union(*(r.classes for r in items)),
+        attributes=frozenset().union(*(r.attributes for r in items)),
+        values=frozenset().union(*(r.values for r in items)),
+        tags=frozenset().union(*(r.tags for r in items)),
+        words=frozenset().union(*(r.words for r in items)),
+        prefixes=frozenset().union(*(r.prefixes for r in items)),
+        structure=frozenset().union(*(r.structure for r in items)),
+        complete=all(r.complete for r in items),
+    )
+
+
+# ---- CSS ----------------------------------------------------------------------------------
+
+_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+_IDENT = r"-?[_a-zA-Z\u00a0-\uffff\\][-\w\u00a0-\uffff\\]*"
+_ID = re.compile(r"#(" + _IDENT + ")")
+_CLASS = re.compile(r"\.(" + _IDENT + ")")
+_ATTRIBUTE = re.compile(
+    r"\[\s*(?:[\w*]*\|)?(" + _IDENT + r")\s*(?:[~|^$*]?=\s*(\"[^\"]*\"|'[^']*'|[^\]\s]+))?"
+)
+_TAG = re.compile(r"(?:^|(?<=[\s>+~(,]))(" + _IDENT + r"|\*)")
+_POSITIONAL = re.compile(
+    r":(?:nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|"
+    r"only-child|first-of-type|last-of-type|only-of-type)\b"
+)
+# Pseudo-classes whose argument is a selector list about the element itself.
+_FUNCTIONAL = re.compile(r":(?:not|is|where|matches|-webkit-any|-moz-any)\(")
+
+
+def css_refs(text: str) -> AssetRefs:
+    """The identifiers and structure a stylesheet's selectors depend on."""
+    selectors = list(_selectors(_COMMENT.sub(" ", text)))
+    return _selector_refs(selectors)
+
+
+def _selectors(css: str) -> Iterable[str]:
+    """Every selector of every style rule (nested rules too); at-rule preludes are skipped."""
+    start, position, length = 0, 0, len(css)
+    while position < length:
+        char = css[position]
+        if char in "\"'":
+            string = _STRING.match(css, position)
+            position = string.end() if string else position + 1
+            continue
+        if char == "{":
+            prelude = css[start:position].strip()
+            if prelude and not prelude.startswith("@"):
+                yield from _split_top_level(prelude)
+            start = position + 1
+        elif char in "};":
+            start = position + 1
+        position += 1
+
+
+def _split_top_level(prelude: str) -> Iterable[str]:
+    depth, start = 0, 0
+    for index, char in enumerate(prelude):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            yield prelude[start:index].strip()
+            start = index + 1
+    yield prelude[start:].strip()
+
+
+def _selector_refs(selectors: Iterable[str]) -> AssetRefs:
+    ids: set[str] = set()
+    classes: set[str] = set()
+    attributes: set[str] = set()
+    values: set[str] = set()
+    tags: set[str] = set()
+    structure: set[StructuralRule] = set()
+    for selector in selectors:
+        if not selector:
+            continue
+        bare = _STRING.sub('""', selector)
+        ids.update(_unescape(m) for m in _ID.findall(bare))
+        classes.update(_unescape(m) for m in _CLASS.findall(bare))
+        for name, value in _ATTRIBUTE.findall(selector):
+            attributes.add(name.lower())
+            if value:
+                values.add(value.strip("\"'"))
+        tags.update(m.lower() for m in _TAG.findall(_without_brackets(bare)) if m != "*")
+        structure |= _structure(bare)
+    return AssetRefs(
+        ids=frozenset(ids),
+        classes=frozenset(classes),
+        attributes=frozenset(attributes),
+        values=frozenset(values),
+        tags=frozenset(tags),
+        structure=frozenset(structure),
+    )
+
+
+def _unescape(name: str) -> str:
+    return re.sub(r"\\([0-9a-fA-F]{1,6}\s?|.)", lambda m: _unescape_one(m.group(1)), name)
+
+
+def _unescape_one(escaped: str) -> str:
+    hex_digits = escaped.strip()
+    if re.fullmatch(r"[0-9a-fA-F]{1,6}", hex_digits):
+        return chr(int(hex_digits, 16))
+    return escaped
+
+
+def _without_brackets(selector: str) -> str:
+    return re.sub(r"\[[^\]]*\]|\([^)]*\)", " ", selector)
+
+
+def _structure(selector: str) -> set[StructuralRule]:
+    """The structural rules of one complex selector (and of complex selectors inside
+    :is()/:not()/:where()/:has())."""
+    rules: set[StructuralRule] = set()
+    compounds, combinators = _compounds(selector)
+    for index, compound in enumerate(compounds):
+        for inner in re.findall(r":(?:not|is|where|has|matches)\((.*)\)", compound):
+            for part in _split_top_level(inner):
+                if _compounds(part.lstrip(">+~ "))[1]:  # only arguments with combinators
+                    rules |= _structure(part.lstrip(">+~ "))
+        keys = _keys(compound)
+        combinator = combinators[index - 1] if index > 0 else ""
+        previous = _keys(compounds[index - 1]) if index > 0 else None
+        # The compound's context, so `blockquote > :first-child` concerns blockquotes only.
+        parent = previous if combinator == ">" else None
+        ancestor = previous if combinator == " " else None
+        if _POSITIONAL.search(compound):  # `:not(:last-child)` is about this element too
+            rules.add(StructuralRule("sibling", keys, parent, ancestor))
+        if ":has(" in compound:
+            rules.add(StructuralRule("subtree", keys, parent, ancestor))
+        if combinator == ">":
+            rules.add(StructuralRule("child", keys, previous))
+        elif combinator in ("+", "~") and previous is not None:
+            rules.add(StructuralRule("sibling", keys))
+            rules.add(StructuralRule("sibling", previous))
+    return rules
+
+
+def _compounds(selector: str) -> tuple[list[str], list[str]]:
+    """Compound selectors and the combinators between them (outside brackets/parentheses)."""
+    compounds, combinators = [], []
+    depth, current, pending = 0, "", ""
+    for char in selector.strip():
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if depth == 0 and (char in ">+~" or char.isspace()):
+            pending = (pending or " ") if char.isspace() else char
+            continue
+        if pending and current:
+            compounds.append(current)
+            combinators.append(pending)
+            current = ""
+        pending = ""
+        current += char
+    if current:
+        compounds.append(current)
+    return compounds, combinators
+
+
+def _keys(compound: str) -> Keys:
+    plain = re.sub(r"\(.*\)", "", compound)
+    tag = re.match(r"(" + _IDENT + r")", plain)
+    id_match = _ID.search(plain)
+    return (
+        tag.group(1).lower() if tag else None,
+        frozenset(_unescape(m) for m in _CLASS.findall(plain)),
+        _unescape(id_match.group(1)) if id_match else None,
+        frozenset(name.lower() for name, _ in _ATTRIBUTE.findall(plain)),
+    )
+
+
+def _is_universal(keys: Keys) -> bool:
+    tag, classes, element_id, attributes = keys
+    return tag is None and not classes and element_id is None and not attributes
+
+
+def _matches(element: etree._Element, keys: Keys) -> bool:
+    """Whether `element` may match a compound with these keys (pseudo-classes ignored, so this
+    over-approximates: safe for deciding what to leave alone)."""
+    tag, classes, element_id, attributes = keys
+    if not isinstance(element.tag, str):
+        return False
+    if tag is not None and element.tag.lower() != tag:
+        return False
+    if element_id is not None and element.get("id") != element_id:
+        return False
+    if classes and not classes <= set((element.get("class") or "").split()):
+        return False
+    return all(element.get(name) is not None for name in attributes)
+
+
+# ---- JavaScript ---------------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Za-z_$][\w$-]*")
+_DATASET = re.compile(r"\.dataset\.([A-Za-z_$][\w$]*)")
+# String literals that look like selectors with structure: read like CSS.
+_JS_STRING = re.compile(r""""((?:[^"\\\n]|\\.){1,300})"|'((?:[^'\\\n]|\\.){1,300})'""")
+_SELECTORISH = re.compile(r"[>+~]|:(?:nth|first|last|only|has)")
+
+
+_SIMPLE_PART = re.compile(r"\*|[A-Za-z][\w-]*|[.#][\w-]+|\[\]|::?[\w-]+(?:\(\))?")
+
+
+def _is_selector_list(literal: str) -> bool:
+    """Whether a script's string is a CSS selector list (`.menu > li`), not a regex or text:
+    every compound, between combinators, is made of simple selectors only."""
+    bare = re.sub(r"\[[^\[\]]*\]", "[]", literal)
+    while re.search(r"\([^()]+\)", bare):  # innermost arguments first
+        bare = re.sub(r"\([^()]+\)", "()", bare)
+    for selector in _split_top_level(bare):
+        compounds, _ = _compounds(selector.strip().lstrip(">+~ "))
+        if not compounds:
+            return False
+        for compound in compounds:
+            position = 0
+            while position < len(compound):
+                part = _SIMPLE_PART.match(compound, position)
+                if part is None or part.end() == position:
+                    return False
+                position = part.end()
+    return True
+
+
+def js_refs(text: str) -> AssetRefs:
+    """Every word a script could use to find an element (a deliberate over-approximation)."""
+    words = set(_WORD.findall(text))
+    # `element.dataset.fooBar` reads the attribute data-foo-bar.
+    words.update(
+        "data-" + re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
+        for name in _DATASET.findall(text)
+    )
+    prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
+    structural_selectors = [
+        literal
+        for pair in _JS_STRING.findall(text)
+        for literal in pair
+        if literal and _SELECTORISH.search(literal) and _is_selector_list(literal)
+    ]
+    selector_refs = _selector_refs(
+        part for literal in structural_selectors for part in _split_top_level(literal)
+    )
+    return AssetRefs(
+        words=frozenset(words), prefixes=frozenset(prefixes), structure=selector_refs.structure
+    )
+
+
+# ---- what a page loads --------------------------------------------------------------------
+
+_ASSET_TAG = re.compile(rb"<(script|link)\b([^>]*)>", re.IGNORECASE)
+_ATTR = re.compile(rb"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+_BASE = re.compile(rb"""<base\b[^>]*\bhref\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+STYLESHEET_RELS = {"stylesheet"}
+SCRIPT_RELS = {"modulepreload", "preload", "prefetch"}
+
+
+@dataclass(frozen=True)
+class PageAsset:
+    kind: Literal["css", "js"]
+    url: str
+
+
+@dataclass
+class InlineAssets:
+    css: list[str] = field(default_factory=list)
+    js: list[str] = field(default_factory=list)
+
+
+def page_assets(raw: bytes, page_url: str) -> list[PageAsset]:
+    """The same-origin stylesheets and scripts the page's markup loads, in order."""
+    base = _BASE.search(raw[:65536])
+    base_url = (
+        urljoin(page_url, html.unescape(base.group(1).decode("latin-1"))) if base else page_url
+    )
+    origin = _origin(page_url)
+    found: list[PageAsset] = []
+    for tag in _ASSET_TAG.finditer(raw):
+        attributes = {
+            name.lower().decode("latin-1"): html.unescape((a or b or c).decode("latin-1"))
+            for name, a, b, c in _ATTR.findall(tag.group(2))
+        }
+        name = tag.group(1).lower()
+        if name == b"script" and attributes.get("src"):
+            asset = PageAsset("js", urljoin(base_url, attributes["src"]))
+        elif name == b"link" and attributes.get("href"):
+            rels = set(attributes.get("rel", "").lower().split())
+            kind = attributes.get("as", "").lower()
+            if rels & STYLESHEET_RELS or (rels & SCRIPT_RELS and kind == "style"):
+                asset = PageAsset("css", urljoin(base_url, attributes["href"]))
+            elif "modulepreload" in rels or (rels & SCRIPT_RELS and kind == "script"):
+                asset = PageAsset("js", urljoin(base_url, attributes["href"]))
+            else:
+                continue
+        else:
+            continue
+        if _origin(asset.url) == origin and asset not in found:
+            found.append(asset)
+    return found
+
+
+_CSS_IMPORT = re.compile(r"""@import\s+(?:url\()?\s*["']?([^"')\s;]+)""", re.IGNORECASE)
+
+
+def css_imports(text: str, css_url: str) -> list[PageAsset]:
+    """Same-origin stylesheets a stylesheet @imports."""
+    origin = _origin(css_url)
+    found = [PageAsset("css", urljoin(css_url, url)) for url in _CSS_IMPORT.findall(text)]
+    return [asset for asset in found if _origin(asset.url) == origin]
+
+
+_INLINE_STYLES = etree.XPath("//style/text()")
+_INLINE_SCRIPTS = etree.XPath(
+    "//script[not(@type) or contains(@type, 'javascript') or @type='module']/text()"
+)
+# Event handlers are scripts; data-* values are read by scripts, and often hold selectors
+# (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`).
+_HANDLERS = etree.XPath("//@*[starts-with(name(), 'on') or starts-with(name(), 'data-')]")
+
+
+def _texts(query: etree.XPath, root: etree._Element) -> list[str]:
+    found = query(root)
+    return [str(item) for item in found] if isinstance(found, list) else []
+
+
+def inline_refs(root: etree._Element) -> AssetRefs:
+    """What the page's own <style> and <script> blocks, event handlers and data-* attribute
+    values use."""
+    css = _texts(_INLINE_STYLES, root)
+    js = _texts(_INLINE_SCRIPTS, root) + _texts(_HANDLERS, root)
+    # Style attributes hold declarations, not selectors: nothing to index.
+    return merge_refs([css_refs("\n".join(css)), js_refs("\n".join(js))])
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()

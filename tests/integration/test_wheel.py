@@ -1,0 +1,168 @@
+"""The distributions as users install them: wheels built from a copy of the checkout, each
+installed into a really fresh venv (no --system-site-packages, nothing from the checkout), and
+run from a directory outside the checkout.
+
+- skillshift-proxy: `skillshift-proxy serve` starts, and all six conditions are served through
+  the proxy (every package and data file the service imports made it into the wheel);
+- skillshift-client: importable with httpx alone, without the server's dependencies.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.helpers import processes
+from tests.helpers.processes import ServiceProcess
+from tests.helpers.upstream import UpstreamServer
+
+pytestmark = pytest.mark.wheel
+
+REPO = Path(__file__).resolve().parents[2]
+NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
+# What a checkout holds that a user's copy of the sources does not.
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git",
+    ".venv*",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+)
+SERVER_ONLY = {"mitmproxy", "fastapi", "uvicorn", "starlette", "lxml", "pydantic", "playwright"}
+
+
+def run(*args: str | Path, cwd: Path, timeout: float = 300) -> str:
+    # No PYTHONPATH: nothing may come from the checkout or the test's own venv.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    result = subprocess.run(
+        [str(arg) for arg in args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def wheel(source: Path, out: Path) -> Path:
+    """`pip wheel --no-deps` on a copy of `source`: the build never writes into the checkout."""
+    copy = out / "src"
+    shutil.copytree(source, copy, ignore=NOT_SOURCES)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", copy, "-w", out, cwd=out)
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def fresh_venv(path: Path, *wheels: Path) -> Path:
+    """A venv with nothing in it but the wheels and their dependencies (pip may use its cache)."""
+    run(sys.executable, "-m", "venv", path, cwd=path.parent)
+    run(path / "bin" / "python", "-m", "pip", "install", "-q", *wheels, cwd=path.parent)
+    return path
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where installed programs run from: not the checkout, so nothing is imported from it."""
+    path = tmp_path_factory.mktemp("outside")
+    assert REPO not in path.parents
+    return path
+
+
+@pytest.fixture(scope="module")
+def proxy_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built = wheel(REPO, tmp_path_factory.mktemp("proxy-wheel"))
+    assert built.name.startswith("skillshift_proxy-")
+    return fresh_venv(tmp_path_factory.mktemp("proxy-venv") / "venv", built)
+
+
+@pytest.fixture(scope="module")
+def installed_service(
+    proxy_venv: Path, outside: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServiceProcess]:
+    """The installed `skillshift-proxy serve`, run from outside the checkout."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("PYTHONPATH", raising=False)
+        process = ServiceProcess(tmp_path_factory.mktemp("wheel-service"))
+        process.args[0] = str(proxy_venv / "bin" / "skillshift-proxy")
+        patch.setattr(processes, "REPO", outside)  # the directory the service is started in
+        process.start()
+    yield process
+    process.stop()
+
+
+def test_installed_packages_come_from_the_venv(proxy_venv: Path, outside: Path) -> None:
+    code = (
+        "import api, proxy, shifts, shifts.perceptual, sites, api.calibration, skillshift_client;"
+        "import api.client; print(api.__file__); print(skillshift_client.__file__)"
+    )
+    printed = run(proxy_venv / "bin" / "python", "-c", code, cwd=outside).split()
+    site_packages = next((proxy_venv / "lib").glob("python3*/site-packages"))
+    assert all(Path(path).is_relative_to(site_packages) for path in printed), printed
+    assert not (proxy_venv / "bin" / "skillshift").exists()  # the harness's command's name
+    data = [site_packages / "shifts/assets", site_packages / "api/ui"]
+    assert all(any(folder.iterdir()) for folder in data)
+
+
+def test_all_six_conditions_through_the_installed_service(
+    installed_service: ServiceProcess, upstream: UpstreamServer, target_upstream: UpstreamServer
+) -> None:
+    service = installed_service
+    version = httpx.get(f"{service.api}/version", timeout=5).json()["version"]
+    assert version != "0+unknown"  # the distribution's metadata is found under its new name
+    targets = {upstream.origin: target_upstream.origin}
+    direct = httpx.get(f"{upstream.origin}/variant", headers=NAV).content
+    pages: dict[str, bytes] = {}
+    for condition in ("Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"):
+        episode = service.create_episode(condition=condition, seed=3, targets=targets)
+        with service.client(episode) as client:
+            response = client.get(f"{upstream.origin}/variant", headers=NAV)
+            script = client.get(f"{upstream.origin}/__ss/r.js?v=1")
+        assert response.status_code == 200, (condition, response.text)
+        pages[condition] = response.content
+        assert script.status_code == 200, (condition, script.text)
+        assert script.headers["content-type"].startswith("text/javascript"), condition
+        assert len(script.content) > 100
+    assert pages["Src"] == direct  # bytes untouched
+    for condition in ("Src-Exec", "Tgt-Exec"):
+        assert b'<script src="/__ss/r.js' in pages[condition], condition
+    for condition in ("Tgt", "Tgt-Perc", "Tgt-Exec"):
+        assert b'<h1 id="title">target</h1>' in pages[condition], condition
+    assert b'<h1 id="title">source</h1>' in pages["Src-Perc"]
+    assert pages["Src-Perc"] != pages["Src"]  # relabelled, restyled, locators moved
+    assert pages["Tgt-Perc"] != pages["Tgt"]
+
+
+def test_docs_of_the_installed_service_are_local(installed_service: ServiceProcess) -> None:
+    page = httpx.get(f"{installed_service.api}/docs", timeout=5)
+    assert page.status_code == 200 and "https://" not in page.text
+    css = httpx.get(f"{installed_service.api}/docs/static/swagger-ui.css", timeout=5)
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+
+
+def test_client_installs_alone(tmp_path: Path, outside: Path) -> None:
+    built = wheel(REPO / "clients" / "python", tmp_path / "wheel")
+    assert built.name.startswith("skillshift_client-")
+    venv = fresh_venv(tmp_path / "venv", built)
+    python = venv / "bin" / "python"
+    code = "import skillshift_client as c; print(c.__file__); c.SkillShift; c.AsyncSkillShift"
+    assert Path(run(python, "-c", code, cwd=outside).strip()).is_relative_to(venv)
+    installed = {
+        line.split("==")[0].lower().replace("_", "-")
+        for line in run(python, "-m", "pip", "list", "--format=freeze", cwd=outside).split()
+    }
+    assert "skillshift-client" in installed and "httpx" in installed
+    assert not installed & SERVER_ONLY, installed & SERVER_ONLY
+    assert not list((venv / "bin").glob("skillshift*"))  # no command beside the harness's
