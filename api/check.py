@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from proxy.assets import AssetIndex
 from proxy.episode import Episode
 from proxy.pipeline import shift_offline
 from shifts.alignment import check_alignment
@@ -16,6 +17,7 @@ from shifts.contextual import origin_of_url, route
 from shifts.references import AssetRefs
 
 FETCH_TIMEOUT_S = 15.0
+ASSET_MAX_BYTES = 8 * 1024 * 1024
 
 
 def check_page(
@@ -89,7 +91,17 @@ async def fetch_and_check(
         response.content,
         response.charset_encoding,
         response.headers.get_list("content-security-policy"),
+        await page_assets(response.content, url, str(response.url)),
     )
+
+
+async def page_assets(raw: bytes, url: str, fetched_from: str) -> AssetRefs:
+    """What the page's own stylesheets and scripts reference, read as the proxy reads them
+    before a first shift (same origin as the page's upstream, so already allowed)."""
+    upstream = httpx.URL(fetched_from)
+    origin = f"{upstream.scheme}://{upstream.netloc.decode()}"
+    refs, _ = await AssetIndex().page_refs(raw, url, origin, {}, FETCH_TIMEOUT_S, ASSET_MAX_BYTES)
+    return refs
 
 
 def _default_port(url: httpx.URL) -> int:

@@ -15,7 +15,6 @@ import httpx
 from api import commands as admin_commands
 from api.calibration import COLUMNS, WORDPRESS_SKILLS, column_name
 from api.settings import ENV_PREFIX, Settings, SettingsError, load_settings
-from proxy.episode import EpisodeConfig, new_episode
 from shifts.conditions import CONDITIONS
 
 
@@ -78,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seeds", type=int, default=1, help="check seeds 0..N-1 (default 1)")
     check.add_argument("--site", help="site profile (default: matched by the page)")
     check.add_argument("--json", action="store_true", help="print one JSON object per check")
+    check.add_argument(
+        "--assume-no-assets",
+        action="store_true",
+        help="for a saved page whose stylesheets and scripts are not at hand: take them to "
+        "reference nothing beyond the page's inline ones (the strongest drift the page allows); "
+        "without this, a file's locators do not drift (nothing is known to be unreferenced)",
+    )
     admin_commands.add_api_options(check)
     calibrate = commands.add_parser(
         "calibrate",
@@ -110,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_check(args: argparse.Namespace) -> int:
     """The `check` command: every condition x seed, one line each, violations spelled out."""
-    from api.check import check_page  # late: --help must not import the shifting stack
+    # Late: --help and the API-client commands need no episode model (pydantic validation).
+    from api.check import check_page, page_assets
+    from proxy.episode import EpisodeConfig, new_episode
+    from shifts.references import EMPTY, AssetRefs
 
     if args.browser:
         if args.page:
@@ -153,16 +162,19 @@ def run_check(args: argparse.Namespace) -> int:
     if not args.page:
         sys.stderr.write("skillshift-proxy check: give PAGE (a file or URL) or --browser URL\n")
         return 2
+    assets: AssetRefs | None = EMPTY if args.assume_no_assets else None
     if args.page.startswith(("http://", "https://")):
         response = httpx.get(args.page, timeout=15, trust_env=False)
         raw, url, charset = response.content, args.page, response.charset_encoding
+        if assets is None:
+            assets = asyncio.run(page_assets(raw, url, str(response.url)))
     else:
         raw, url, charset = Path(args.page).read_bytes(), args.url or "http://localhost/", None
     failures = 0
     for condition in args.condition or list(CONDITIONS):
         for seed in range(args.seeds):
             config = EpisodeConfig(condition=condition, seed=seed, site=args.site)
-            result = check_page(new_episode(config), url, raw, charset)
+            result = check_page(new_episode(config), url, raw, charset, assets=assets)
             failures += bool(result["violations"])
             if args.json:
                 sys.stdout.write(json.dumps(result) + "\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, model_validator
@@ -53,7 +54,8 @@ RESERVED_FIELDS = frozenset({"id", "ts", "source"})
 
 
 class _AgentEvent(BaseModel):
-    """Fields beyond the declared ones are free labels: JSON scalars, at most 32 fields."""
+    """Fields beyond the declared ones are free labels (a skill's arguments, a run's notes):
+    any JSON value of at most 2,048 characters once encoded; at most 32 fields."""
 
     model_config = {"extra": "allow"}
 
@@ -66,10 +68,8 @@ class _AgentEvent(BaseModel):
         if len(extra) + len(type(self).model_fields) > AGENT_EVENT_MAX_FIELDS:
             raise ValueError(f"an event may have at most {AGENT_EVENT_MAX_FIELDS} fields")
         for key, value in extra.items():
-            if isinstance(value, str) and len(value) > MAX_TEXT:
-                raise ValueError(f"{key}: at most {MAX_TEXT} characters")
-            if not isinstance(value, str | int | float | bool) and value is not None:
-                raise ValueError(f"{key}: extra fields must be strings, numbers, booleans or null")
+            if len(json.dumps(value)) > MAX_TEXT:
+                raise ValueError(f"{key}: at most {MAX_TEXT} characters once encoded as JSON")
         return self
 
 

@@ -65,6 +65,16 @@ KINDS = (
 _one_at_a_time = asyncio.Lock()  # one Chromium at a time on the service's machine
 
 
+# The label mapping the shifted page's runtime applies (its configuration attribute).
+RUNTIME_LABELS = """() => {
+  for (const script of document.querySelectorAll("script[data-cfg]")) {
+    try { return (JSON.parse(script.getAttribute("data-cfg")).r || {}).labels || {}; }
+    catch (e) { /* not ours */ }
+  }
+  return {};
+}"""
+
+
 @cache
 def page_script() -> str:
     return resources.files("api").joinpath("oracle_page.js").read_text(encoding="utf-8")
@@ -83,6 +93,8 @@ class Snapshot:
     window: list[str] = field(default_factory=list)
     document: list[str] = field(default_factory=list)
     labels_at_load: dict[str, str] = field(default_factory=dict)
+    # The episode's label mapping, as the page's runtime carries it ({} when nothing relabels).
+    label_mapping: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     images: dict[str, bytes] = field(default_factory=dict)
     load_ms: float = 0.0
@@ -100,6 +112,18 @@ class Violation:
 
     def as_dict(self) -> dict[str, str]:
         return {"kind": self.kind, "detail": self.detail, "element": self.element}
+
+
+def locator_share(baseline: Snapshot, shifted: Snapshot) -> float | None:
+    """The share of the interactive elements of both loads whose locator (id, classes, data-*
+    hooks, XPath with positions) differs: how much of the page a recorded skill loses, as the
+    browser renders it (elements scripts rendered included)."""
+    before = {e["key"]: e.get("locator") for e in baseline.elements if e.get("interactive")}
+    after = {e["key"]: e.get("locator") for e in shifted.elements if e.get("interactive")}
+    common = [key for key in before if key in after]
+    if not common:
+        return None
+    return round(sum(before[key] != after[key] for key in common) / len(common), 3)
 
 
 def describe(element: dict[str, Any]) -> str:
@@ -228,17 +252,22 @@ def _listeners(x: dict[str, Any], y: dict[str, Any], name: str) -> list[Violatio
 
 
 def _labels(a: Snapshot, b: Snapshot, key: str, name: str, expect_relabel: bool) -> list[Violation]:
-    out = []
+    """Settled labels must be the app's own settled labels under the episode's mapping (the
+    identity when nothing relabels). Judged on settled states, so the app's own late labels
+    (tooltips a script completes, counters) never count, whenever they land."""
+    mapping = b.label_mapping
     settled_a, settled_b = a.by_key()[key]["label"], b.by_key()[key]["label"]
+    expected = mapping.get(settled_a, settled_a)
+    if settled_b == expected:
+        return []
     at_load_a, at_load_b = a.labels_at_load.get(key), b.labels_at_load.get(key)
-    if at_load_a is not None and at_load_b is not None:
-        if at_load_b != settled_b and at_load_a == settled_a:
-            detail = f"changed after load: {at_load_b!r} -> {settled_b!r}"
-            out.append(Violation("label", detail, name, key))
-        if not expect_relabel and at_load_a != at_load_b:
-            detail = f"{at_load_a!r} in the baseline, {at_load_b!r} shifted"
-            out.append(Violation("relabelled", detail, name, key))
-    return out
+    if at_load_a is not None and at_load_b == mapping.get(at_load_a, at_load_a):
+        detail = f"changed after load: {at_load_b!r} -> {settled_b!r} (expected {expected!r})"
+        return [Violation("label", detail, name, key)]
+    if expect_relabel and not mapping:
+        return []  # a relabelling episode whose mapping the page does not carry: unjudgeable
+    detail = f"{settled_a!r} in the baseline, {settled_b!r} shifted (expected {expected!r})"
+    return [Violation("relabelled", detail, name, key)]
 
 
 def _deduplicated(violations: Iterable[Violation]) -> list[Violation]:
@@ -390,6 +419,7 @@ async def load_snapshot(
         await asyncio.sleep(settle_ms / 1000)  # the measurement itself: what changes meanwhile
         data = await page.evaluate(script, {"mode": "snapshot", "wrappers": tags})
         images = await _image_clips(page, script, data["elements"], tags)
+        mapping = await page.evaluate(RUNTIME_LABELS)
         return Snapshot(
             url=data["url"],
             elements=data["elements"],
@@ -397,6 +427,7 @@ async def load_snapshot(
             window=data["window"],
             document=data["document"],
             labels_at_load=labels,
+            label_mapping=dict(mapping or {}),
             errors=list(errors),
             images=images,
             load_ms=round((time.perf_counter() - started) * 1000, 1),
@@ -593,7 +624,14 @@ async def run_browser_check(
                         tolerance_ratio=tolerance_ratio,
                         expect_relabel=expect_relabel,
                     )
-                    runs.append({"seed": seed, "load_ms": shifted.load_ms, "violations": found})
+                    runs.append(
+                        {
+                            "seed": seed,
+                            "load_ms": shifted.load_ms,
+                            "violations": found,
+                            "locator_share": locator_share(baselines[0], shifted),
+                        }
+                    )
             finally:
                 await browser.close()
     finally:

@@ -150,6 +150,24 @@
     return null;
   }
 
+  // What a recorded skill could locate an element by: id, classes, data-* hooks, and its
+  // XPath with positions (wrappers included: that is the point of them).
+  function locatorOf(el) {
+    const hooks = [];
+    for (const attribute of el.attributes) {
+      if (attribute.name.startsWith("data-")) hooks.push(attribute.name + "=" + attribute.value);
+    }
+    const steps = [];
+    for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+      let position = 1;
+      for (let sibling = node.previousElementSibling; sibling; sibling = sibling.previousElementSibling) {
+        if (sibling.localName === node.localName) position++;
+      }
+      steps.unshift(node.localName + "[" + position + "]");
+    }
+    return [el.id, el.getAttribute("class") || "", hooks.sort().join(" "), "/" + steps.join("/")];
+  }
+
   // snapshot
   window.scrollTo({ left: 0, top: 0, behavior: "instant" });
   const elements = [];
@@ -161,11 +179,9 @@
       .map((v) => Math.round(v * 100) / 100);
     const interactive = el.matches(INTERACTIVE);
     const heading = el.matches(HEADING);
-    let image = IMAGES.has(tag);
-    if (!image) {
-      const background = getComputedStyle(el).backgroundImage;
-      image = Boolean(background) && background !== "none";
-    }
+    // Image elements only: a CSS background's clip would hold whatever is painted over it
+    // (a skin's header gradient under its tabs), so its pixels say nothing about the image.
+    const image = IMAGES.has(tag);
     const visible = el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) &&
       rect.width > 0 && rect.height > 0;
     elements.push(el);
@@ -180,6 +196,7 @@
       label: interactive || heading || image ? labelOf(el) : "",
       image: image,
       listeners: listenersOf(el, ON_PROPS),
+      locator: interactive ? locatorOf(el) : null,
     });
   });
   // Hit tests last: they scroll, and boxes are measured at the top-left.

@@ -183,8 +183,8 @@ class Settings(BaseSettings):
     def _api_token_off_loopback(self) -> Settings:
         if not is_loopback(self.api[0]) and not self.api_token:
             raise ValueError(
-                f"the API address {self.api[0]} is not loopback: set an API token so the "
-                "admin API is not open to the network"
+                f"the API address {self.api[0]} is not loopback: set --api-token (or "
+                f"{ENV_PREFIX}API_TOKEN) so the admin API is not open to the network"
             )
         return self
 

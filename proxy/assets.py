@@ -1,16 +1,18 @@
-"""The asset index: what each upstream's stylesheets and scripts reference, for locator drift.
+"""The asset index: what a page's stylesheets and scripts reference, for locator drift.
 
-Per upstream origin, the union of `shifts.references.AssetRefs` of every stylesheet and script the
-proxy has read: the ones a page's markup loads (fetched before the page is shifted, when they
-are not known yet) and the ones flowing through to browsers (scripts load more scripts). It is
-shared by all episodes of the process, and cached per asset URL with its validator, so each
-asset is read once. A page whose assets cannot all be read (a timeout, a dead upstream, an
-asset over the size limit) is reported incomplete, and locator drift then changes nothing on
-it: a page is never shifted against references it did not see.
+A page is shifted against the `shifts.references.AssetRefs` of every stylesheet and script it
+loads: the ones its markup names (read before the page is shifted, when they are not known
+yet) and the ones browsers loaded for it before (scripts load more scripts: code-split chunks,
+modules on demand), learnt as they stream through and attributed to the page by their
+`Referer`. Assets are read once per URL (and validator) and shared by all episodes of the
+process. A page whose assets cannot all be read (a timeout, a dead upstream, an asset over the
+size limit) is reported incomplete, and locator drift then changes nothing on it: a page is
+never shifted against references it did not see.
 
-The index only grows for an origin: an asset seen once keeps its names protected, which can
-only make the shift more careful. `page_served` events carry the digest of the references a
-page was shifted against, so two runs can tell whether they shifted against the same ones.
+What a page loads only grows: an asset seen once keeps its names protected on that page, which
+can only make the shift more careful (a first load cannot know the chunks its scripts will load
+later; the oracle's baseline loads teach them). `page_served` events carry the digest of the
+assets a page was shifted against, so two runs can tell whether they shifted against the same.
 """
 
 from __future__ import annotations
@@ -67,32 +69,38 @@ class _Entry:
 class AssetIndex:
     def __init__(self) -> None:
         self._assets: OrderedDict[str, _Entry] = OrderedDict()
-        self._origins: dict[str, AssetRefs] = {}
-        self._digests: dict[str, str] = {}
+        # Page (upstream origin + path) -> the assets browsers loaded for it, in order.
+        self._loaded_by: dict[str, dict[str, None]] = {}
+        self._merged: OrderedDict[tuple[str, ...], AssetRefs] = OrderedDict()
 
-    def origin_refs(self, upstream_origin: str) -> AssetRefs:
-        return self._origins.get(upstream_origin, EMPTY)
-
-    def digest(self, upstream_origin: str) -> str:
-        """A short digest of the asset URLs and validators an origin's references come from."""
-        return self._digests.get(upstream_origin, "")
-
-    def add(self, url: str, validator: str, refs: AssetRefs) -> None:
-        """Index one asset (by its upstream URL) into its origin's references."""
-        known = self._assets.get(url)
+    def add(self, url: str, validator: str, refs: AssetRefs, page: str | None = None) -> None:
+        """Index one asset (by its upstream URL); `page` (upstream origin + path) loaded it."""
         self._assets[url] = _Entry(validator, refs)
         self._assets.move_to_end(url)
         while len(self._assets) > CACHED_ASSETS:
             self._assets.popitem(last=False)
-        if known is not None and known.refs == refs:
-            return
-        origin = _origin(url)
-        self._origins[origin] = merge_refs([self._origins.get(origin, EMPTY), refs])
-        material = f"{self._digests.get(origin, '')}|{url}|{validator}".encode()
-        self._digests[origin] = hashlib.blake2b(material, digest_size=6).hexdigest()
+        if page is not None:
+            self._loaded_by.setdefault(page, {})[url] = None
 
     def knows(self, url: str) -> bool:
         return url in self._assets
+
+    def add_loaded(self, page: str, url: str) -> None:
+        """A known asset was loaded (again) for `page`."""
+        self._loaded_by.setdefault(page, {})[url] = None
+
+    def refs_of(self, urls: list[str]) -> tuple[AssetRefs, str]:
+        """The merged references of these assets, and a digest of which (URLs, validators)."""
+        entries = [(url, self._assets[url]) for url in urls if url in self._assets]
+        key = tuple(f"{url} {entry.validator}" for url, entry in entries)
+        digest = hashlib.blake2b("\n".join(key).encode(), digest_size=6).hexdigest()
+        merged = self._merged.get(key)
+        if merged is None:
+            merged = merge_refs([EMPTY, *(entry.refs for _, entry in entries)])
+            self._merged[key] = merged
+            while len(self._merged) > 256:
+                self._merged.popitem(last=False)
+        return merged, digest
 
     async def page_refs(
         self,
@@ -103,10 +111,10 @@ class AssetIndex:
         timeout: float,
         max_bytes: int,
         verify: bool | str = True,
-    ) -> AssetRefs:
-        """The references of everything `page_url`'s upstream serves that is known, after
-        reading the page's own stylesheets and scripts that are not known yet. `page_url` is
-        the URL the browser sees; assets are fetched from `upstream_origin` (the upstream that
+    ) -> tuple[AssetRefs, str]:
+        """The references of the page's stylesheets and scripts (read first when not known
+        yet) and of those browsers loaded for it before, with their digest. `page_url` is the
+        URL the browser sees; assets are fetched from `upstream_origin` (the upstream that
         really serves the page, e.g. a target deployment) with the page request's Host."""
         browser_origin = _origin(page_url)
 
@@ -143,8 +151,15 @@ class AssetIndex:
                     page_url,
                     time.monotonic() - started,
                 )
-        refs = self.origin_refs(upstream_origin)
-        return refs if complete else AssetRefs(complete=False)
+        page = page_key(upstream_origin, page_url)
+        urls = [upstream_url(asset) for asset in wanted] + list(self._loaded_by.get(page, {}))
+        urls += [url for url in self._imports_of(urls) if url not in urls]
+        refs, digest = self.refs_of(urls)
+        return (refs if complete else AssetRefs(complete=False)), digest
+
+    def _imports_of(self, urls: list[str]) -> list[str]:
+        """What these stylesheets @import (recorded as loaded "by" the importing sheet)."""
+        return [imported for url in urls for imported in self._loaded_by.get(url, {})]
 
     async def _fetch(
         self,
@@ -175,7 +190,10 @@ class AssetIndex:
         text = body.decode(response.encoding or "utf-8", "replace")
         self.add(url, _validator(response.headers), await _read(asset.kind, text))
         if asset.kind == "css" and depth < MAX_IMPORT_DEPTH:
-            imports = [a for a in css_imports(text, asset.url) if not self.knows(upstream_url(a))]
+            imported = css_imports(text, asset.url)
+            for each in imported:  # a stylesheet's imports count for every page that loads it
+                self._loaded_by.setdefault(url, {})[upstream_url(each)] = None
+            imports = [a for a in imported if not self.knows(upstream_url(a))]
             results = await asyncio.gather(
                 *(
                     self._fetch(client, imported, upstream_url, headers, max_bytes, depth + 1)
@@ -189,6 +207,12 @@ class AssetIndex:
 async def _read(kind: str, text: str) -> AssetRefs:
     # Indexing a big bundle takes tens of milliseconds: off the event loop.
     return await asyncio.to_thread(css_refs if kind == "css" else js_refs, text)
+
+
+def page_key(upstream_origin: str, page_url: str) -> str:
+    """Which page an asset was loaded for: the upstream that served it, and the page's path
+    (its query left out: the same page with other parameters loads the same code)."""
+    return upstream_origin + (urlsplit(page_url).path or "/")
 
 
 def asset_kind(response: http.Response) -> str | None:
@@ -241,7 +265,12 @@ class AssetObserver:
             return
         kind = asset_kind(response)
         url = _upstream_url(flow)
-        if kind is None or self.index.knows(url):
+        if kind is None:
+            return
+        referer = flow.request.headers.get("referer")
+        page = page_key(_origin(url), referer) if referer else None
+        if page is not None and self.index.knows(url):
+            self.index.add_loaded(page, url)
             return
         collected: list[bytes] = []
         size = [0]
@@ -255,7 +284,7 @@ class AssetObserver:
                 size[0] += len(chunk)
             if chunk == b"" and size[0] <= limit:
                 task = asyncio.get_running_loop().create_task(
-                    self._index(url, kind, validator, b"".join(collected), encoding)
+                    self._index(url, kind, validator, b"".join(collected), encoding, page)
                 )
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -264,13 +293,13 @@ class AssetObserver:
         response.stream = tee
 
     async def _index(
-        self, url: str, kind: str, validator: str, body: bytes, encoding: str
+        self, url: str, kind: str, validator: str, body: bytes, encoding: str, page: str | None
     ) -> None:
         try:
             text = decode_body(body, encoding).decode("utf-8", "replace")
         except UndecodableBody:
             return
-        self.index.add(url, validator, await _read(kind, text))
+        self.index.add(url, validator, await _read(kind, text), page)
 
 
 def _upstream_url(flow: http.HTTPFlow) -> str:

@@ -44,6 +44,7 @@ class EpisodeGone(LookupError):
     """The episode was deleted or expired while one of its requests was in flight."""
 
 REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
+ASSETS_DIGEST = "ss.assets_digest"  # flow.metadata key: which assets the page was shifted against
 BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
@@ -190,8 +191,8 @@ class PageRewriter:
             shifts=doc.notes,
             changed=doc.changed,
             **(
-                {"assets_digest": self.assets.digest(origin_of(flow.request))}
-                if context.assets is not None
+                {"assets_digest": flow.metadata[ASSETS_DIGEST]}
+                if ASSETS_DIGEST in flow.metadata
                 else {}
             ),
             rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
@@ -221,9 +222,10 @@ class PageRewriter:
         if is_navigation:
             load_index = await self._next_load(episode)
         policies = response.headers.get_all("content-security-policy")
-        assets = None
+        assets, assets_digest = None, None
         if "locator_drift" in active_shifts(episode):
-            assets = await self._page_assets(flow, url, raw)
+            assets, assets_digest = await self._page_assets(flow, url, raw)
+            flow.metadata[ASSETS_DIGEST] = assets_digest
         context = build_context(
             episode,
             url=url,
@@ -241,7 +243,9 @@ class PageRewriter:
             context = await self._plan_popup(episode, context)
         return context
 
-    async def _page_assets(self, flow: http.HTTPFlow, url: str, raw: bytes) -> AssetRefs:
+    async def _page_assets(
+        self, flow: http.HTTPFlow, url: str, raw: bytes
+    ) -> tuple[AssetRefs, str]:
         """What the page's upstream's stylesheets and scripts reference, its own included."""
         headers = {
             name: flow.request.headers[name]

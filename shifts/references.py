@@ -158,7 +158,8 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
 
 _COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
-_IDENT = r"-?[_a-zA-Z\u00a0-\uffff\\][-\w\u00a0-\uffff\\]*"
+# An identifier, CSS escapes included (`.md\:flex`, `.w-1\/2`: utility-class frameworks).
+_IDENT = r"-?(?:[_a-zA-Z\u00a0-\uffff]|\\.)(?:[-\w\u00a0-\uffff]|\\.)*"
 _ID = re.compile(r"#(" + _IDENT + ")")
 _CLASS = re.compile(r"\.(" + _IDENT + ")")
 _ATTRIBUTE = re.compile(

@@ -145,6 +145,12 @@ WPLAB_ADMIN=admin:admin-pass
 WPLAB_EDITOR=editor:editor-pass
 WPLAB_SOURCE_THEME=$source_theme
 WPLAB_TARGET_THEME=$target_theme
+LAB_APP=wordpress
+LAB_URL=$WPLAB_URL
+LAB_TARGET_URL=http://127.0.0.1:$target_port
+LAB_PAGES=/,/?p=4,/wp-login.php
+LAB_USER=admin
+LAB_PASSWORD=admin-pass
 ENV
     cat "$dir/env"
 }

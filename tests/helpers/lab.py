@@ -3,9 +3,11 @@ ports for as long as needed, and what every scripted task needs under every cond
 
 from __future__ import annotations
 
+import importlib
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,40 @@ from tests.helpers.ports import free_port
 from tests.helpers.processes import REPO
 
 LAB = REPO / "deploy" / "lab"
+
+
+@dataclass(frozen=True)
+class LabApp:
+    """One app of the lab: the script that brings it up (and its arguments), and its pages and
+    scripted task (`tests/helpers/lab_<name>.py`)."""
+
+    name: str
+    script: Path
+    args: tuple[str, ...] = ()
+
+    @property
+    def module(self) -> Any:
+        return importlib.import_module(f"tests.helpers.lab_{self.name}")
+
+    @property
+    def pages(self) -> tuple[str, ...]:
+        return tuple(self.module.PAGES)
+
+    @property
+    def task(self) -> Callable[..., None]:
+        return self.module.task  # type: ignore[no-any-return]
+
+
+APPS = {
+    app.name: app
+    for app in (
+        LabApp("wordpress", REPO / "deploy" / "wordpress" / "wordpress.sh"),
+        LabApp("mediawiki", LAB / "mediawiki.sh"),
+        LabApp("wagtail", LAB / "wagtail.sh"),
+        LabApp("react", LAB / "spa.sh", ("--app", "react")),
+        LabApp("vue", LAB / "spa.sh", ("--app", "vue")),
+    )
+}
 
 
 @contextmanager
@@ -53,3 +89,67 @@ def dismiss_popups(page: Any) -> int:
         dialogs.first.get_by_role("button", name="Close").click()
         closed += 1
     return closed
+
+
+def oracle(
+    api: str, env: dict[str, str], page: str, condition: str, seeds: list[int], **options: Any
+) -> dict[str, Any]:
+    """The browser oracle (POST /checks/browser) on one lab page: the source variant against
+    its shifted versions; `Tgt*` conditions route to the lab's target variant."""
+    import httpx  # late: the lab's scripts also use this module without httpx
+
+    body = {
+        "url": env["LAB_URL"] + page,
+        "condition": condition,
+        "seeds": seeds,
+        "targets": {env["LAB_URL"]: env["LAB_TARGET_URL"]},
+        **options,
+    }
+    response = httpx.post(f"{api}/checks/browser", json=body, timeout=600)
+    if response.status_code != 200:
+        raise RuntimeError(f"the oracle answered {response.status_code}: {response.text}")
+    return dict(response.json())
+
+
+def task_under(
+    browser: Any, api: str, app: LabApp, env: dict[str, str], condition: str, seed: int = 0
+) -> dict[str, Any]:
+    """The app's scripted task in a fresh browser context bound to a new episode under
+    `condition` (popups: every navigation, no delay). Returns the outcome and what it met."""
+    import httpx
+
+    config = {
+        "condition": condition,
+        "seed": seed,
+        "regime": "multiple",
+        "regime_params": {"min_ms": 0, "max_ms": 0},
+        "targets": {env["LAB_URL"]: env["LAB_TARGET_URL"]},
+        "tags": {"lab": app.name},
+    }
+    created = httpx.post(f"{api}/episodes", json=config, timeout=10)
+    created.raise_for_status()
+    episode = created.json()
+    context = browser.new_context(
+        proxy=episode["proxy"], viewport={"width": 1280, "height": 900}, ignore_https_errors=True
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        app.task(page, env["LAB_URL"], env, dismiss_popups)
+        outcome: dict[str, Any] = {"success": True, "error": None}
+    except Exception as failure:  # a failed task is a result, reported with its reason
+        outcome = {"success": False, "error": f"{type(failure).__name__}: {failure}"[:400]}
+    finally:
+        context.close()
+    events = httpx.get(f"{api}/episodes/{episode['id']}/events?limit=1000", timeout=10).json()
+    httpx.delete(f"{api}/episodes/{episode['id']}", timeout=10)
+    kinds = [event["type"] for event in events["events"]]
+    return {
+        **outcome,
+        "condition": condition,
+        "page_errors": errors,
+        "pages_served": kinds.count("page_served"),
+        "popups_shown": kinds.count("popup_shown"),
+    }

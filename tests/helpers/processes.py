@@ -85,6 +85,7 @@ class ServiceProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.api = f"http://127.0.0.1:{self.api_port}"
         self.demo: str | None = None
+        self.desktop_port: int | None = None  # set by whoever passes --desktop-proxy
         self.proxy = f"http://127.0.0.1:{self.proxy_port}"
 
     def start(self) -> ServiceProcess:

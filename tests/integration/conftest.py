@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from api.browser import CHROMIUM, launch_chromium
-from tests.helpers.ports import free_port_pair
+from tests.helpers.ports import free_port, free_port_pair
 from tests.helpers.processes import RedisProcess, ServiceProcess
 from tests.helpers.wordpress import wordpress_lab
 
@@ -48,11 +48,19 @@ def demo_service(
 
 @pytest.fixture(scope="session")
 def memory_demo_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    """The service as `./scripts/serve` runs it: embedded store and the demo shop."""
+    """The service as `./scripts/serve` runs it (embedded store and the demo shop), with a
+    desktop listener."""
     demo_port = free_port_pair()
+    desktop_port = free_port()
     process = ServiceProcess(
-        tmp_path_factory.mktemp("memory-demo"), "--demo", "--demo-port", str(demo_port)
+        tmp_path_factory.mktemp("memory-demo"),
+        "--demo",
+        "--demo-port",
+        str(demo_port),
+        "--desktop-proxy",
+        f"127.0.0.1:{desktop_port}",
     )
+    process.desktop_port = desktop_port
     process.demo = f"http://127.0.0.1:{demo_port}"
     process.start()
     yield process

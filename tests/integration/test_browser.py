@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.helpers.pages import RELABEL_ONLY
+from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.tls import make_upstream_tls
 from tests.helpers.upstream import UpstreamServer
@@ -146,7 +147,8 @@ def test_runtime_shifts_dom_rendered_after_load(
     episode = service.create_episode(
         condition="Src-Perc",
         shifts=["relabel", "locator_drift"],
-        shift_params={"relabel": {"vocabulary": {"Sign in": ["Log in"], "Log in": ["Sign in"]}}},
+        # The site's (generic) vocabulary maps "Log in" back to "Sign in": the reverse pair.
+        shift_params={"relabel": {"vocabulary": {"Sign in": ["Log in"]}}},
     )
     context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
     page = context.new_page()
@@ -159,3 +161,79 @@ def test_runtime_shifts_dom_rendered_after_load(
     assert late.get_attribute("data-testid") is None
     assert page.get_by_role("link", name="Log in").count() == 1  # server-side relabel
     context.close()
+
+
+def test_a_desktop_default_never_captures_an_agents_browser(
+    browser: Browser, tmp_path: Path, upstream: UpstreamServer
+) -> None:
+    """Two real Chromium contexts at once: a desktop browser on its own listener, bound by
+    that listener's default, and an agent with proxy credentials on the agents' listener.
+    Each one's pages are served and logged under its own episode, and the agents' listener
+    refuses a default outright."""
+    desktop_port = free_port()
+    service = ServiceProcess(tmp_path, "--desktop-proxy", f"127.0.0.1:{desktop_port}").start()
+    try:
+        desktop = service.create_episode(condition="Src")
+        agent = service.create_episode(condition="Src")
+        refused = httpx.put(
+            f"{service.api}/listeners/{service.proxy_port}",
+            json={"default_episode": desktop["id"]},
+        )
+        assert refused.status_code == 409, refused.text
+        assert (
+            httpx.put(
+                f"{service.api}/listeners/{desktop_port}", json={"default_episode": desktop["id"]}
+            ).status_code
+            == 200
+        )
+        desktop_context = browser.new_context(
+            proxy={"server": f"http://127.0.0.1:{desktop_port}"}  # no credentials at all
+        )
+        agent_context = browser.new_context(proxy=agent["proxy"])  # type: ignore[arg-type]
+        desktop_page, agent_page = desktop_context.new_page(), agent_context.new_page()
+        for path in ("/page.html", "/login", "/page.html"):
+            assert agent_page.goto(f"{upstream.origin}{path}").status == 200  # type: ignore[union-attr]
+            assert desktop_page.goto(f"{upstream.origin}/page.html").status == 200  # type: ignore[union-attr]
+        desktop_context.close()
+        agent_context.close()
+
+        def served(episode: dict[str, object]) -> list[str]:
+            events = service.events(str(episode["id"]))
+            return [str(e["url"]) for e in events if e["type"] == "page_served"]
+
+        assert [url.rsplit("/", 1)[1] for url in served(agent)] == [
+            "page.html",
+            "login",
+            "page.html",
+        ]
+        assert [url.rsplit("/", 1)[1] for url in served(desktop)] == ["page.html"] * 3
+    finally:
+        service.stop()
+
+
+def test_an_unverifiable_upstream_gets_the_neutral_page_over_http1_and_http2(
+    browser: Browser, tmp_path: Path, tls_upstream: tuple[UpstreamServer, Path]
+) -> None:
+    """A self-signed upstream without --upstream-ca: a 502 that names the upstream and never
+    the proxy software, whichever HTTP version the client speaks."""
+    server, _ = tls_upstream
+    service = ServiceProcess(tmp_path).start()
+    try:
+        episode = service.create_episode(condition="Src")
+        proxy_url = f"http://{episode['id']}:{episode['token']}@127.0.0.1:{service.proxy_port}"
+        with httpx.Client(proxy=proxy_url, verify=False) as client:  # HTTP/1.1 in the tunnel
+            response = client.get(f"{server.origin}/page.html")
+        assert response.status_code == 502
+        assert "mitmproxy" not in (response.text + str(response.headers)).lower()
+        assert f"{server.port}" in response.text
+        context = browser.new_context(proxy=episode["proxy"], ignore_https_errors=True)  # type: ignore[arg-type]
+        page = context.new_page()
+        answer = page.goto(f"{server.origin}/page.html")
+        assert answer is not None and answer.status == 502
+        assert page.evaluate("performance.getEntriesByType('navigation')[0].nextHopProtocol") == (
+            "h2"
+        )
+        assert "mitmproxy" not in (page.content() + str(answer.headers)).lower()
+        context.close()
+    finally:
+        service.stop()

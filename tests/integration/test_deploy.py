@@ -16,7 +16,7 @@ import httpx
 import pytest
 import yaml
 
-from api.cli import _targets
+from api.settings import Settings
 from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
@@ -43,7 +43,8 @@ def test_compose_file_matches_the_compose_spec() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     environment = compose["services"]["skillshift"]["environment"]
-    targets = _targets(environment["SKILLSHIFT_TARGETS"].replace("${SITE_HOST:-127.0.0.1}", "h"))
+    value = environment["SKILLSHIFT_TARGETS"].replace("${SITE_HOST:-127.0.0.1}", "h")
+    targets = Settings(targets=value).targets
     assert targets == (("http://h:8080", "http://h:8081"), ("http://h", "http://h:7780"))
     published = {
         name: service["ports"][0].split(":")[0]

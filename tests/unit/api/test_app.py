@@ -181,3 +181,30 @@ async def test_only_the_desktop_and_reverse_listeners_take_a_default() -> None:
         assert_error(
             await api.put("/listeners/8082", json={"default_episode": "nope"}), 404, "episode"
         )
+
+
+async def test_a_chunked_body_over_the_limit_is_refused() -> None:
+    """The limit holds however the body is framed: a chunked body has no Content-Length."""
+
+    async def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(40):
+            yield b"x" * 10_000
+
+    async with in_process(Settings(), base_url="http://api") as api:
+        response = await api.post("/episodes", content=chunks())
+        assert "content-length" not in response.request.headers
+        assert_error(response, 413, "body")
+        assert (await api.get("/episodes")).json()["episodes"] == []
+
+
+async def test_check_fetches_only_what_the_proxy_may_reach() -> None:
+    settings = Settings(upstream_allow="127.0.0.1")
+    async with in_process(settings, base_url="http://api") as api:
+        await api.post("/episodes", json={"id": "e1"})
+        # The admin API itself, under another spelling of this machine too.
+        for url in ("http://127.0.0.1:8081/episodes", "http://127.1:8081/episodes"):
+            assert_error(await api.get("/episodes/e1/check", params={"url": url}), 403, "8081")
+        # A name outside the allow-list is refused before any DNS lookup (.invalid never
+        # resolves: a lookup would have answered 502).
+        response = await api.get("/episodes/e1/check", params={"url": "http://shop.invalid/"})
+        assert_error(response, 403, "shop.invalid")

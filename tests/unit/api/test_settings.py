@@ -4,6 +4,7 @@ them from the fields) and one variable SKILLSHIFT_FIELD_NAME, and both are honou
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,3 +103,13 @@ def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch)
         load_settings({})
     with pytest.raises(SettingsError, match="--upstream-timeout='later'"):
         load_settings({"upstream_timeout": "later"})
+
+
+def test_the_readme_lists_every_option_with_its_variable() -> None:
+    """The README's configuration table is the reference: one row per field."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    table = readme.split("## Configuration", 1)[1].split("\n\n", 3)[2]
+    rows = {line.split("|")[1].strip(" `") for line in table.splitlines()[2:]}
+    assert rows == {"--" + name.replace("_", "-") for name in Settings.model_fields}
+    for name in Settings.model_fields:
+        assert f"`SKILLSHIFT_{name.upper()}`" in table, name

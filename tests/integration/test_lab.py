@@ -1,0 +1,79 @@
+"""The lab of real apps (tests/helpers/lab.py): on each, the browser oracle finds nothing
+under the benchmark's perceptual shift and the extended set, and the scripted task succeeds
+under all six conditions. CI runs a small seed set; `python -m tools.lab_table` the full one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser
+
+from shifts.conditions import CONDITIONS
+from tests.helpers.lab import APPS, LabApp, lab_app, oracle, task_under
+from tests.helpers.processes import ServiceProcess
+
+pytestmark = pytest.mark.browser
+CI_SEEDS = [0, 1]
+
+
+@pytest.fixture(scope="module", params=list(APPS))
+def lab(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LabApp, dict[str, str]]]:
+    """One lab app at a time, up for the tests of this module that use it."""
+    app = APPS[request.param]
+    with lab_app(app.script, tmp_path_factory.mktemp(app.name), *app.args) as env:
+        yield app, env
+
+
+def violations_of(result: dict) -> list[str]:  # type: ignore[type-arg]
+    return [
+        f"seed {run['seed']}: {violation['kind']}: {violation['detail']} ({violation['element']})"
+        for run in result["runs"]
+        for violation in run["violations"]
+    ]
+
+
+@pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc"])
+def test_the_benchmark_drift_breaks_nothing(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess, condition: str
+) -> None:
+    app, env = lab
+    for page in app.pages:
+        result = oracle(service.api, env, page, condition, CI_SEEDS)
+        assert violations_of(result) == [], (app.name, page)
+        assert all(run["locator_share"] is not None for run in result["runs"]), result
+
+
+@pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc"])
+def test_the_extended_set_breaks_nothing(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess, condition: str
+) -> None:
+    """Restyle keeps every box, image and behaviour: with relabel and relayout held still,
+    nothing at all may differ. With the whole extended set, labels change (so their boxes
+    change size and push what follows) and relayout reorders lists (so the oracle, which pairs
+    elements by place, pairs other objects there), both by design: then no new error and no
+    missing element."""
+    app, env = lab
+    still = {"relabel": {"rate": 0.0}, "relayout": {"rate": 0.0, "sidebar_rate": 0.0}}
+    result = oracle(
+        service.api, env, app.pages[0], condition, [0], perceptual="extended", shift_params=still
+    )
+    assert violations_of(result) == [], (app.name, app.pages[0])
+    result = oracle(service.api, env, app.pages[0], condition, [0], perceptual="extended")
+    judged = {"error", "structure"}
+    broken = [v for v in violations_of(result) if v.split(": ")[1] in judged]
+    assert broken == [], (app.name, app.pages[0])
+
+
+@pytest.mark.parametrize("condition", list(CONDITIONS))
+def test_the_scripted_task_succeeds(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess, browser: Browser, condition: str
+) -> None:
+    app, env = lab
+    outcome = task_under(browser, service.api, app, env, condition)
+    assert outcome["success"], outcome
+    assert outcome["page_errors"] == [], outcome
+    if condition.endswith("-Exec"):
+        assert outcome["popups_shown"] >= 1, outcome

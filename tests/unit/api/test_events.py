@@ -1,0 +1,66 @@
+"""Agent events: every type has a schema, proxy and runtime types are refused, nothing invalid
+reaches the log (a bad event would corrupt SR/AS)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.unit.api.test_app import assert_error
+
+REFUSED = [
+    ({"type": "task_result", "success": "yes"}, "success"),
+    ({"type": "task_result", "success": True, "steps": -5}, "steps"),
+    ({"type": "task_result", "success": True, "steps": "many"}, "steps"),
+    ({"type": "task_result", "success": 1}, "success"),
+    ({"type": "task_result"}, "success"),
+    ({"type": "page_served"}, "page_served"),
+    ({"type": "popup_shown"}, "popup_shown"),
+    ({"type": "episode_created"}, "episode_created"),
+    ({"type": "anything_else"}, "anything_else"),
+    ({"type": "skill_call", "skill": ""}, "skill"),
+    ({"type": "skill_call", "args": {"q": "x" * 3000}}, "args"),
+    ({"type": "skill_call", "ts": 5}, "ts"),
+    ({"type": "skill_failure", "error": "x" * 3000}, "error"),
+    ({"type": "note", **{f"f{i}": i for i in range(40)}}, "at most 32"),
+]
+
+
+@pytest.mark.parametrize(("event", "fragment"), REFUSED, ids=lambda v: str(v)[:40])
+async def test_invalid_events_are_refused_and_change_nothing(
+    api: httpx.AsyncClient, event: dict, fragment: str  # type: ignore[type-arg]
+) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    assert_error(await api.post("/episodes/e1/events", json=event), 422, fragment)
+    events = (await api.get("/episodes/e1/events")).json()["events"]
+    assert [e["type"] for e in events] == ["episode_created"]
+
+
+async def test_valid_events_are_logged_as_the_agents(api: httpx.AsyncClient) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    posted = [
+        {"type": "skill_call", "skill": "search", "attempt": 2, "args": {"q": "risotto"}},
+        {"type": "skill_failure", "skill": "search", "error": "gone", "target": "#q"},
+        {"type": "step", "action": "click", "duration_ms": 12.5},
+        {"type": "note", "text": "retrying"},
+        {"type": "task_result", "success": False, "steps": 9},
+    ]
+    for event in posted:
+        response = await api.post("/episodes/e1/events", json=event)
+        assert response.status_code == 201, response.text
+    logged = (await api.get("/episodes/e1/events")).json()["events"][1:]
+    for sent, stored in zip(posted, logged, strict=True):
+        assert stored["source"] == "agent" and {**stored, **sent} == stored
+    row = (await api.get("/reports")).json()["rows"][0]
+    assert (row["SR"], row["AS"], row["skill_calls"], row["skill_failures"]) == (0.0, 9, 1, 1)
+
+
+async def test_the_openapi_documents_each_agent_event(api: httpx.AsyncClient) -> None:
+    schema = (await api.get("/openapi.json")).json()
+    body = schema["paths"]["/episodes/{episode_id}/events"]["post"]["requestBody"]
+    text = str(body) + str(schema["components"]["schemas"])
+    for name in ("TaskResult", "SkillCall", "SkillFailure", "Step", "Note"):
+        assert name in text
+    assert schema["components"]["schemas"]["TaskResult"]["properties"]["success"]["type"] == (
+        "boolean"
+    )

@@ -1,0 +1,104 @@
+"""What stylesheets and scripts reference, read from their text."""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from shifts.references import (
+    EMPTY,
+    AssetRefs,
+    PageAsset,
+    css_imports,
+    css_refs,
+    inline_refs,
+    js_refs,
+    page_assets,
+)
+
+
+def element(markup: str, path: str) -> etree._Element:
+    root = etree.fromstring(markup, etree.HTMLParser())
+    found = root.xpath(path)
+    assert isinstance(found, list) and found
+    node = found[0]
+    assert isinstance(node, etree._Element)
+    return node
+
+
+def test_css_selectors_give_ids_classes_attributes_and_tags() -> None:
+    refs = css_refs(
+        "/* #not-me */ #root, .nav a.active:hover { color: red }"
+        "@media (max-width: 10px) { [data-x='1'] > .card { margin: 0 } }"
+        ".u\\:hidden { display: none } a[href$='.pdf']::after { content: '#no {'}"
+    )
+    assert refs.ids == {"root"}
+    assert refs.classes == {"nav", "active", "card", "u:hidden"}
+    assert refs.attributes == {"data-x", "href"} and refs.values == {"1", ".pdf"}
+    assert {"a"} <= refs.tags
+    assert refs.references("root") and not refs.references("not-me")
+
+
+def test_structural_selectors_are_known_with_their_context() -> None:
+    refs = css_refs(
+        "blockquote > :first-child {} .list li + li {} .menu > * {} div:has(> img) {}"
+        ".x:not(:last-child) {}"
+    )
+    page = (
+        "<html><body><blockquote><p>a</p></blockquote><div class='list'><ul><li>1</li>"
+        "<li>2</li></ul></div><p class='x'>y</p><nav class='menu'><a>m</a></nav>"
+        "<section><p>free</p></section></body></html>"
+    )
+    assert refs.structure_matters(element(page, "//blockquote/p"))
+    assert refs.structure_matters(element(page, "//li[2]"))
+    assert refs.structure_matters(element(page, "//nav/a"))  # `.menu > *`
+    assert refs.structure_matters(element(page, "//p[@class='x']"))  # `:not(:last-child)`
+    assert not refs.structure_matters(element(page, "//section/p"))  # no rule concerns it
+    assert refs.looks_inside(element(page, "//section/..")) is False
+    assert css_refs("div:has(> img) {}").looks_inside(element(page, "//div"))
+
+
+def test_scripts_reference_every_word_prefixes_and_selector_strings() -> None:
+    refs = js_refs(
+        'document.getElementById("root"); el.classList.add("is-" + state);'
+        'q(".menu > li"); el.dataset.fooBar; var re = /.+?/; s = ".+?";'
+    )
+    assert refs.references("root") and refs.references("is-open")  # a prefix
+    assert "data-foo-bar" in refs.words
+    kinds = {(rule.kind, rule.keys[0]) for rule in refs.structure}
+    assert kinds == {("child", "li")}  # the selector string, not the regex look-alikes
+
+
+def test_merging_keeps_everything_and_incompleteness_wins() -> None:
+    merged = css_refs("#a {}").merge(js_refs("b"), AssetRefs(complete=False))
+    assert merged.references("a") and merged.references("b") and not merged.complete
+    assert EMPTY.merge(EMPTY).complete
+
+
+def test_a_page_loads_its_same_origin_stylesheets_scripts_and_modules() -> None:
+    raw = (
+        b"<html><head><base href='/app/'><link rel='stylesheet' href='s.css?a=1&amp;b=2'>"
+        b"<link rel='modulepreload' href='/m.js'><link rel='preload' as='style' href='p.css'>"
+        b"<link rel='icon' href='i.png'><script src='https://cdn.other/x.js'></script>"
+        b"<script src='main.js'></script><script src='main.js'></script></head></html>"
+    )
+    assert page_assets(raw, "http://site.test/page") == [
+        PageAsset("css", "http://site.test/app/s.css?a=1&b=2"),
+        PageAsset("js", "http://site.test/m.js"),
+        PageAsset("css", "http://site.test/app/p.css"),
+        PageAsset("js", "http://site.test/app/main.js"),
+    ]
+    assert css_imports(
+        "@import url('b.css'); @import 'https://x.other/c.css';", "http://s.t/a/a.css"
+    ) == [PageAsset("css", "http://s.t/a/b.css")]
+
+
+def test_inline_styles_scripts_handlers_and_data_values_count() -> None:
+    root = etree.fromstring(
+        "<html><head><style>.styled{}</style></head><body>"
+        "<button onclick=\"toggle('panel')\" data-target='#drawer'>x</button>"
+        "<script>init('widget')</script><script type='application/json'>{\"k\": 1}</script>"
+        "</body></html>",
+        etree.HTMLParser(),
+    )
+    refs = inline_refs(root)
+    assert all(refs.references(name) for name in ("styled", "panel", "drawer", "widget"))

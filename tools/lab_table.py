@@ -1,0 +1,114 @@
+"""The lab table: every lab app x perceptual condition x seeds, through a fresh service.
+
+    .venv/bin/python -m tools.lab_table [--apps wordpress,mediawiki] [--seeds 5] [--json FILE]
+
+For each app (brought up with its deploy script on free ports, one at a time): the browser
+oracle over every lab page under `Src-Perc` and `Tgt-Perc` for seeds 0..N-1 with the benchmark's
+set (violations, and the share of interactive elements whose locator changed, as rendered in
+Chromium), the extended set on the first page (relayout held still: violations other than the
+labels it moves by design), and the scripted task under all six conditions. Prints one row per
+app x condition; exit status 1 on any violation or failed task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import sync_playwright
+
+from api.browser import launch_chromium
+from shifts.conditions import CONDITIONS
+from tests.helpers.lab import APPS, lab_app, oracle, task_under
+from tests.helpers.processes import ServiceProcess
+
+PERCEPTUAL = ("Src-Perc", "Tgt-Perc")
+HOLD_RELAYOUT = {"relayout": {"rate": 0.0, "sidebar_rate": 0.0}}
+
+
+def measure_app(name: str, seeds: list[int], service: ServiceProcess, browser: Any) -> dict:  # type: ignore[type-arg]
+    app = APPS[name]
+    rows: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as state, lab_app(app.script, Path(state), *app.args) as env:
+        for condition in PERCEPTUAL:
+            violations, shares = 0, []
+            for page in app.pages:
+                result = oracle(service.api, env, page, condition, seeds)
+                violations += result["violations"]
+                shares += [
+                    r["locator_share"] for r in result["runs"] if r["locator_share"] is not None
+                ]
+            extended = oracle(
+                service.api, env, app.pages[0], condition, seeds[:1],
+                perceptual="extended", shift_params=HOLD_RELAYOUT,
+            )  # fmt: skip
+            extended_violations = sum(
+                v["kind"] != "relabelled" for run in extended["runs"] for v in run["violations"]
+            )
+            rows[condition] = {
+                "loads": len(app.pages) * len(seeds),
+                "violations": violations,
+                "extended_violations": extended_violations,
+                "share_min": min(shares) if shares else None,
+                "share_median": statistics.median(shares) if shares else None,
+            }
+        rows["tasks"] = {
+            condition: task_under(browser, service.api, app, env, condition)
+            for condition in CONDITIONS
+        }
+    return rows
+
+
+def render(table: dict[str, dict]) -> str:  # type: ignore[type-arg]
+    lines = [
+        f"{'app':<10} {'condition':<9} {'loads':>5} {'viol.':>5} {'ext.':>5} "
+        f"{'share min':>9} {'median':>7}  tasks (Src Src-Perc Src-Exec Tgt Tgt-Perc Tgt-Exec)"
+    ]
+    for app, rows in table.items():
+        tasks = " ".join("ok" if t["success"] else "FAIL" for t in rows["tasks"].values())
+        for condition in PERCEPTUAL:
+            row = rows[condition]
+            low = "-" if row["share_min"] is None else f"{row['share_min']:.2f}"
+            mid = "-" if row["share_median"] is None else f"{row['share_median']:.2f}"
+            lines.append(
+                f"{app:<10} {condition:<9} {row['loads']:>5} {row['violations']:>5} "
+                f"{row['extended_violations']:>5} {low:>9} {mid:>7}  {tasks}"
+            )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--apps", default=",".join(APPS), help="comma-separated lab apps")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")
+    parser.add_argument("--json", help="also write everything to this file")
+    args = parser.parse_args()
+    table: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as workdir, sync_playwright() as playwright:
+        service = ServiceProcess(Path(workdir)).start()
+        browser = launch_chromium(playwright)
+        try:
+            for name in args.apps.split(","):
+                table[name] = measure_app(name, list(range(args.seeds)), service, browser)
+                sys.stderr.write(f"{name}: done\n")
+        finally:
+            browser.close()
+            service.stop()
+    sys.stdout.write(render(table) + "\n")
+    if args.json:
+        Path(args.json).write_text(json.dumps(table, indent=2))
+    failed = any(
+        row[c]["violations"] or row[c]["extended_violations"]
+        for row in table.values()
+        for c in PERCEPTUAL
+    ) or any(not t["success"] for row in table.values() for t in row["tasks"].values())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
