@@ -14,6 +14,7 @@
 # (the PHP workers too). Admin: admin / admin-pass-123.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/lib.sh"
 command="${1:-}"; shift || true
 dir="${TMPDIR:-/tmp}/mwlab"; port=8010; target_port=8011
 while [ $# -gt 0 ]; do
@@ -31,33 +32,8 @@ user=admin
 password=admin-pass-123      # 10+ characters, not in MediaWiki's common-password list
 pages=/index.php/Main_Page,/index.php/Lab_Table,/index.php/Lab_Notes,/index.php?title=Special:UserLogin
 
-stop_pid() {  # stop a process and its children (PHP's server workers), by PID
-    local pid="$1"
-    kill -0 "$pid" 2>/dev/null || return 0
-    pkill -TERM -P "$pid" 2>/dev/null || true
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-    pkill -KILL -P "$pid" 2>/dev/null || true
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
 down() {
-    for name in php-target php-source; do
-        if [ -f "$dir/$name.pid" ]; then
-            stop_pid "$(cat "$dir/$name.pid")"
-            rm -f "$dir/$name.pid"
-        fi
-    done
-}
-
-running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
-
-wait_for() {  # wait_for SECONDS COMMAND...
-    local deadline=$((SECONDS + $1)); shift
-    until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.2
-    done
+    stop_all php-target php-source
 }
 
 install_packages() {

@@ -15,6 +15,7 @@
 # Defaults: DIR ${TMPDIR:-/tmp}/spalab-<app>; ports 8030/8031 (react), 8040/8041 (vue).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/lib.sh"
 command="${1:-}"; shift || true
 app=""; dir=""; port=""; target_port=""
 while [ $# -gt 0 ]; do
@@ -44,31 +45,9 @@ project="$([ "$app" = react ] && echo vite-project || echo vue-project)"
 dir="${dir:-${TMPDIR:-/tmp}/spalab-$app}"
 cache="${SKILLSHIFT_LAB_CACHE:-$HOME/.cache/skillshift-lab}/spa"
 
-stop_pid() {  # stop a process by PID, politely first
-    local pid="$1"
-    kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
 down() {
-    for name in target source; do
-        if [ -f "$dir/$name.pid" ]; then
-            stop_pid "$(cat "$dir/$name.pid")"
-            rm -f "$dir/$name.pid" "$dir/$name.serves"
-        fi
-    done
-}
-
-running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
-
-wait_for() {  # wait_for SECONDS COMMAND...
-    local deadline=$((SECONDS + $1)); shift
-    until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.2
-    done
+    stop_all target source
+    rm -f "$dir/target.serves" "$dir/source.serves"
 }
 
 scaffold() {  # scaffold VERSION (in the current directory, into ./$project)

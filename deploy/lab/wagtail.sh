@@ -16,6 +16,7 @@
 # Admin: admin / admin-pass.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/lib.sh"
 command="${1:-}"; shift || true
 dir="${TMPDIR:-/tmp}/wtlab"; port=8020; target_port=8021
 while [ $# -gt 0 ]; do
@@ -36,33 +37,8 @@ target_url="http://127.0.0.1:$target_port"
 origins="$source_url,$target_url,http://localhost:$port,http://localhost:$target_port"
 export DJANGO_SETTINGS_MODULE=labsite.settings.production
 
-stop_pid() {  # stop a process and any children, by PID
-    local pid="$1"
-    kill -0 "$pid" 2>/dev/null || return 0
-    pkill -TERM -P "$pid" 2>/dev/null || true
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-    pkill -KILL -P "$pid" 2>/dev/null || true
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
 down() {
-    for name in target source; do
-        if [ -f "$dir/$name.pid" ]; then
-            stop_pid "$(cat "$dir/$name.pid")"
-            rm -f "$dir/$name.pid"
-        fi
-    done
-}
-
-running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
-
-wait_for() {  # wait_for SECONDS COMMAND...
-    local deadline=$((SECONDS + $1)); shift
-    until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.2
-    done
+    stop_all target source
 }
 
 find_python() {  # Django 6 (the target's) needs Python 3.12 or newer

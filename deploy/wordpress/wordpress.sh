@@ -13,6 +13,7 @@
 # started, by PID (the PHP workers too). Admin: admin / admin-pass; editor: editor / editor-pass.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/../lab/lib.sh"
 command="${1:-}"; shift || true
 dir="${TMPDIR:-/tmp}/wplab"; port=8000; target_port=8001
 while [ $# -gt 0 ]; do
@@ -26,33 +27,8 @@ done
 source_theme=twentytwentyone
 target_theme=twentytwentythree
 
-stop_pid() {  # stop a process and its children (PHP's server workers), by PID
-    local pid="$1"
-    kill -0 "$pid" 2>/dev/null || return 0
-    pkill -TERM -P "$pid" 2>/dev/null || true
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-    pkill -KILL -P "$pid" 2>/dev/null || true
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
 down() {
-    for name in php-target php-source mariadb; do
-        if [ -f "$dir/$name.pid" ]; then
-            stop_pid "$(cat "$dir/$name.pid")"
-            rm -f "$dir/$name.pid"
-        fi
-    done
-}
-
-running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
-
-wait_for() {  # wait_for SECONDS COMMAND...
-    local deadline=$((SECONDS + $1)); shift
-    until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.2
-    done
+    stop_all php-target php-source mariadb
 }
 
 install_packages() {

@@ -1,0 +1,32 @@
+# Helpers every lab script shares (sourced, not run): processes started by `up` are stopped by
+# their PID files in $dir, children too (PHP's server workers), politely first.
+
+stop_pid() {  # stop_pid PID: a process and its children
+    local pid="$1"
+    kill -0 "$pid" 2>/dev/null || return 0
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    pkill -KILL -P "$pid" 2>/dev/null || true
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+stop_all() {  # stop_all NAME...: every process whose PID is in $dir/NAME.pid
+    local name
+    for name in "$@"; do
+        if [ -f "$dir/$name.pid" ]; then
+            stop_pid "$(cat "$dir/$name.pid")"
+            rm -f "$dir/$name.pid"
+        fi
+    done
+}
+
+running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
+
+wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS
+    local deadline=$((SECONDS + $1)); shift
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -lt $deadline ] || return 1
+        sleep 0.2
+    done
+}
