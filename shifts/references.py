@@ -74,6 +74,10 @@ class AssetRefs:
         """Whether any asset may refer to `name` (an id, class or attribute value)."""
         return name in self.names or name.startswith(self._prefixes)
 
+    def reads_attribute(self, name: str) -> bool:
+        """Whether a stylesheet selects by, or a script reads or queries, the attribute."""
+        return name.lower() in self.attributes
+
     def structure_matters(self, element: etree._Element) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
         and its position among its siblings."""
@@ -371,8 +375,18 @@ def _is_selector_list(literal: str) -> bool:
     return True
 
 
+# Attributes a script reads or queries (not those it only writes): in selector syntax
+# (`[data-testid="x"]`, also built from pieces), through getAttribute/hasAttribute/..., or as
+# `dataset.camelCase`. A test hook only rendered by a template is no dependency of the app.
+_ATTRIBUTE_QUERY = re.compile(r"\[\s*([A-Za-z_][\w-]*)\s*(?=[\]~|^$*=])")
+_ATTRIBUTE_CALL = re.compile(
+    r"(?:get|has|remove|toggle)Attribute(?:NS|Node)?\(\s*(?:null\s*,\s*)?[\"'`]([\w:-]+)"
+)
+
+
 def js_refs(text: str) -> AssetRefs:
-    """Every word a script could use to find an element (a deliberate over-approximation)."""
+    """Every word a script could use to find an element (a deliberate over-approximation),
+    and the attributes it reads or queries."""
     words = set(_WORD.findall(text))
     # `element.dataset.fooBar` reads the attribute data-foo-bar.
     words.update(
@@ -389,8 +403,17 @@ def js_refs(text: str) -> AssetRefs:
     selector_refs = _selector_refs(
         part for literal in structural_selectors for part in _split_top_level(literal)
     )
+    attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(text)}
+    attributes |= {name.lower() for name in _ATTRIBUTE_CALL.findall(text)}
+    attributes |= {
+        "data-" + re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
+        for name in _DATASET.findall(text)
+    }
     return AssetRefs(
-        words=frozenset(words), prefixes=frozenset(prefixes), structure=selector_refs.structure
+        words=frozenset(words),
+        prefixes=frozenset(prefixes),
+        attributes=frozenset(attributes),
+        structure=selector_refs.structure,
     )
 
 

@@ -5,9 +5,9 @@ object keeps its place, its label and its behaviour. What the page's own stylesh
 scripts depend on (`shifts.references`: the proxy reads them before the page is shifted) is never
 touched, so the app works as before:
 
-- Test hooks (data-testid, data-qa-selector, ...) are dropped, unless a script or stylesheet
-  names the attribute; the runtime drops them the same way from DOM that scripts render
-  later (one rule, applied on both sides).
+- Test hooks (data-testid, data-qa-selector, ...) are dropped, unless a stylesheet selects by
+  the attribute or a script reads or queries it (rendering it is not reading it); the runtime
+  drops them the same way from DOM that scripts render later (one rule, on both sides).
 - Classes nothing references are renamed (hook classes like GitLab's `qa-*` too).
 - Ids nothing references are renamed (not fragment-link targets, not mentioned elsewhere in the
   page); `for`, `aria-*`, `form`, `list` and `headers` references are renamed with them.
@@ -118,7 +118,7 @@ class LocatorDrift:
         root = doc.tree
         refs = (ctx.assets or UNKNOWN).merge(inline_refs(root))
         # DOM that scripts render later: the runtime drops the hooks no asset names.
-        hooks = [name for name in ctx.site.hook_attributes if not refs.references(name)]
+        hooks = [name for name in ctx.site.hook_attributes if not refs.reads_attribute(name)]
         if refs.complete and hooks:
             rules = doc.runtime.setdefault("r", {})
             assert isinstance(rules, dict)
@@ -183,10 +183,10 @@ def _drift_hooks(
 ) -> int:
     changed = 0
     for attribute in ctx.site.hook_attributes:
-        if refs.references(attribute):
+        if refs.reads_attribute(attribute):
             continue  # a script or stylesheet reads this hook: it is the app's, not a test's
-        # A script that queries `[data-testid="x"]` names the attribute too, so a hook whose
-        # attribute no asset names is read by no asset, whatever its value.
+        # A script that queries `[data-testid="x"]` reads the attribute, so a hook no asset
+        # reads is read by no asset, whatever its value (templates that only render it don't).
         for element in descendants(root, f"*[@{attribute}]"):
             if element not in protected:
                 del element.attrib[attribute]

@@ -136,6 +136,11 @@ def task_under(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # A popup can appear after the task last looked (a navigation its click started): as an
+    # agent that sees it would, close it whenever it is up before an action.
+    page.add_locator_handler(
+        page.locator("[role=dialog][aria-modal=true]:visible"), lambda: dismiss_popups(page)
+    )
     try:
         app.task(page, env["LAB_URL"], env, dismiss_popups)
         outcome: dict[str, Any] = {"success": True, "error": None}

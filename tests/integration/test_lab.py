@@ -1,6 +1,7 @@
 """The lab of real apps (tests/helpers/lab.py): on each, the browser oracle finds nothing
 under the benchmark's perceptual shift and the extended set, and the scripted task succeeds
-under all six conditions. CI runs a small seed set; `python -m tools.lab_table` the full one."""
+under all six conditions. CI runs seeds 0-1 on three pages per app (the extended set under
+Src-Perc); `python -m tools.lab_table` is the full run."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tests.helpers.processes import ServiceProcess
 
 pytestmark = pytest.mark.browser
 CI_SEEDS = [0, 1]
+CI_PAGES = 3  # the lab's first three pages of each app (the full run takes all)
 
 
 @pytest.fixture(scope="module", params=list(APPS))
@@ -40,22 +42,22 @@ def test_the_benchmark_drift_breaks_nothing(
     lab: tuple[LabApp, dict[str, str]], service: ServiceProcess, condition: str
 ) -> None:
     app, env = lab
-    for page in app.pages:
+    for page in app.pages[:CI_PAGES]:
         result = oracle(service.api, env, page, condition, CI_SEEDS)
         assert violations_of(result) == [], (app.name, page)
         assert all(run["locator_share"] is not None for run in result["runs"]), result
 
 
-@pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc"])
 def test_the_extended_set_breaks_nothing(
-    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess, condition: str
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess
 ) -> None:
     """Restyle keeps every box, image and behaviour: with relabel and relayout held still,
     nothing at all may differ. With the whole extended set, labels change (so their boxes
     change size and push what follows) and relayout reorders lists (so the oracle, which pairs
     elements by place, pairs other objects there), both by design: then no new error and no
-    missing element."""
+    missing element. (Src-Perc here; the full run, tools.lab_table, does Tgt-Perc too.)"""
     app, env = lab
+    condition = "Src-Perc"
     still = {"relabel": {"rate": 0.0}, "relayout": {"rate": 0.0, "sidebar_rate": 0.0}}
     result = oracle(
         service.api, env, app.pages[0], condition, [0], perceptual="extended", shift_params=still

