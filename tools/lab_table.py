@@ -5,9 +5,10 @@
 For each app (brought up with its deploy script on free ports, one at a time): the browser
 oracle over every lab page under `Src-Perc` and `Tgt-Perc` for seeds 0..N-1 with the benchmark's
 set (violations, and the share of interactive elements whose locator changed, as rendered in
-Chromium), the extended set on the first page (relayout held still: violations other than the
-labels it moves by design), and the scripted task under all six conditions. Prints one row per
-app x condition; exit status 1 on any violation or failed task.
+Chromium), the extended set on the first page (restyle alone: any violation; the whole set:
+errors and missing elements, since relabel and relayout change geometry by design), and the
+scripted task under all six conditions. Prints one row per app x condition; exit status 1 on
+any violation or failed task.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ from tests.helpers.lab import APPS, lab_app, oracle, task_under
 from tests.helpers.processes import ServiceProcess
 
 PERCEPTUAL = ("Src-Perc", "Tgt-Perc")
-HOLD_RELAYOUT = {"relayout": {"rate": 0.0, "sidebar_rate": 0.0}}
+# Restyle alone must change nothing the oracle sees; relabel (text widths) and relayout
+# (placement) change geometry by design, so with them only errors and structure are judged.
+RESTYLE_ONLY = {"relabel": {"rate": 0.0}, "relayout": {"rate": 0.0, "sidebar_rate": 0.0}}
+JUDGED_WITH_EVERYTHING = ("error", "structure")
 
 
 def measure_app(name: str, seeds: list[int], service: ServiceProcess, browser: Any) -> dict:  # type: ignore[type-arg]
@@ -43,12 +47,17 @@ def measure_app(name: str, seeds: list[int], service: ServiceProcess, browser: A
                 shares += [
                     r["locator_share"] for r in result["runs"] if r["locator_share"] is not None
                 ]
-            extended = oracle(
+            restyle = oracle(
                 service.api, env, app.pages[0], condition, seeds[:1],
-                perceptual="extended", shift_params=HOLD_RELAYOUT,
+                perceptual="extended", shift_params=RESTYLE_ONLY,
             )  # fmt: skip
-            extended_violations = sum(
-                v["kind"] != "relabelled" for run in extended["runs"] for v in run["violations"]
+            extended = oracle(
+                service.api, env, app.pages[0], condition, seeds[:1], perceptual="extended"
+            )
+            extended_violations = sum(len(run["violations"]) for run in restyle["runs"]) + sum(
+                v["kind"] in JUDGED_WITH_EVERYTHING
+                for run in extended["runs"]
+                for v in run["violations"]
             )
             rows[condition] = {
                 "loads": len(app.pages) * len(seeds),

@@ -318,6 +318,14 @@ def _wrap(
 
     target_set = set(targets)
     wrapped = sum(wrap_if_safe(e) for coin, e in candidates if coin < params.wrap_rate)
+    if not targets and params.min_share > 0:
+        # A single-page app's shell: its controls are all rendered later into a mount point,
+        # so wrapping the mount point is what moves every one of their element paths.
+        for _, element in candidates:
+            parent = element.getparent()
+            if _is_mount_point(element) and parent is not None and parent.tag != tag:
+                wrapped += wrap_if_safe(element)  # (unless the pass above wrapped it)
+        return wrapped
     for _, element in sorted(
         ((coin, e) for coin, e in candidates if coin >= params.wrap_rate), key=lambda c: c[0]
     ):
@@ -350,9 +358,12 @@ def _may_wrap(
     # a framework fills (React's `#root`, Vue's `#app` are found by id and filled, no more).
     if _referenced_by_scripts(parent, refs):
         return False
-    return not _referenced_by_scripts(element, refs) or (
-        len(element) == 0 and not (element.text or "").strip()
-    )
+    return _is_mount_point(element) or not _referenced_by_scripts(element, refs)
+
+
+def _is_mount_point(element: etree._Element) -> bool:
+    """An empty element with an id: where a framework renders an app (`#root`, `#app`)."""
+    return bool(element.get("id")) and len(element) == 0 and not (element.text or "").strip()
 
 
 def _signature(element: etree._Element) -> str:

@@ -121,3 +121,19 @@ def test_mentions_count_words_as_tokenising_would(page: str, name: str) -> None:
     raw = page.encode()
     tokens = Counter(re.findall(rb"[A-Za-z0-9_-]+", raw))
     assert _Mentions(raw).count(name) == tokens[name.encode()]
+
+
+def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed() -> None:
+    """The shell of a React/Vue app has no controls of its own: they render into `#root`,
+    which its script finds by id. The id stays; a wrapper moves every element path under it."""
+    shell = (
+        b"<html><head><script type='module' src='/assets/index.js'></script></head>"
+        b"<body><div id='root'></div></body></html>"
+    )
+    bundle = js_refs('createRoot(document.getElementById("root")).render(App)')
+    for seed in range(10):
+        ctx = replace(CTX, seed=seed, shift_params={})
+        out, notes = drift(shell, ctx, assets=bundle)
+        tag = wrapper_tag(seed).encode()
+        assert b"<" + tag + b'><div id="root"></div></' + tag + b">" in out, seed
+        assert notes["wrappers"] == 1
