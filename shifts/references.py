@@ -27,7 +27,8 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 
 # A compound selector's element tests: tag (None = any), classes, id, attribute names.
-Keys = tuple[str | None, frozenset[str], str | None, frozenset[str]]
+# The attribute tests are (name, operator, value), operator "" for presence.
+Keys = tuple[str | None, frozenset[str], str | None, frozenset[tuple[str, str, str]]]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class StructuralRule:
     keys: Keys
     parent: Keys | None = None  # `P > E`: only elements whose parent may match P
     ancestor: Keys | None = None  # `A E`: only elements with an ancestor that may match A
+    sibling: Keys | None = None  # `A + E`, `E ~ B`: only elements with a sibling matching it
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,11 @@ class AssetRefs:
                 rule.ancestor is None
                 or any(_matches(node, rule.ancestor) for node in element.iterancestors())
             )
+            and (
+                rule.sibling is None
+                or parent is None
+                or any(node is not element and _matches(node, rule.sibling) for node in parent)
+            )
             for rule in self._structure_index.candidates(element)
         )
 
@@ -118,7 +125,7 @@ class _StructureIndex:
             elif classes:
                 self.by_key.setdefault(("class", min(classes)), []).append(rule)
             elif attributes:
-                self.by_key.setdefault(("attr", min(attributes)), []).append(rule)
+                self.by_key.setdefault(("attr", min(attributes)[0]), []).append(rule)
             elif tag is not None:
                 self.by_key.setdefault(("tag", tag), []).append(rule)
             else:
@@ -168,6 +175,9 @@ _ID = re.compile(r"#(" + _IDENT + ")")
 _CLASS = re.compile(r"\.(" + _IDENT + ")")
 _ATTRIBUTE = re.compile(
     r"\[\s*(?:[\w*]*\|)?(" + _IDENT + r")\s*(?:[~|^$*]?=\s*(\"[^\"]*\"|'[^']*'|[^\]\s]+))?"
+)
+_ATTRIBUTE_TEST = re.compile(
+    r"\[\s*(?:[\w*]*\|)?(" + _IDENT + r")\s*(?:([~|^$*]?=)\s*(\"[^\"]*\"|'[^']*'|[^\]\s]+))?"
 )
 _TAG = re.compile(r"(?:^|(?<=[\s>+~(,]))(" + _IDENT + r"|\*)")
 _POSITIONAL = re.compile(
@@ -234,7 +244,7 @@ def _selector_refs(selectors: Iterable[str]) -> AssetRefs:
             if value:
                 values.add(value.strip("\"'"))
         tags.update(m.lower() for m in _TAG.findall(_without_brackets(bare)) if m != "*")
-        structure |= _structure(bare)
+        structure |= _structure(selector)  # with its strings: `[class*="x"]` needs the value
     return AssetRefs(
         ids=frozenset(ids),
         classes=frozenset(classes),
@@ -283,8 +293,10 @@ def _structure(selector: str) -> set[StructuralRule]:
         if combinator == ">":
             rules.add(StructuralRule("child", keys, previous))
         elif combinator in ("+", "~") and previous is not None:
-            rules.add(StructuralRule("sibling", keys))
-            rules.add(StructuralRule("sibling", previous))
+            # Each side depends on the other being its sibling (`.a + *`: only what follows an
+            # `.a`), so an element with no such sibling is free to move.
+            rules.add(StructuralRule("sibling", keys, sibling=previous))
+            rules.add(StructuralRule("sibling", previous, sibling=keys))
     return rules
 
 
@@ -319,7 +331,10 @@ def _keys(compound: str) -> Keys:
         tag.group(1).lower() if tag else None,
         frozenset(_unescape(m) for m in _CLASS.findall(plain)),
         _unescape(id_match.group(1)) if id_match else None,
-        frozenset(name.lower() for name, _ in _ATTRIBUTE.findall(plain)),
+        frozenset(
+            (name.lower(), operator, value.strip("\"'"))
+            for name, operator, value in _ATTRIBUTE_TEST.findall(plain)
+        ),
     )
 
 
@@ -340,7 +355,24 @@ def _matches(element: etree._Element, keys: Keys) -> bool:
         return False
     if classes and not classes <= set((element.get("class") or "").split()):
         return False
-    return all(element.get(name) is not None for name in attributes)
+    return all(_attribute_matches(element.get(name), op, value) for name, op, value in attributes)
+
+
+def _attribute_matches(actual: str | None, operator: str, wanted: str) -> bool:
+    """CSS attribute tests (`[a]`, `[a=v]`, `[a~=v]`, `[a|=v]`, `[a^=v]`, `[a$=v]`, `[a*=v]`),
+    case-insensitively: an over-approximation of `i`/`s` flags either way."""
+    if actual is None:
+        return False
+    actual, wanted = actual.lower(), wanted.lower()
+    return {
+        "": True,
+        "=": actual == wanted,
+        "~=": wanted in actual.split(),
+        "|=": actual == wanted or actual.startswith(wanted + "-"),
+        "^=": actual.startswith(wanted),
+        "$=": actual.endswith(wanted),
+        "*=": wanted in actual,
+    }.get(operator, True)
 
 
 # ---- JavaScript ---------------------------------------------------------------------------

@@ -136,13 +136,15 @@ def task_under(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    # A popup can appear after the task last looked (a navigation its click started): as an
-    # agent that sees it would, close it whenever it is up before an action.
+    # A popup can appear after the task last looked (on a page its own click opened): close
+    # it, as an agent that sees it would, whenever it is up before an action. (Escape: the
+    # handler must not click, or the task's own clicks would wait on it.)
     page.add_locator_handler(
-        page.locator("[role=dialog][aria-modal=true]:visible"), lambda: dismiss_popups(page)
+        page.locator("[role=dialog][aria-modal=true]:visible"),
+        lambda: page.keyboard.press("Escape"),
     )
     try:
-        app.task(page, env["LAB_URL"], env, dismiss_popups)
+        app.task(page, env["LAB_URL"], env, lambda _: 0)  # the handler closes popups
         outcome: dict[str, Any] = {"success": True, "error": None}
     except Exception as failure:  # a failed task is a result, reported with its reason
         outcome = {"success": False, "error": f"{type(failure).__name__}: {failure}"[:400]}
