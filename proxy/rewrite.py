@@ -222,10 +222,9 @@ class PageRewriter:
         if is_navigation:
             load_index = await self._next_load(episode)
         policies = response.headers.get_all("content-security-policy")
-        assets, assets_digest = None, None
+        assets = None
         if "locator_drift" in active_shifts(episode):
-            assets, assets_digest = await self._page_assets(flow, url, raw)
-            flow.metadata[ASSETS_DIGEST] = assets_digest
+            assets, flow.metadata[ASSETS_DIGEST] = await self._page_assets(flow, url, raw)
         context = build_context(
             episode,
             url=url,
@@ -246,7 +245,8 @@ class PageRewriter:
     async def _page_assets(
         self, flow: http.HTTPFlow, url: str, raw: bytes
     ) -> tuple[AssetRefs, str]:
-        """What the page's upstream's stylesheets and scripts reference, its own included."""
+        """What the page's stylesheets and scripts reference (read from the upstream that
+        serves the page, with the page request's cookies), and which assets those are."""
         headers = {
             name: flow.request.headers[name]
             for name in FORWARDED_HEADERS
