@@ -80,6 +80,10 @@ class AssetRefs:
         """Whether a stylesheet selects by, or a script reads or queries, the attribute."""
         return name.lower() in self.attributes
 
+    def scripts_use(self, name: str) -> bool:
+        """Whether a script may use `name` (a word of it, or one of its prefixes)."""
+        return name in self.words or name.startswith(self._prefixes)
+
     def structure_matters(self, element: etree._Element) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
         and its position among its siblings."""
@@ -148,6 +152,35 @@ class _StructureIndex:
 
 EMPTY = AssetRefs()
 UNKNOWN = AssetRefs(complete=False)
+
+
+@dataclass(frozen=True)
+class PageRefs:
+    """A page's external assets' references and its inline ones, asked together without
+    merging them: the external ones (shared by every load of the page) keep their indexes,
+    so a page load does not rebuild them."""
+
+    assets: AssetRefs
+    inline: AssetRefs
+
+    @property
+    def complete(self) -> bool:
+        return self.assets.complete and self.inline.complete
+
+    def references(self, name: str) -> bool:
+        return self.assets.references(name) or self.inline.references(name)
+
+    def reads_attribute(self, name: str) -> bool:
+        return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
+
+    def scripts_use(self, name: str) -> bool:
+        return self.assets.scripts_use(name) or self.inline.scripts_use(name)
+
+    def structure_matters(self, element: etree._Element) -> bool:
+        return self.assets.structure_matters(element) or self.inline.structure_matters(element)
+
+    def looks_inside(self, element: etree._Element) -> bool:
+        return self.assets.looks_inside(element) or self.inline.looks_inside(element)
 
 
 def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:

@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
-from shifts.references import UNKNOWN, AssetRefs, inline_refs
+from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.rng import chance, token_for
 from shifts.selectors import descendants, elements, protected_in
 
@@ -116,7 +116,7 @@ class LocatorDrift:
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = LocatorParams.model_validate(ctx.params_for(self.name))
         root = doc.tree
-        refs = (ctx.assets or UNKNOWN).merge(inline_refs(root))
+        refs = PageRefs(ctx.assets or UNKNOWN, inline_refs(root))
         # DOM that scripts render later: the runtime drops the hooks no asset names.
         hooks = [name for name in ctx.site.hook_attributes if not refs.reads_attribute(name)]
         if refs.complete and hooks:
@@ -131,7 +131,7 @@ class LocatorDrift:
         counts: dict[str, object] = {}
         if refs.complete:
             counts = {
-                "hooks": _drift_hooks(root, ctx, params, protected, refs),
+                "hooks": _drift_hooks(root, ctx, protected, refs),
                 "classes": _drift_classes(root, ctx, params, protected, refs),
                 "ids": _drift_ids(root, doc.original, ctx, params, protected, refs),
             }
@@ -168,18 +168,13 @@ def _locators(
     return element.get("id"), element.get("class"), hooks, tree.getpath(element)
 
 
-def _referenced_by_scripts(element: etree._Element, refs: AssetRefs) -> bool:
+def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     names = [element.get("id") or "", *(element.get("class") or "").split()]
-    prefixes = tuple(refs.prefixes)
-    return any(name and (name in refs.words or name.startswith(prefixes)) for name in names)
+    return any(name and refs.scripts_use(name) for name in names)
 
 
 def _drift_hooks(
-    root: etree._Element,
-    ctx: ShiftContext,
-    params: LocatorParams,
-    protected: set[etree._Element],
-    refs: AssetRefs,
+    root: etree._Element, ctx: ShiftContext, protected: set[etree._Element], refs: PageRefs
 ) -> int:
     changed = 0
     for attribute in ctx.site.hook_attributes:
@@ -199,7 +194,7 @@ def _drift_classes(
     ctx: ShiftContext,
     params: LocatorParams,
     protected: set[etree._Element],
-    refs: AssetRefs,
+    refs: PageRefs,
 ) -> int:
     patterns = ctx.site.drift_class_patterns
     is_hook = (
@@ -233,7 +228,7 @@ def _drift_ids(
     ctx: ShiftContext,
     params: LocatorParams,
     protected: set[etree._Element],
-    refs: AssetRefs,
+    refs: PageRefs,
 ) -> int:
     fragment_targets = {
         (link.get("href") or "")[1:]
@@ -279,7 +274,7 @@ def _wrap(
     ctx: ShiftContext,
     params: LocatorParams,
     protected: set[etree._Element],
-    refs: AssetRefs,
+    refs: PageRefs,
     tag: str,
     targets: list[etree._Element],
     changed: set[etree._Element],
@@ -339,7 +334,7 @@ def _wrap(
 def _may_wrap(
     element: etree._Element,
     parent: etree._Element,
-    refs: AssetRefs,
+    refs: PageRefs,
     structure_matters: Callable[[etree._Element], bool],
 ) -> bool:
     ancestors = list(element.iterancestors())
