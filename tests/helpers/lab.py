@@ -1,5 +1,5 @@
 """The lab of real apps (deploy/lab/*.sh, deploy/wordpress/wordpress.sh): start one on free
-ports for as long as needed, and what every scripted task needs under every condition."""
+ports for as long as needed, the oracle on its pages, and its scripted task under a condition."""
 
 from __future__ import annotations
 
@@ -78,17 +78,10 @@ def lab_app(
         subprocess.run([str(script), "down", *args], capture_output=True, timeout=120, check=True)
 
 
-def dismiss_popups(page: Any) -> int:
-    """Close every blocking dialog the execution shift put up (by its labelled close button),
-    as an agent that sees the popup would. Returns how many it closed."""
-    closed = 0
-    # Apps keep hidden modal dialogs of their own in the page (Wagtail's admin): only a
-    # visible one blocks.
-    dialogs = page.locator("[role=dialog][aria-modal=true]:visible")
-    while dialogs.count():
-        dialogs.first.get_by_role("button", name="Close").click()
-        closed += 1
-    return closed
+def popups_already_handled(page: Any) -> int:
+    """What the tasks' own `dismiss_popups` calls do under `task_under`: nothing, since its
+    locator handler closes a popup whenever one is up before an action."""
+    return 0
 
 
 def oracle(
@@ -144,7 +137,7 @@ def task_under(
         lambda: page.keyboard.press("Escape"),
     )
     try:
-        app.task(page, env["LAB_URL"], env, lambda _: 0)  # the handler closes popups
+        app.task(page, env["LAB_URL"], env, popups_already_handled)
         outcome: dict[str, Any] = {"success": True, "error": None}
     except Exception as failure:  # a failed task is a result, reported with its reason
         outcome = {"success": False, "error": f"{type(failure).__name__}: {failure}"[:400]}
