@@ -32,6 +32,7 @@ from mitmproxy import ctx, http
 from proxy import classify
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
+from proxy.routing import origin_of
 from shifts.references import (
     EMPTY,
     AssetRefs,
@@ -303,7 +304,5 @@ class AssetObserver:
 
 
 def _upstream_url(flow: http.HTTPFlow) -> str:
-    request = flow.request
-    default_port = {"http": 80, "https": 443}.get(request.scheme)
-    port = "" if request.port == default_port else f":{request.port}"
-    return f"{request.scheme}://{request.host}{port}{request.path}".split("#")[0]
+    """The asset's URL on the upstream that serves it, as `page_refs` keys what it reads."""
+    return (origin_of(flow.request) + flow.request.path).split("#")[0]
