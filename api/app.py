@@ -13,9 +13,11 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import checks, diagnostics, episodes, meta, ui
+from api import checks, diagnostics, episodes, evidence, meta, ui
 from api.errors import ERROR_RESPONSES, ApiError, error_json, install_error_handlers
+from api.evidence import Evidence
 from api.settings import Settings
+from proxy.recording import Recording
 from proxy.store import EpisodeStore
 
 MAX_BODY_BYTES = 256 * 1024
@@ -121,7 +123,9 @@ def _install_docs(app: FastAPI) -> None:
             return FileResponse(path, media_type=DOCS_ASSETS[name])
 
 
-def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
+def create_app(
+    store: EpisodeStore, settings: Settings, recording: Recording | None = None
+) -> FastAPI:
     app = FastAPI(
         title="skillshift admin API",
         version=meta.version(),
@@ -130,6 +134,7 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
         redoc_url=None,
     )
     app.state.store = store
+    app.state.evidence = Evidence(store, recording)
     app.state.settings = settings
     app.state.started_at = time.time()
     app.state.ui_session = secrets.token_urlsafe(32)
@@ -163,7 +168,7 @@ def create_app(store: EpisodeStore, settings: Settings) -> FastAPI:
         return await call_next(request)
 
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
-    for router in (episodes.router, meta.router, diagnostics.router):
+    for router in (episodes.router, evidence.router, meta.router, diagnostics.router):
         app.include_router(router, responses=ERROR_RESPONSES)
     app.include_router(checks.router, responses=ERROR_RESPONSES)
     app.include_router(ui.router)

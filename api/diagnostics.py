@@ -19,9 +19,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import StringConstraints
 
 from api.errors import ApiError
-from api.report import all_events
+from api.evidence import Evidence, evidence_of
 from proxy.episode import Episode
-from proxy.store import EpisodeStore
 
 router = APIRouter(tags=["reports"])
 TagFilter = Annotated[str, StringConstraints(pattern=r"^[^=]+=", max_length=256)]
@@ -105,15 +104,15 @@ def aggregate(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def build_report(
-    store: EpisodeStore, group_by: list[str], tags: dict[str, str]
+    evidence: Evidence, group_by: list[str], tags: dict[str, str]
 ) -> list[dict[str, Any]]:
+    """Live and archived episodes alike; replays are not task attempts and are left out."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
-    for record in await store.list_episodes():
-        episode = Episode.model_validate(record)
-        if any(episode.tags.get(key) != value for key, value in tags.items()):
+    for episode, live in await evidence.episodes():
+        if episode.replay_of or any(episode.tags.get(k) != v for k, v in tags.items()):
             continue
         key = tuple(group_value(episode, name) for name in group_by)
-        groups[key].append(episode_outcome(await all_events(store, episode.id)))
+        groups[key].append(episode_outcome(await evidence.events(episode.id, live)))
     return [
         {**dict(zip(group_by, key, strict=True)), **aggregate(outcomes)}
         for key, outcomes in sorted(groups.items())
@@ -156,7 +155,7 @@ async def reports(
 ) -> Response:
     """SR, AS, ASC, SFR and popup counts over all stored episodes, one row per group."""
     keys = group_by.split(",")
-    rows = await build_report(request.app.state.store, keys, _parse_tags(tag))
+    rows = await build_report(evidence_of(request), keys, _parse_tags(tag))
     if format == "csv":
         return PlainTextResponse(to_csv(rows, keys), media_type="text/csv")
     return JSONResponse({"group_by": keys, "columns": list(COLUMNS), "rows": rows})

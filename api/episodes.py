@@ -11,12 +11,14 @@ from pydantic import ValidationError
 
 from api.check import UpstreamRefused, fetch_and_check
 from api.errors import ApiError
+from api.evidence import evidence_of
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
-from api.report import all_events, summarise
+from api.report import summarise
 from api.settings import Settings
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.guard import upstream_allowed
 from proxy.store import EpisodeStore
+from proxy.store.base import parse_event_id
 
 router = APIRouter(prefix="/episodes", tags=["episodes"])
 
@@ -55,13 +57,17 @@ async def load_episode(store: EpisodeStore, episode_id: str) -> Episode:
 
 
 async def store_new_episode(
-    store: EpisodeStore, settings: Settings, config: dict[str, Any], episode_id: str | None = None
+    store: EpisodeStore,
+    settings: Settings,
+    config: dict[str, Any],
+    episode_id: str | None = None,
+    **server_fields: Any,
 ) -> Episode:
     """Validate, create and log a new episode: the one way episodes come to be (API, preview).
     The deployment's `--targets` are written into it, under the episode's own mapping."""
     config = {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
     try:
-        episode = new_episode(EpisodeConfig.model_validate(config), episode_id)
+        episode = new_episode(EpisodeConfig.model_validate(config), episode_id, **server_fields)
     except ValidationError as error:
         raise ApiError(422, _validation_message(error)) from None
     if not await store.create_episode(
@@ -86,8 +92,34 @@ async def store_new_episode(
 @router.post("", status_code=201)
 async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any]:
     config = body.model_dump(exclude={"id"}, exclude_unset=True)
-    episode = await store_new_episode(_store(request), _settings(request), config, body.id)
+    server_fields: dict[str, Any] = {}
+    if body.replay_of is not None:
+        config, server_fields = await _replay_config(request, config, body.replay_of)
+    episode = await store_new_episode(
+        _store(request), _settings(request), config, body.id, **server_fields
+    )
     return describe(episode, _settings(request))
+
+
+async def _replay_config(
+    request: Request, config: dict[str, Any], replayed_id: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A replay shows the recorded episode under its own labels (condition, seed, site: for
+    reading, no shift runs) and accepts its pages' beacon key."""
+    evidence = evidence_of(request)
+    evidence.recorded()
+    found = await evidence.episode(replayed_id)
+    if found is None:
+        raise ApiError(404, f"episode {replayed_id!r} not found, live or archived")
+    replayed, _ = found
+    if replayed.replay_of:
+        raise ApiError(422, f"episode {replayed_id!r} is a replay itself; replay its original")
+    if not await evidence.pages(replayed_id):
+        raise ApiError(422, f"episode {replayed_id!r} has no recorded page to replay")
+    labels = replayed.model_dump(
+        mode="json", include={"condition", "perceptual", "regime", "regime_params", "seed", "site"}
+    )
+    return {**labels, **config}, {"replayed_beacon_key": replayed.beacon_key}
 
 
 @router.get("")
@@ -99,10 +131,19 @@ async def list_episodes(request: Request) -> dict[str, Any]:
 
 @router.get("/{episode_id}")
 async def get_episode(episode_id: str, request: Request) -> dict[str, Any]:
+    """A live episode, or an archived one (`"archived": true`, no state left to show)."""
     store = _store(request)
-    episode = await load_episode(store, episode_id)
+    episode, live = await evidence_of(request).require(episode_id)
+    if not live:
+        events = await evidence_of(request).events(episode_id, live)
+        return {
+            **describe(episode, _settings(request)),
+            "archived": True,
+            "event_count": len(events),
+        }
     return {
         **describe(episode, _settings(request)),
+        "archived": False,
         "flags": await store.get_flags(episode_id),
         "counters": await store.get_counters(episode_id),
         "event_count": await store.count_events(episode_id),
@@ -171,23 +212,28 @@ async def read_events(
     ),
     limit: int = Query(100, ge=1, le=1000),
 ) -> dict[str, Any]:
-    store = _store(request)
-    await load_episode(store, episode_id)
-    events = await store.read_events(episode_id, after=after, limit=limit)
+    """Live episodes from the store, archived ones from the recording directory."""
+    _, live = await evidence_of(request).require(episode_id)
+    if live:
+        events = await _store(request).read_events(episode_id, after=after, limit=limit)
+    else:
+        archived = await evidence_of(request).events(episode_id, live)
+        start = parse_event_id(after) if after else (-1, -1)
+        events = [e for e in archived if parse_event_id(e["id"]) > start][:limit]
     return {"events": events, "next": events[-1]["id"] if events else after}
 
 
 @router.get("/{episode_id}/report")
 async def report(episode_id: str, request: Request) -> dict[str, Any]:
     """The episode's events summarised: pages, popups (shown, dismissed, blocked), draws."""
-    store = _store(request)
-    episode = await load_episode(store, episode_id)
+    episode, live = await evidence_of(request).require(episode_id)
     return {
         "id": episode.id,
         "condition": episode.condition,
         "regime": episode.regime,
         "seed": episode.seed,
-        **summarise(await all_events(store, episode_id)),
+        "archived": not live,
+        **summarise(await evidence_of(request).events(episode_id, live)),
     }
 
 

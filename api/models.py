@@ -7,15 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, model_validator
 
-from proxy.episode import EPISODE_ID, Condition, EpisodeConfig, Origin, Regime, Seed
+from proxy.episode import Condition, EpisodeConfig, EpisodeId, Origin, Regime, Seed
 from shifts.conditions import PerceptualSet
 from shifts.execution import RegimeParams
 
 
 class EpisodeCreate(EpisodeConfig):
-    id: str | None = Field(
+    id: EpisodeId | None = Field(
         None,
-        pattern=EPISODE_ID.pattern,
         description="Episode id, 1-64 of A-Z a-z 0-9 _ . -; generated (unguessable) if omitted",
     )
 

@@ -23,7 +23,9 @@ from api.app import create_app
 from api.demo import demo_app, register_profile
 from api.settings import Settings
 from proxy import build_addons
+from proxy.recording import Recording
 from proxy.store import EpisodeStore, open_store
+from proxy.store.archiving import ArchivingStore
 
 logger = logging.getLogger(__name__)
 
@@ -48,14 +50,16 @@ class _Uvicorn(uvicorn.Server):
         yield
 
 
-def make_master(settings: Settings, store: EpisodeStore) -> Master:
+def make_master(
+    settings: Settings, store: EpisodeStore, recording: Recording | None = None
+) -> Master:
     opts = options.Options(
         mode=[listener.mode for listener in settings.listeners()],
         confdir=settings.confdir,
     )
     master = Master(opts)
     master.addons.add(*mitm_addons.default_addons())
-    master.addons.add(*build_addons(store))
+    master.addons.add(*build_addons(store, recording))
     # Exit (instead of running on without a listener) when a port cannot be bound.
     master.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True))
     opts.update(
@@ -99,10 +103,16 @@ def _server(app: object, host: str, port: int, log_level: str) -> _Uvicorn:
 
 async def serve(settings: Settings) -> None:
     store = open_store(settings.redis_url, settings.key_prefix)
-    master = make_master(settings, store)
+    recording = Recording(settings.record_dir) if settings.record_dir else None
+    if recording is not None:
+        store = ArchivingStore(store, recording)
+    master = make_master(settings, store, recording)
     servers = [
         _server(
-            create_app(store, settings), settings.api_host, settings.api_port, settings.log_level
+            create_app(store, settings, recording),
+            settings.api_host,
+            settings.api_port,
+            settings.log_level,
         )
     ]
     if settings.demo:

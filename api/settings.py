@@ -171,6 +171,11 @@ class Settings(BaseSettings):
         description="deployment-wide source->target origins for Tgt conditions, "
         "'http://src:port=http://tgt:port,...', copied into each new episode",
     )
+    record_dir: str | None = Field(
+        None,
+        description="record what every episode's browser received (HAR, bodies by hash) and "
+        "archive episodes and their events here, past their TTL; needed for replay episodes",
+    )
     demo: bool = Field(False, description="also serve a demo shop to try it on")
     demo_port: int = Field(
         8090, gt=0, lt=65535, description="demo shop port; its target variant uses the next"

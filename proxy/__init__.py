@@ -7,24 +7,30 @@ from proxy.assets import AssetIndex, AssetObserver
 from proxy.binding import EPISODE, EpisodeBinding
 from proxy.guard import UpstreamGuard
 from proxy.internal import InternalEndpoints
+from proxy.recorder import Recorder
+from proxy.recording import Recording
+from proxy.replay import ReplayResponder
 from proxy.rewrite import PageRewriter
 from proxy.routing import ContextualRouting
 from proxy.store import EpisodeStore
 from proxy.timeout import UpstreamTimeout
 
 
-def build_addons(store: EpisodeStore) -> list[object]:
-    """The addons in hook order: bind, answer internal paths, route, guard, rewrite, learn
-    assets (after the rewriter has decided which responses stream), time."""
+def build_addons(store: EpisodeStore, recording: Recording | None = None) -> list[object]:
+    """The addons in hook order: bind, answer internal paths, answer replays, route, guard,
+    rewrite, learn assets (after the rewriter has decided which responses stream), record
+    (what the browser gets, so after every change), time."""
     errors.install()
     assets = AssetIndex()
     return [
         EpisodeBinding(store),
         InternalEndpoints(store),
+        ReplayResponder(recording, store),
         ContextualRouting(),
         UpstreamGuard(),
         PageRewriter(store, assets),
         AssetObserver(assets),
+        *([Recorder(recording, store)] if recording is not None else []),
         UpstreamTimeout(),
         errors.UpstreamErrors(),
     ]

@@ -9,7 +9,16 @@ import secrets
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 import sites
 from shifts import get_shift, shifts_for, validate_params
@@ -20,6 +29,18 @@ from shifts.execution import RegimeParams
 Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
 Regime = Literal["once", "multiple", "random"]
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def _not_only_dots(episode_id: str) -> str:
+    # An id names a recording directory too: never "." or "..".
+    if not episode_id.strip("."):
+        raise ValueError("an episode id is not made of dots only")
+    return episode_id
+
+
+EpisodeId = Annotated[
+    str, StringConstraints(pattern=EPISODE_ID.pattern), AfterValidator(_not_only_dots)
+]
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
 # An origin as the API accepts it (a trailing slash is dropped). The schema states the pattern;
 # the validator of `targets` checks it, with a message that says what an origin is.
@@ -27,6 +48,16 @@ Origin = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^https?:/
 # Strict: JSON `true` is not the seed 1.
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)]
 DEFAULT_TTL_S = 24 * 3600
+RecordWhat = Literal["off", "pages", "all"]
+
+
+def _record_choice(value: object) -> object:
+    """`record: true|false` as the short spelling of `pages` / `off`."""
+    if value is True:
+        return "pages"
+    if value is False:
+        return "off"
+    return value
 
 
 class EpisodeConfig(BaseModel):
@@ -63,6 +94,23 @@ class EpisodeConfig(BaseModel):
         DEFAULT_TTL_S, ge=10, le=30 * 24 * 3600, strict=True, description="Lifetime in seconds"
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Free labels for reports")
+    record: Annotated[RecordWhat, BeforeValidator(_record_choice)] = Field(
+        "pages",
+        description="What the service records of this episode when it runs with a record "
+        "directory: `pages` (true) the pages, `all` every response, `off` (false) nothing",
+    )
+    replay_of: EpisodeId | None = Field(
+        None,
+        description="Make this a replay episode: answer every request from that episode's "
+        "recording, never from the upstream (no shift is applied: the recording holds the "
+        "shifted pages)",
+    )
+    from_load: int | None = Field(
+        None,
+        ge=1,
+        strict=True,
+        description="With `replay_of`: the recorded navigation the replay starts at",
+    )
 
     @field_validator("condition", mode="before")
     @classmethod
@@ -91,6 +139,8 @@ class EpisodeConfig(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
+        if self.from_load is not None and self.replay_of is None:
+            raise ValueError("from_load is a replay setting: give replay_of too")
         names = self.shift_names()
         for name in names:
             try:
@@ -124,6 +174,9 @@ class Episode(EpisodeConfig):
     expires_at: int
     suspended: bool = False
     generation: int = 0
+    # A replay episode's pages carry the recorded episode's beacon key: its runtime reports
+    # with that one.
+    replayed_beacon_key: str | None = None
 
     @property
     def beacon_key(self) -> str:
@@ -135,7 +188,10 @@ class Episode(EpisodeConfig):
         return hmac.compare_digest(self.token.encode(), token.encode())
 
     def check_beacon_key(self, key: str) -> bool:
-        return hmac.compare_digest(self.beacon_key.encode(), key.encode())
+        return hmac.compare_digest(self.beacon_key.encode(), key.encode()) or bool(
+            self.replayed_beacon_key
+            and hmac.compare_digest(self.replayed_beacon_key.encode(), key.encode())
+        )
 
     def nonce_for(self, url: str) -> str:
         """A CSP nonce for injected tags: stable per episode and URL, secret without the token."""
@@ -143,10 +199,14 @@ class Episode(EpisodeConfig):
         return digest.hexdigest()[:22]
 
 
-def new_episode(config: EpisodeConfig, episode_id: str | None = None) -> Episode:
+def new_episode(
+    config: EpisodeConfig, episode_id: str | None = None, **server_fields: Any
+) -> Episode:
+    """A new episode of `config`; `server_fields` are the ones the service sets itself."""
     now = time.time()
     return Episode(
         **config.model_dump(),
+        **server_fields,
         id=episode_id or secrets.token_hex(8),
         token=secrets.token_urlsafe(18),
         created_at=now,

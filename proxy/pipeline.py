@@ -15,8 +15,9 @@ from sites import SiteProfile, get_profile, match_profile
 
 
 def active_shifts(episode: Episode | None) -> list[str]:
-    """The shifts to apply to bodies: none for unbound or suspended episodes."""
-    if episode is None or episode.suspended:
+    """The shifts to apply to bodies: none for unbound or suspended episodes, nor for replays
+    (their recording holds the pages as shifted)."""
+    if episode is None or episode.suspended or episode.replay_of:
         return []
     return episode.shift_names()
 

@@ -31,9 +31,9 @@ from proxy.pipeline import (
     shift_document,
 )
 from proxy.responses import OWN_RESPONSE, error_response
-from proxy.routing import SOURCE_ORIGIN, origin_of
+from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
-from shifts import ShiftContext
+from shifts import HtmlDocument, ShiftContext
 from shifts.execution import draw_random, plan_popup
 from shifts.references import AssetRefs
 
@@ -43,8 +43,10 @@ logger = logging.getLogger(__name__)
 class EpisodeGone(LookupError):
     """The episode was deleted or expired while one of its requests was in flight."""
 
+
 REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
 ASSETS_DIGEST = "ss.assets_digest"  # flow.metadata key: which assets the page was shifted against
+PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_page_record`)
 BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
@@ -101,7 +103,7 @@ class PageRewriter:
     def _decide(self, flow: http.HTTPFlow, response: http.Response) -> str:
         if flow.metadata.get(OWN_RESPONSE):
             return OWN  # the proxy's own answer: no page of the episode
-        if not active_shifts(flow.metadata.get(EPISODE)) or not _is_page(flow, response):
+        if not active_shifts(flow.metadata.get(EPISODE)) or not is_page(flow, response):
             return PASS
         length = classify.declared_length(response)
         if length is not None and length > ctx.options.ss_max_rewrite_bytes:
@@ -126,7 +128,7 @@ class PageRewriter:
                 await self._rewrite(flow, episode, response)
             elif decision == OVERSIZE:
                 await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
-            elif _is_page(flow, response) and response.stream:
+            elif is_page(flow, response) and response.stream:
                 # Unshifted conditions (Src, suspended) still log navigations, so every
                 # condition has the same audit trail and load indices.
                 await self._audit_navigation(flow, episode)
@@ -182,6 +184,7 @@ class PageRewriter:
             for name in ("etag", "last-modified"):
                 response.headers.pop(name, None)
         metrics.inc("pages_rewritten_total" if doc.changed else "pages_unchanged_total")
+        flow.metadata[PAGE] = _page_record(context, doc, raw if body is not None else None)
         await self._record(
             episode,
             "page_served",
@@ -213,10 +216,7 @@ class PageRewriter:
     async def _context(
         self, flow: http.HTTPFlow, episode: Episode, response: http.Response, raw: bytes
     ) -> ShiftContext:
-        url = flow.request.pretty_url
-        source = flow.metadata.get(SOURCE_ORIGIN)
-        if source:  # the page the browser asked for, not the target upstream's address
-            url = source + flow.request.path
+        url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         load_index = None
         if is_navigation:
@@ -291,6 +291,7 @@ class PageRewriter:
         if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
             return
         load_index = await self._next_load(episode)
+        flow.metadata[PAGE] = {"load": load_index, "shifts": {}, "changes": {}, "source": None}
         await self._record(
             episode,
             "page_served",
@@ -313,7 +314,27 @@ class PageRewriter:
         await self.store.append_event(episode.id, event, episode.expires_at)
 
 
-def _is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
+def _page_record(context: ShiftContext, doc: HtmlDocument, source: bytes | None) -> dict[str, Any]:
+    """A page's load index, what each shift did, its change map (elements with their
+    locators before and after, the labels relabelled, the popup placed) and the upstream's
+    page it was shifted from (None when it went out unchanged)."""
+    rules = doc.runtime.get("r")
+    labels = rules.get("labels") if isinstance(rules, dict) else None
+    popup = context.popup
+    changes: dict[str, Any] = {"elements": doc.changes}
+    if labels:
+        changes["labels"] = labels
+    if popup is not None:
+        changes["popup"] = {
+            "kind": popup.kind,
+            "load": context.load_index,
+            "delay_ms": popup.delay_ms,
+            "regime": popup.regime,
+        }
+    return {"load": context.load_index, "shifts": doc.notes, "changes": changes, "source": source}
+
+
+def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
     """An HTML response with a body a browser renders (2xx, or a 4xx/5xx error page) to a
     request that may be a page or fragment (not a subresource). Error pages are pages the agent
     sees, so a shifted episode gets them shifted too."""

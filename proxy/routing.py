@@ -23,6 +23,13 @@ def origin_of(request: http.Request) -> str:
     return f"{request.scheme}://{request.host}{port}"
 
 
+def browser_url(flow: http.HTTPFlow) -> str:
+    """The URL the browser asked for: the source's, where the contextual shift sent the
+    request to a target upstream."""
+    source = flow.metadata.get(SOURCE_ORIGIN)
+    return source + flow.request.path if source else flow.request.pretty_url
+
+
 class ContextualRouting:
     def request(self, flow: http.HTTPFlow) -> None:
         episode: Episode | None = flow.metadata.get(EPISODE)

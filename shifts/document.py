@@ -43,6 +43,8 @@ class HtmlDocument:
         self._head_markup: list[str] = []
         # What each shift did on this page (shift name -> summary), recorded as an event.
         self.notes: dict[str, object] = {}
+        # The page's change map: each element a shift changed, its locators before and after.
+        self.changes: list[dict[str, object]] = []
         # Results shifts share on this page (e.g. the protected elements), computed once.
         self.cache: dict[str, object] = {}
         # Configuration for the client runtime, filled by shifts; one runtime tag carries it all.

@@ -139,7 +139,19 @@ class LocatorDrift:
             counts["wrappers"] = _wrap(
                 root, ctx, params, protected, refs, wrapper, targets, renamed
             )
-        changed = sum(before[e] != _locators(tree, e, ctx) for e in targets)
+        after = {element: _locators(tree, element, ctx) for element in targets}
+        doc.changes += [
+            {
+                "shift": self.name,
+                "tag": e.tag,
+                "text": " ".join("".join(str(t) for t in e.itertext()).split())[:80],
+                "before": _named(before[e]),
+                "after": _named(after[e]),
+            }
+            for e in targets
+            if before[e] != after[e]
+        ]
+        changed = sum(before[e] != after[e] for e in targets)
         inserted = bool(counts.get("wrappers"))
         if inserted or (ctx.is_navigation and refs.complete):
             # Declared on every navigation, so HTML fragments loaded into it later can be
@@ -166,6 +178,16 @@ def _locators(
         (name, value) for name, value in element.attrib.items() if str(name).startswith("data-")
     )
     return element.get("id"), element.get("class"), hooks, tree.getpath(element)
+
+
+def _named(locators: tuple[object, ...]) -> dict[str, object]:
+    element_id, classes, hooks, path = locators
+    return {
+        "id": element_id,
+        "classes": str(classes).split() if classes else [],
+        "hooks": dict(hooks),  # type: ignore[call-overload]
+        "path": path,
+    }
 
 
 def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:

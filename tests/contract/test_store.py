@@ -1,4 +1,5 @@
-"""One contract, two stores: MemoryStore and RedisStore against a real redis-server."""
+"""One contract, three stores: MemoryStore, RedisStore against a real redis-server, and a
+MemoryStore writing through to a recording directory (which must change none of it)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,23 @@ from collections.abc import AsyncIterator
 import pytest
 import redis as sync_redis
 
+from proxy.recording import Recording
 from proxy.store import EpisodeStore, MemoryStore, RedisStore, StoreUnavailable
+from proxy.store.archiving import ArchivingStore
 from tests.helpers.processes import RedisProcess
 
 RECORD = {"id": "e1", "condition": "Src-Exec", "seed": 7}
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "archiving"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[EpisodeStore]:
     if request.param == "memory":
         yield MemoryStore()
+        return
+    if request.param == "archiving":
+        archiving = ArchivingStore(MemoryStore(), Recording(request.getfixturevalue("tmp_path")))
+        yield archiving
+        await archiving.close()
         return
     server: RedisProcess = request.getfixturevalue("redis_server")
     redis_store = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")

@@ -31,6 +31,7 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     "asset_max_bytes": ("65536", 65536),
     "confdir": ("/srv/ca", "/srv/ca"),
     "upstream_ca": ("/srv/lab-ca.pem", "/srv/lab-ca.pem"),
+    "record_dir": ("/srv/recordings", "/srv/recordings"),
     "upstream_insecure": ("true", True),
     "upstream_allow": ("127.0.0.1,localhost", "127.0.0.1,localhost"),
     "upstream_timeout": ("7.5", 7.5),

@@ -1,0 +1,154 @@
+"""What an episode leaves behind, live or archived: its configuration, events, recording, pages
+and their change maps. Episodes the store has deleted or expired are read from the recording
+directory, so a sweep's early evidence is still there when the sweep ends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from api import meta
+from api.errors import ApiError
+from api.report import all_events
+from proxy.episode import Episode
+from proxy.recording import Recording
+from proxy.store import EpisodeStore
+
+router = APIRouter(prefix="/episodes", tags=["recordings"])
+
+
+class Evidence:
+    def __init__(self, store: EpisodeStore, recording: Recording | None) -> None:
+        self.store = store
+        self.recording = recording
+
+    async def episode(self, episode_id: str) -> tuple[Episode, bool] | None:
+        """The episode and whether it is live; an archived one when the store has none."""
+        record = await self.store.get_episode(episode_id)
+        if record is not None:
+            return Episode.model_validate(record), True
+        if self.recording is not None:
+            try:
+                archived = await self.recording.episode(episode_id)
+            except ValueError:  # not an id a directory can have
+                return None
+            if archived is not None:
+                return Episode.model_validate(archived), False
+        return None
+
+    async def require(self, episode_id: str) -> tuple[Episode, bool]:
+        found = await self.episode(episode_id)
+        if found is None:
+            raise ApiError(404, f"episode {episode_id!r} not found")
+        return found
+
+    async def events(self, episode_id: str, live: bool) -> list[dict[str, Any]]:
+        if live or self.recording is None:
+            return await all_events(self.store, episode_id)
+        return await self.recording.events(episode_id)
+
+    async def episodes(self) -> list[tuple[Episode, bool]]:
+        """Every live episode, then every archived one the store no longer holds."""
+        live = [Episode.model_validate(r) for r in await self.store.list_episodes()]
+        found = [(episode, True) for episode in live]
+        if self.recording is not None:
+            known = {episode.id for episode in live}
+            for episode_id in await self.recording.episode_ids():
+                if episode_id not in known:
+                    archived = await self.recording.episode(episode_id)
+                    if archived is not None:
+                        found.append((Episode.model_validate(archived), False))
+        return found
+
+    def recorded(self) -> Recording:
+        if self.recording is None:
+            raise ApiError(404, "this service records nothing (start it with --record-dir)")
+        return self.recording
+
+    async def pages(self, episode_id: str) -> list[dict[str, Any]]:
+        """The recorded navigations (and fragments), each as its HAR entry."""
+        entries = await self.recorded().entries(episode_id)
+        return [e for e in entries if "load" in e.get("_skillshift", {})]
+
+    async def page(self, episode_id: str, load: int) -> dict[str, Any]:
+        for entry in await self.pages(episode_id):
+            if entry["_skillshift"].get("load") == load:
+                return entry
+        raise ApiError(404, f"episode {episode_id!r} has no recorded page at load {load}")
+
+
+def evidence_of(request: Request) -> Evidence:
+    evidence: Evidence = request.app.state.evidence
+    return evidence
+
+
+@router.get("/{episode_id}/har")
+async def har(episode_id: str, request: Request) -> JSONResponse:
+    """The episode's recording as HAR 1.2 (bodies inline), for DevTools, Firefox or
+    Playwright's `route_from_har`; archived episodes too."""
+    evidence = evidence_of(request)
+    await evidence.require(episode_id)
+    document = await evidence.recorded().har(episode_id, meta.version())
+    return JSONResponse(
+        document,
+        headers={"Content-Disposition": f'attachment; filename="{episode_id}.har"'},
+    )
+
+
+@router.get("/{episode_id}/pages")
+async def pages(episode_id: str, request: Request) -> dict[str, Any]:
+    """The episode's recorded pages: load index, URL, status, what each shift did."""
+    evidence = evidence_of(request)
+    await evidence.require(episode_id)
+    return {
+        "pages": [
+            {
+                "load": entry["_skillshift"]["load"],
+                "url": entry["request"]["url"],
+                "status": entry["response"]["status"],
+                "started": entry["startedDateTime"],
+                "shifted": "source" in entry["_skillshift"],
+                "shifts": entry["_skillshift"].get("shifts", {}),
+                "elements_changed": len(entry["_skillshift"]["changes"].get("elements", [])),
+                "popup": entry["_skillshift"]["changes"].get("popup"),
+            }
+            for entry in await evidence.pages(episode_id)
+        ]
+    }
+
+
+@router.get("/{episode_id}/pages/{load}")
+async def page(episode_id: str, load: int, request: Request) -> dict[str, Any]:
+    """One page's change map: each element a shift changed with its locators (id, classes,
+    test hooks, element path) before and after, the labels relabelled, the popup placed."""
+    evidence = evidence_of(request)
+    await evidence.require(episode_id)
+    entry = await evidence.page(episode_id, load)
+    return {
+        "load": load,
+        "url": entry["request"]["url"],
+        "shifts": entry["_skillshift"].get("shifts", {}),
+        **entry["_skillshift"]["changes"],
+    }
+
+
+@router.get("/{episode_id}/pages/{load}/{version}", include_in_schema=True)
+async def page_body(episode_id: str, load: int, version: str, request: Request) -> Response:
+    """The page's HTML as served (`served`) or as the upstream sent it (`source`), as text:
+    for reading and for the admin page's side-by-side view, never rendered by this API."""
+    if version not in ("served", "source"):
+        raise ApiError(404, "a page's versions are 'served' and 'source'")
+    evidence = evidence_of(request)
+    await evidence.require(episode_id)
+    extra = (await evidence.page(episode_id, load))["_skillshift"]
+    digest = extra.get("source" if version == "source" else "body") or extra.get("body")
+    if not digest:
+        raise ApiError(404, f"load {load} was recorded without its body")
+    body = await evidence.recorded().body(digest)
+    return Response(
+        body,
+        media_type="text/plain; charset=utf-8",
+        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"},
+    )

@@ -1,0 +1,208 @@
+"""Records what each episode's browser received: one HAR 1.2 entry per response, the body as
+served (after every shift), the upstream's page it was shifted from, and its change map.
+
+Pages are recorded by default, every response with `record: "all"`. Bodies that stream
+through (everything the rewriter does not buffer) are teed as they pass. A recording that
+cannot be written is logged and counted; the page is still served (its events still tell what
+the agent saw).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from mitmproxy import ctx, http
+
+from proxy import classify, metrics
+from proxy.binding import EPISODE
+from proxy.codec import UndecodableBody, decode_body
+from proxy.episode import Episode
+from proxy.recording import Recording
+from proxy.responses import OWN_RESPONSE
+from proxy.rewrite import PAGE, is_page
+from proxy.routing import browser_url
+from proxy.store import EpisodeStore, StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+TEED = "ss.recorded_body"  # flow.metadata key: the chunks of a streamed body, as served
+# What a recording never holds: the credentials that bind a browser to its episode.
+SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
+
+
+class Recorder:
+    def __init__(self, recording: Recording, store: EpisodeStore) -> None:
+        self.recording = recording
+        self.store = store
+        self._last_load: dict[str, int] = {}  # episode id -> its latest navigation's load
+
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        loader.add_option(
+            "ss_record_max_bytes",
+            int,
+            32 * 1024 * 1024,
+            "Largest body a recording keeps; a larger one is recorded without its body.",
+        )
+
+    def _records(self, flow: http.HTTPFlow) -> bool:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        response = flow.response
+        if episode is None or response is None or flow.metadata.get(OWN_RESPONSE):
+            return False
+        if episode.replay_of or episode.record == "off":
+            return False
+        return episode.record == "all" or is_page(flow, response)
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        response = flow.response
+        if response is None or not response.stream or not self._records(flow):
+            return
+        chunks: list[bytes] = []
+        flow.metadata[TEED] = chunks
+        limit = ctx.options.ss_record_max_bytes
+        upstream = response.stream if callable(response.stream) else None
+        size = [0]
+
+        def tee(chunk: bytes) -> bytes:
+            served = upstream(chunk) if upstream is not None else chunk
+            assert isinstance(served, bytes)  # the asset observer's tee passes chunks on as bytes
+            if size[0] <= limit:
+                chunks.append(served)
+                size[0] += len(served)
+            return served
+
+        response.stream = tee
+
+    async def response(self, flow: http.HTTPFlow) -> None:
+        if not self._records(flow):
+            return
+        episode: Episode = flow.metadata[EPISODE]
+        response = flow.response
+        assert response is not None
+        page = flow.metadata.get(PAGE)
+        body, encoding = self._served_body(flow, response)
+        if page is not None and page.get("load"):
+            self._last_load[episode.id] = page["load"]
+        extra: dict[str, Any] = {"page_load": self._last_load.get(episode.id)}
+        if page is not None:
+            extra.update(
+                navigation=bool(page.get("load")),
+                load=page.get("load"),
+                shifts=page["shifts"],
+                changes=page["changes"],
+            )
+        if body is None:
+            extra["body_omitted"] = f"over ss_record_max_bytes ({ctx.options.ss_record_max_bytes})"
+        entry = har_entry(flow, response, body, encoding, extra)
+        try:
+            await self.recording.append_entry(
+                episode.id, entry, body or b"", page.get("source") if page else None
+            )
+        except (OSError, ValueError) as error:
+            logger.error("recording of %s failed: %s", flow.request.url, error)
+            metrics.inc("recording_errors_total")
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.append_event(
+                    episode.id,
+                    {
+                        "type": "recording_error",
+                        "ts": time.time(),
+                        "source": "proxy",
+                        "url": browser_url(flow),
+                        "reason": str(error)[:300],
+                    },
+                    episode.expires_at,
+                )
+
+    def _served_body(
+        self, flow: http.HTTPFlow, response: http.Response
+    ) -> tuple[bytes | None, str | None]:
+        """The body as the browser got it, decoded; (None, _) when over the limit. The second
+        value is the content-encoding kept when the body could not be decoded."""
+        chunks = flow.metadata.get(TEED)
+        raw = b"".join(chunks) if chunks is not None else (response.raw_content or b"")
+        if len(raw) > ctx.options.ss_record_max_bytes:
+            return None, None
+        encoding = classify.content_encoding(response)
+        try:
+            return decode_body(raw, encoding), None
+        except UndecodableBody:
+            return raw, encoding
+
+
+def _headers(headers: http.Headers) -> list[dict[str, str]]:
+    return [
+        {"name": name, "value": value}
+        for name, value in headers.items(multi=True)
+        if name.lower() not in SECRET_HEADERS
+    ]
+
+
+def _ms(start: float | None, end: float | None) -> float:
+    return round(max(0.0, (end - start) * 1000), 3) if start and end else 0.0
+
+
+def har_entry(
+    flow: http.HTTPFlow,
+    response: http.Response,
+    body: bytes | None,
+    kept_encoding: str | None,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """The HAR 1.2 entry of one exchange, without its body text (the recording stores the body
+    by hash and puts it back when it serves the HAR)."""
+    request = flow.request
+    url = browser_url(flow)
+    headers = _headers(response.headers)
+    if kept_encoding is None:  # the recording holds the decoded body
+        headers = [h for h in headers if h["name"].lower() != "content-encoding"]
+    started = request.timestamp_start
+    entry: dict[str, Any] = {
+        "startedDateTime": datetime.fromtimestamp(started, UTC).isoformat(),
+        "time": _ms(started, response.timestamp_end),
+        "request": {
+            "method": request.method,
+            "url": url,
+            "httpVersion": request.http_version,
+            "cookies": [],
+            "headers": _headers(request.headers),
+            "queryString": [
+                {"name": name, "value": value} for name, value in request.query.items(multi=True)
+            ],
+            "headersSize": -1,
+            "bodySize": len(request.raw_content or b""),
+        },
+        "response": {
+            "status": response.status_code,
+            "statusText": response.reason,
+            "httpVersion": response.http_version,
+            "cookies": [],
+            "headers": headers,
+            "content": {
+                "size": len(body) if body is not None else -1,
+                "mimeType": response.headers.get("content-type", ""),
+            },
+            "redirectURL": response.headers.get("location", ""),
+            "headersSize": -1,
+            "bodySize": len(response.raw_content or b"") if response.raw_content else -1,
+        },
+        "cache": {},
+        "timings": {
+            "send": _ms(started, request.timestamp_end),
+            "wait": _ms(request.timestamp_end, response.timestamp_start),
+            "receive": _ms(response.timestamp_start, response.timestamp_end),
+        },
+        "_skillshift": extra,
+    }
+    if request.raw_content:
+        entry["request"]["postData"] = {
+            "mimeType": request.headers.get("content-type", ""),
+            "text": request.get_text(strict=False) or "",
+        }
+    if extra.get("page_load"):
+        entry["pageref"] = f"load_{extra['page_load']}"
+    return entry

@@ -1,0 +1,198 @@
+"""Recordings on disk: what an episode's browser received, and its configuration and events,
+kept past the store's TTL.
+
+  <dir>/bodies/ab/abcdef...          every body once, by SHA-256 (shared by all episodes)
+  <dir>/episodes/<id>/episode.json   the episode's configuration (rewritten on every change)
+  <dir>/episodes/<id>/events.jsonl   its events, with the ids the store gave them
+  <dir>/episodes/<id>/entries.jsonl  its HAR 1.2 entries, bodies by hash (`_skillshift.body`)
+
+Writes go through one worker thread, in order: the proxy's event loop never waits for the disk,
+and a read (queued on the same worker) sees every write queued before it. Several processes may
+share a directory: each line is appended with a single write() under O_APPEND, and readers
+order events by id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from proxy.store.base import parse_event_id
+
+T = TypeVar("T")
+# An episode id as a directory name: the API's id alphabet, never "." or "..".
+SAFE_ID = re.compile(r"^(?!\.+$)[A-Za-z0-9_.-]{1,64}$")
+TEXT_TYPES = re.compile(r"^(text/|application/(json|javascript|xml|xhtml\+xml|ld\+json)|image/svg)")
+# Where an episode's current log starts: a reset forgets what came before, and an id may be
+# used again once its episode is gone.
+LOG_STARTS = frozenset({"episode_created", "episode_reset"})
+
+
+class Recording:
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.root = Path(directory)
+        (self.root / "bodies").mkdir(parents=True, exist_ok=True)
+        (self.root / "episodes").mkdir(parents=True, exist_ok=True)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
+
+    async def _run(self, work: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, work, *args)
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=True)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    async def save_episode(self, record: dict[str, Any]) -> None:
+        await self._run(self._write_episode, record)
+
+    async def append_event(self, episode_id: str, event: dict[str, Any]) -> None:
+        await self._run(self._append, episode_id, "events.jsonl", event)
+
+    async def append_entry(
+        self, episode_id: str, entry: dict[str, Any], body: bytes, source: bytes | None
+    ) -> None:
+        """One HAR entry; `body` as served (decoded), `source` the upstream's page it was
+        shifted from (None when the page went out as the upstream sent it)."""
+        await self._run(self._write_entry, episode_id, entry, body, source)
+
+    def _write_entry(
+        self, episode_id: str, entry: dict[str, Any], body: bytes, source: bytes | None
+    ) -> None:
+        extra = entry.setdefault("_skillshift", {})
+        extra["body"] = self._put_body(body)
+        if source is not None:
+            extra["source"] = self._put_body(source)
+        self._append(episode_id, "entries.jsonl", entry)
+
+    def _put_body(self, body: bytes) -> str:
+        digest = hashlib.sha256(body).hexdigest()
+        path = self.root / "bodies" / digest[:2] / digest
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            partial.write_bytes(body)
+            partial.replace(path)  # atomic: a reader never sees half a body
+        return digest
+
+    def _write_episode(self, record: dict[str, Any]) -> None:
+        directory = self._directory(str(record["id"]))
+        directory.mkdir(exist_ok=True)
+        partial = directory / f"episode.json.{os.getpid()}.part"
+        partial.write_text(json.dumps(record, sort_keys=True))
+        partial.replace(directory / "episode.json")
+
+    def _append(self, episode_id: str, name: str, item: dict[str, Any]) -> None:
+        directory = self._directory(episode_id)
+        directory.mkdir(exist_ok=True)
+        line = (json.dumps(item, separators=(",", ":")) + "\n").encode()
+        descriptor = os.open(directory / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(descriptor, line)
+        finally:
+            os.close(descriptor)
+
+    def _directory(self, episode_id: str) -> Path:
+        if not SAFE_ID.match(episode_id):
+            raise ValueError(f"{episode_id!r} is not an episode id")
+        return self.root / "episodes" / episode_id
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def episode(self, episode_id: str) -> dict[str, Any] | None:
+        """The archived configuration, or None if this directory never saw the episode."""
+        return await self._run(self._read_episode, episode_id)
+
+    async def episode_ids(self) -> list[str]:
+        return await self._run(
+            lambda: sorted(p.parent.name for p in (self.root / "episodes").glob("*/episode.json"))
+        )
+
+    async def events(self, episode_id: str) -> list[dict[str, Any]]:
+        """The archived log since the episode was (re)created or last reset, oldest first."""
+        events = await self._run(self._read_lines, episode_id, "events.jsonl")
+        events.sort(key=lambda event: parse_event_id(str(event.get("id", "0-0"))))
+        starts = [i for i, event in enumerate(events) if event.get("type") in LOG_STARTS]
+        return events[starts[-1] :] if starts else events
+
+    async def entries(self, episode_id: str) -> list[dict[str, Any]]:
+        """Every recorded HAR entry, in the order responses completed."""
+        return await self._run(self._read_lines, episode_id, "entries.jsonl")
+
+    async def body(self, digest: str) -> bytes:
+        if not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise ValueError(f"{digest!r} is not a body digest")
+        return await self._run((self.root / "bodies" / digest[:2] / digest).read_bytes)
+
+    async def har(self, episode_id: str, creator_version: str) -> dict[str, Any]:
+        """The episode's recording as one HAR 1.2 log, bodies inline (as text, or base64)."""
+        entries = await self.entries(episode_id)
+        for entry in entries:
+            content = entry["response"]["content"]
+            digest = entry.get("_skillshift", {}).get("body")
+            if digest:
+                content.update(har_text(await self.body(digest), content.get("mimeType", "")))
+        return {
+            "log": {
+                "version": "1.2",
+                "creator": {"name": "skillshift", "version": creator_version},
+                "pages": har_pages(entries),
+                "entries": entries,
+            }
+        }
+
+    def _read_episode(self, episode_id: str) -> dict[str, Any] | None:
+        path = self._directory(episode_id) / "episode.json"
+        try:
+            record: dict[str, Any] = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None
+        return record
+
+    def _read_lines(self, episode_id: str, name: str) -> list[dict[str, Any]]:
+        try:
+            raw = (self._directory(episode_id) / name).read_bytes()
+        except FileNotFoundError:
+            return []
+        items = []
+        for line in raw.splitlines():
+            # A process killed mid-write leaves at most a torn last line: skip it, keep the rest.
+            with contextlib.suppress(json.JSONDecodeError):
+                items.append(json.loads(line))
+        return items
+
+
+def har_text(body: bytes, mime_type: str) -> dict[str, Any]:
+    """A HAR `content`'s text: the body itself when it is text, else base64."""
+    if TEXT_TYPES.match(mime_type.lower()):
+        try:
+            return {"text": body.decode("utf-8")}
+        except UnicodeDecodeError:
+            pass
+    return {"text": base64.b64encode(body).decode("ascii"), "encoding": "base64"}
+
+
+def har_pages(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One HAR page per recorded navigation (its load index is the page id)."""
+    pages = []
+    for entry in entries:
+        extra = entry.get("_skillshift", {})
+        if extra.get("navigation"):
+            pages.append(
+                {
+                    "startedDateTime": entry["startedDateTime"],
+                    "id": entry["pageref"],
+                    "title": entry["request"]["url"],
+                    "pageTimings": {},
+                }
+            )
+    return pages

@@ -1,0 +1,120 @@
+"""Replay episodes: every request is answered from another episode's recording, never from the
+upstream, so a browser sees what the agent saw after the app has changed or is gone.
+
+Navigations step through the recording: the replay's n-th navigation is answered with the
+recorded navigation `from_load + n - 1` when it asked for that URL, else with the nearest
+recorded navigation of the URL after it (or, failing that, before it). Subresources get the
+response recorded for the page being replayed (the latest one recorded at or before it, else
+the first). A request the recording does not hold gets a 404 page and a `replay_miss` event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Any
+
+from mitmproxy import http
+
+from proxy import classify
+from proxy.binding import EPISODE
+from proxy.episode import Episode
+from proxy.recording import Recording
+from proxy.responses import answer, error_response
+from proxy.store import EpisodeStore
+
+LOADS = "loads"
+# Headers of a recorded response that describe the bytes on the wire, not the body replayed.
+WIRE_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
+
+
+class RecordedExchanges:
+    """A recording's entries by (method, URL), navigations apart."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.navigations: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        self.all: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for entry in entries:
+            key = (entry["request"]["method"], entry["request"]["url"])
+            self.all[key].append(entry)
+            if entry.get("_skillshift", {}).get("navigation"):
+                self.navigations[key].append(entry)
+
+    def navigation(self, key: tuple[str, str], expected: int) -> dict[str, Any] | None:
+        found = self.navigations.get(key)
+        if not found:
+            return self.subresource(key, expected)
+        later = [e for e in found if e["_skillshift"]["load"] >= expected]
+        if later:
+            return min(later, key=lambda e: e["_skillshift"]["load"])
+        return max(found, key=lambda e: e["_skillshift"]["load"])
+
+    def subresource(self, key: tuple[str, str], page_load: int | None) -> dict[str, Any] | None:
+        found = self.all.get(key)
+        if not found:
+            return None
+        before = [e for e in found if (e["_skillshift"].get("page_load") or 0) <= (page_load or 0)]
+        return before[-1] if before else found[0]
+
+
+class ReplayResponder:
+    def __init__(self, recording: Recording | None, store: EpisodeStore) -> None:
+        self.recording = recording
+        self.store = store
+        self._indexes: dict[str, tuple[int, RecordedExchanges]] = {}
+        self._replayed_load: dict[str, int] = {}  # replay episode -> recorded load it shows
+
+    async def request(self, flow: http.HTTPFlow) -> None:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        if flow.response is not None or episode is None or not episode.replay_of:
+            return
+        if self.recording is None:
+            answer(flow, error_response(404, "This service records nothing: nothing to replay."))
+            return
+        exchanges = await self._exchanges(episode.replay_of)
+        key = (flow.request.method, flow.request.pretty_url)
+        navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
+        if navigation:
+            count = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
+            entry = exchanges.navigation(key, (episode.from_load or 1) + count - 1)
+        else:
+            entry = exchanges.subresource(key, self._replayed_load.get(episode.id))
+        if entry is None or "body" not in entry["_skillshift"]:
+            answer(flow, error_response(404, "This request is not in the recording replayed."))
+            await self._event(episode, "replay_miss", url=key[1], method=key[0])
+            return
+        recorded = entry["_skillshift"]
+        if navigation and recorded.get("load"):
+            self._replayed_load[episode.id] = recorded["load"]
+        body = await self.recording.body(recorded["body"])
+        headers = [
+            (h["name"].encode(), h["value"].encode())
+            for h in entry["response"]["headers"]
+            if h["name"].lower() not in WIRE_HEADERS
+        ]
+        response = http.Response.make(entry["response"]["status"], body, headers)
+        answer(flow, response)
+        if navigation:
+            await self._event(
+                episode,
+                "page_served",
+                url=key[1],
+                kind=classify.RequestKind.DOCUMENT.value,
+                load_index=count,
+                replayed_load=recorded.get("load"),
+                shifts=recorded.get("shifts", {}),
+                changed=False,
+            )
+
+    async def _exchanges(self, episode_id: str) -> RecordedExchanges:
+        entries = await self.recording.entries(episode_id)  # type: ignore[union-attr]
+        cached = self._indexes.get(episode_id)
+        if cached is not None and cached[0] == len(entries):
+            return cached[1]
+        exchanges = RecordedExchanges(entries)
+        self._indexes[episode_id] = (len(entries), exchanges)
+        return exchanges
+
+    async def _event(self, episode: Episode, event_type: str, **data: Any) -> None:
+        event = {"type": event_type, "ts": time.time(), "source": "proxy", **data}
+        await self.store.append_event(episode.id, event, episode.expires_at)

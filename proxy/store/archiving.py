@@ -1,0 +1,88 @@
+"""A store that keeps what outlives it: every episode's configuration and events are written
+through to a recording directory, so nothing is lost when the store deletes or expires a key.
+
+It changes nothing of the store's semantics (binding still sees only live episodes); the API
+reads the archive for episodes the store no longer holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proxy.recording import Recording
+from proxy.store.base import EpisodeStore
+
+
+class ArchivingStore(EpisodeStore):
+    def __init__(self, inner: EpisodeStore, recording: Recording) -> None:
+        self.inner = inner
+        self.recording = recording
+
+    async def create_episode(
+        self, episode_id: str, record: dict[str, Any], expires_at: int
+    ) -> bool:
+        created = await self.inner.create_episode(episode_id, record, expires_at)
+        if created:
+            await self.recording.save_episode(record)
+        return created
+
+    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
+        updated = await self.inner.update_episode(episode_id, record)
+        if updated:
+            await self.recording.save_episode(record)
+        return updated
+
+    async def append_event(
+        self, episode_id: str, event: dict[str, Any], expires_at: int
+    ) -> str | None:
+        event_id = await self.inner.append_event(episode_id, event, expires_at)
+        if event_id is not None:
+            await self.recording.append_event(episode_id, {**event, "id": event_id})
+        return event_id
+
+    async def delete_episode(self, episode_id: str) -> bool:
+        return await self.inner.delete_episode(episode_id)
+
+    async def get_episode(self, episode_id: str) -> dict[str, Any] | None:
+        return await self.inner.get_episode(episode_id)
+
+    async def list_episodes(self) -> list[dict[str, Any]]:
+        return await self.inner.list_episodes()
+
+    async def claim_flag(self, episode_id: str, flag: str, expires_at: int) -> bool:
+        return await self.inner.claim_flag(episode_id, flag, expires_at)
+
+    async def get_flags(self, episode_id: str) -> dict[str, str]:
+        return await self.inner.get_flags(episode_id)
+
+    async def incr_counter(self, episode_id: str, counter: str, expires_at: int) -> int:
+        return await self.inner.incr_counter(episode_id, counter, expires_at)
+
+    async def get_counters(self, episode_id: str) -> dict[str, int]:
+        return await self.inner.get_counters(episode_id)
+
+    async def read_events(
+        self, episode_id: str, after: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        return await self.inner.read_events(episode_id, after, limit)
+
+    async def count_events(self, episode_id: str) -> int:
+        return await self.inner.count_events(episode_id)
+
+    async def reset_episode(self, episode_id: str) -> None:
+        await self.inner.reset_episode(episode_id)
+
+    async def set_listener_default(
+        self, listener: str, episode_id: str | None, expires_at: int
+    ) -> None:
+        await self.inner.set_listener_default(listener, episode_id, expires_at)
+
+    async def get_listener_default(self, listener: str) -> str | None:
+        return await self.inner.get_listener_default(listener)
+
+    async def ping(self) -> None:
+        await self.inner.ping()
+
+    async def close(self) -> None:
+        await self.inner.close()
+        self.recording.close()
