@@ -32,8 +32,11 @@ def add_parsers(commands: Any) -> None:
         "report",
         help="diagnostics across episodes: SR, AS, ASC, SFR and popups per group",
         description="Aggregate the task results and skill events agents reported into success "
-        "rate (SR), average steps (AS), average skill calls (ASC), skill failure rate (SFR) "
-        "and popup counts, one row per group.",
+        "rate (SR), average steps (AS), average skill calls (ASC), skill failure rate (SFR), "
+        "attributed skill failures and popup counts, one row per group; or print the "
+        "benchmark's table (--format benchmark: each metric macro-averaged over (website, "
+        "condition) cells, by website, by condition and overall) or one JSON line per task "
+        "attempt (--format per_task).",
     )
     report.add_argument(
         "--group-by",
@@ -43,13 +46,27 @@ def add_parsers(commands: Any) -> None:
     report.add_argument(
         "--tag", action="append", default=[], help="only episodes tagged KEY=VALUE (repeatable)"
     )
-    report.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    report.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "benchmark", "per_task"],
+        default="table",
+        help="table (default), csv or json: one row per group; benchmark: the benchmark's "
+        "table (--group-by ignored); per_task: JSON lines, one per task attempt",
+    )
     add_api_options(report)
     episodes = commands.add_parser("episodes", help="list episodes or export one's event log")
     actions = episodes.add_subparsers(dest="action", required=True)
     add_api_options(actions.add_parser("list", help="one line per episode"))
-    export = actions.add_parser("export", help="an episode's full event log as JSONL")
+    export = actions.add_parser(
+        "export", help="an episode's full event log as JSONL, or its recording as HAR"
+    )
     export.add_argument("episode_id")
+    export.add_argument(
+        "--har",
+        action="store_true",
+        help="write the episode's recording as a HAR 1.2 document instead (the service must "
+        "record: --record-dir)",
+    )
     export.add_argument("--output", "-o", help="write to this file (default: stdout)")
     add_api_options(export)
     ca = commands.add_parser(
@@ -60,10 +77,16 @@ def add_parsers(commands: Any) -> None:
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    cells = [[_cell(row.get(column)) for column in columns] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    lines = ("  ".join(v.rjust(w) for v, w in zip(line, widths, strict=True)) for line in cells)
-    return "\n".join(["  ".join(c.rjust(w) for c, w in zip(columns, widths, strict=True)), *lines])
+    return format_grid(columns, [[_cell(row.get(column)) for column in columns] for row in rows])
+
+
+def format_grid(header: list[str], lines: list[list[str]]) -> str:
+    """Right-aligned columns, two spaces apart."""
+    widths = [max([len(h)] + [len(line[i]) for line in lines]) for i, h in enumerate(header)]
+    return "\n".join(
+        "  ".join(value.rjust(width) for value, width in zip(line, widths, strict=True))
+        for line in [header, *lines]
+    )
 
 
 def _cell(value: Any) -> str:
@@ -72,11 +95,62 @@ def _cell(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+LOW_CALLS = "*"  # marks an SFR resting on fewer than `min_sfr_calls` skill calls
+FEWER_CELLS = "+"  # marks a mean over fewer cells than its row or column has
+
+
+def format_benchmark(table: dict[str, Any]) -> str:
+    """The benchmark's table as text: one row per metric; columns the websites, the
+    conditions and the overall value, each a macro average over cells; footnotes for flags."""
+    websites, conditions = table["websites"], table["conditions"]
+    if not websites:
+        return "no episodes"
+    full = {"websites": len(conditions), "conditions": len(websites)}
+    lines: list[list[str]] = []
+    marks: set[str] = set()  # the footnote marks used
+    for name, metric in table["metrics"].items():
+        line = [name]
+        for scope, keys in (("websites", websites), ("conditions", conditions)):
+            for key in keys:
+                value, cells = metric[scope][key], metric["cells"][scope][key]
+                flagged = metric.get("low_calls", {}).get(scope, {}).get(key, False)
+                line.append(_flagged(value, flagged, cells < full[scope], marks))
+            line.append("|")
+        flagged = metric.get("low_calls", {}).get("overall", False)
+        fewer = metric["cells"]["overall"] < len(websites) * len(conditions)
+        lines.append([*line, _flagged(metric["overall"], flagged, fewer, marks)])
+    header = ["metric", *websites, "|", *conditions, "|", "overall"]
+    notes = [format_grid(header, lines), "", "Macro averages over (website, condition) cells."]
+    if LOW_CALLS in marks:
+        notes.append(f"{LOW_CALLS} SFR resting on fewer than {table['min_sfr_calls']} skill calls.")
+    if FEWER_CELLS in marks:
+        notes.append(f"{FEWER_CELLS} a mean over fewer cells than its row or column has.")
+    if table["missing_cells"]:
+        missing = ", ".join(f"{site}/{condition}" for site, condition in table["missing_cells"])
+        notes.append(f"Cells without episodes: {missing}.")
+    return "\n".join(notes)
+
+
+def _flagged(value: Any, low_calls: bool, fewer_cells: bool, marks: set[str]) -> str:
+    mark = (LOW_CALLS if low_calls else "") + (
+        FEWER_CELLS if fewer_cells and value is not None else ""
+    )
+    marks.update(mark)
+    return _cell(value) + mark
+
+
 def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     group_by = args.group_by.split(",")
     tags = dict(tag.partition("=")[::2] for tag in args.tag)
     if args.format == "csv":
         out.write(client.reports(group_by, tags, format="csv"))
+        return
+    if args.format == "per_task":
+        for record in client.reports(group_by, tags, format="per_task"):
+            out.write(json.dumps(record) + "\n")
+        return
+    if args.format == "benchmark":
+        out.write(format_benchmark(client.reports(group_by, tags, format="benchmark")) + "\n")
         return
     result = client.reports(group_by, tags)
     if args.format == "json":
@@ -90,6 +164,14 @@ def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None
         rows = client.list_episodes()
         columns = ["id", "condition", "regime", "seed", "site", "suspended"]
         out.write(format_table(rows, columns) + "\n")
+        return
+    if args.har:
+        document = json.dumps(client.har(args.episode_id), indent=1, ensure_ascii=False) + "\n"
+        if args.output:  # written only once the API answered: no empty file on an error
+            with open(args.output, "w", encoding="utf-8") as har:
+                har.write(document)
+        else:
+            out.write(document)
         return
     target = open(args.output, "w") if args.output else out  # noqa: SIM115 - closed below
     try:

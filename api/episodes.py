@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -9,6 +10,8 @@ import httpx
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
+from api import meta
+from api.attribution import attribute
 from api.check import UpstreamRefused, fetch_and_check
 from api.errors import ApiError
 from api.evidence import evidence_of
@@ -20,6 +23,7 @@ from proxy.guard import upstream_allowed
 from proxy.store import EpisodeStore
 from proxy.store.base import parse_event_id
 
+logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/episodes", tags=["episodes"])
 
 
@@ -38,7 +42,8 @@ def describe(episode: Episode, settings: Settings) -> dict[str, Any]:
     host_port = f"{settings.public_proxy_host}:{settings.proxy_port}"
     return {
         **episode.model_dump(mode="json"),
-        "shifts_applied": episode.shift_names(),
+        "shifts_applied": [] if episode.replay_of else episode.shift_names(),
+        "shift_digest": episode.shift_digest(meta.version()),
         "proxy": {
             "server": settings.proxy_server,
             "username": episode.id,
@@ -83,6 +88,7 @@ async def store_new_episode(
             "condition": episode.condition,
             "regime": episode.regime,
             "seed": episode.seed,
+            "shift_digest": episode.shift_digest(meta.version()),
         },
         episode.expires_at,
     )
@@ -269,10 +275,24 @@ async def post_event(episode_id: str, body: AgentEvent, request: Request) -> dic
     store = _store(request)
     episode = await load_episode(store, episode_id)
     event = {**body.model_dump(exclude_none=True), "ts": time.time(), "source": "agent"}
+    if event["type"] == "skill_failure":
+        event["attribution"] = await _attribution(request, episode, event)
     event_id = await store.append_event(episode_id, event, episode.expires_at)
     if event_id is None:
         raise ApiError(404, f"episode {episode_id!r} not found")
     return {"id": event_id, **event}
+
+
+async def _attribution(request: Request, episode: Episode, failure: dict[str, Any]) -> Any:
+    """Which shift the failure is owed to, judged now, on the page the agent is on. A failure
+    is never lost to its attribution: one that cannot be judged is unattributed, with why."""
+    evidence = evidence_of(request)
+    try:
+        events = await evidence.events(episode.id, True)
+        return await attribute(episode, failure, events, evidence.recording)
+    except Exception as error:  # noqa: BLE001 - the event matters more than its attribution
+        logger.exception("attribution of a skill failure of %s failed", episode.id)
+        return {"shift": "unattributed", "why": f"attribution failed: {error}"[:300]}
 
 
 async def _set_suspended(episode_id: str, request: Request, suspended: bool) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import secrets
 import time
@@ -25,6 +26,7 @@ from shifts import get_shift, shifts_for, validate_params
 from shifts.base import UnknownShift
 from shifts.conditions import PerceptualSet, canonical_condition
 from shifts.execution import RegimeParams
+from shifts.runtime import runtime_version
 
 Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
 Regime = Literal["once", "multiple", "random"]
@@ -157,6 +159,33 @@ class EpisodeConfig(BaseModel):
         if self.shifts is not None:
             return list(self.shifts)
         return list(shifts_for(self.condition, self.perceptual))
+
+    def shift_digest(self, service_version: str) -> str:
+        """A digest of everything that decides this episode's shifts: the service and runtime
+        versions, condition, perceptual set, shifts, regime and its parameters, seed, shift
+        parameters, targets and the site profiles it may use (its own, or every profile when
+        pages are matched by host). Two runs with one digest were shifted alike."""
+        profiles = [self.site] if self.site else sorted(sites.PROFILES)
+        decided = {
+            "service": service_version,
+            "runtime": runtime_version(),
+            **self.model_dump(
+                mode="json",
+                include={
+                    "condition",
+                    "perceptual",
+                    "regime",
+                    "regime_params",
+                    "seed",
+                    "shift_params",
+                },
+            ),  # fmt: skip
+            "shifts": self.shift_names(),
+            "targets": self.all_targets(),
+            "profiles": [repr(sites.PROFILES[name]) for name in profiles],
+        }
+        encoded = json.dumps(decided, sort_keys=True, separators=(",", ":")).encode()
+        return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
     def all_targets(self) -> dict[str, str]:
         profile_targets = sites.PROFILES[self.site].targets if self.site else {}

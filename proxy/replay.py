@@ -75,8 +75,10 @@ class ReplayResponder:
         key = (flow.request.method, flow.request.pretty_url)
         navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         if navigation:
-            count = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
-            entry = exchanges.navigation(key, (episode.from_load or 1) + count - 1)
+            # Only recorded pages count as loads (a redirect on the way to one does not), as
+            # they did when the episode was recorded.
+            replayed = (await self.store.get_counters(episode.id)).get(LOADS, 0)
+            entry = exchanges.navigation(key, (episode.from_load or 1) + replayed)
         else:
             entry = exchanges.subresource(key, self._replayed_load.get(episode.id))
         if entry is None or "body" not in entry["_skillshift"]:
@@ -84,7 +86,8 @@ class ReplayResponder:
             await self._event(episode, "replay_miss", url=key[1], method=key[0])
             return
         recorded = entry["_skillshift"]
-        if navigation and recorded.get("load"):
+        is_page = navigation and bool(recorded.get("load"))
+        if is_page:
             self._replayed_load[episode.id] = recorded["load"]
         body = await self.recording.body(recorded["body"])
         headers = [
@@ -94,7 +97,8 @@ class ReplayResponder:
         ]
         response = http.Response.make(entry["response"]["status"], body, headers)
         answer(flow, response)
-        if navigation:
+        if is_page:
+            count = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
             await self._event(
                 episode,
                 "page_served",

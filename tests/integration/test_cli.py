@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import re
 import signal
 import subprocess
@@ -12,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.client import AsyncSkillShift, SkillShift
 from api.settings import Settings
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
@@ -102,3 +106,129 @@ def test_port_in_use_is_reported(workdir: Path, service: ServiceProcess) -> None
     assert process.returncode != 0
     assert str(service.proxy_port) in process.stdout + process.stderr
     assert time.monotonic() - started < 20
+
+
+def admin(service: ServiceProcess, *args: str) -> subprocess.CompletedProcess[str]:
+    """An admin command (`report`, `episodes`) against the service."""
+    env = {**os.environ, "SKILLSHIFT_API_URL": service.api}
+    return subprocess.run(
+        [SKILLSHIFT, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+
+
+def attempt(
+    service: ServiceProcess, site: str, condition: str, calls: int, success: bool | None
+) -> str:
+    tags = {"site": site, "run": "cli-benchmark", "uid": f"{site}-{condition}-{calls}"}
+    episode = service.create_episode(condition=condition, tags=tags)
+    events = f"{service.api}/episodes/{episode['id']}/events"
+    for index in range(calls):
+        httpx.post(events, json={"type": "skill_call", "skill": "s"}, timeout=5)
+        if index % 3 == 0:
+            httpx.post(events, json={"type": "skill_failure", "skill": "s"}, timeout=5)
+    if success is not None:
+        body = {"type": "task_result", "success": success, "steps": 3 + calls}
+        httpx.post(events, json=body, timeout=5).raise_for_status()
+    return str(episode["id"])
+
+
+def test_report_prints_the_benchmark_table_and_per_task_lines(service: ServiceProcess) -> None:
+    conditions = ["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
+    for site in ("alpha", "beta"):
+        for condition in conditions:
+            if (site, condition) == ("beta", "Tgt-Exec"):
+                continue  # a missing cell
+            calls = 31 if condition == "Src" else 2
+            attempt(service, site, condition, calls, success=condition != "Tgt")
+    attempt(service, "alpha", "Tgt", 0, success=None)  # unfinished
+    shown = admin(service, "report", "--format", "benchmark", "--tag", "run=cli-benchmark")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    header = lines[0].split()
+    assert header == ["metric", "alpha", "beta", "|", *conditions, "|", "overall"]
+    rows = {line.split()[0]: line.split() for line in lines[1:5]}
+    assert list(rows) == ["SR", "AS", "ASC", "SFR"]
+    by_column = {name: dict(zip(header, row, strict=True)) for name, row in rows.items()}
+    assert by_column["SR"]["Src"] == "1.000" and by_column["SR"]["Tgt"] == "0.000"
+    # Src rests on 62 calls; every other condition on at most 4: flagged, with a footnote.
+    assert by_column["SFR"]["Src"] == "0.355" and by_column["SFR"]["Src-Perc"] == "0.500*"
+    # Tgt-Exec has one cell of two, and so has beta's row a cell missing.
+    assert by_column["SR"]["Tgt-Exec"] == "1.000+" and by_column["SR"]["beta"].endswith("+")
+    assert "* SFR resting on fewer than 30 skill calls." in lines
+    assert "Cells without episodes: beta/Tgt-Exec." in lines
+    as_json = admin(service, "report", "--format", "json", "--tag", "run=cli-benchmark")
+    assert sum(row["episodes"] for row in json.loads(as_json.stdout)["rows"]) == 12
+
+    per_task = admin(service, "report", "--format", "per_task", "--tag", "run=cli-benchmark")
+    assert per_task.returncode == 0, per_task.stderr
+    records = [json.loads(line) for line in per_task.stdout.splitlines()]
+    assert len(records) == 12
+    keys = ["uid", "site", "condition", "success", "steps", "skill_calls", "skill_failures"]
+    assert all(list(record) == keys for record in records)
+    assert records[0] == {
+        "uid": "alpha-Src-31",
+        "site": "alpha",
+        "condition": "src",
+        "success": True,
+        "steps": 34,
+        "skill_calls": 31,
+        "skill_failures": 11,
+    }
+    unfinished = next(r for r in records if r["uid"] == "alpha-Tgt-0")
+    assert unfinished["success"] is None and unfinished["steps"] is None
+
+
+def test_episodes_export_writes_the_har(workdir: Path, upstream: UpstreamServer) -> None:
+    service = ServiceProcess(workdir, "--record-dir", str(workdir / "recordings")).start()
+    try:
+        episode = service.create_episode(condition="Src")
+        with service.client(episode) as client:
+            assert client.get(f"{upstream.origin}/page.html").content == PAGE
+        deadline = time.monotonic() + 10
+        pages = f"{service.api}/episodes/{episode['id']}/pages"
+        while not httpx.get(pages, timeout=5).json()["pages"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        target = workdir / "episode.har"
+        written = admin(
+            service, "episodes", "export", str(episode["id"]), "--har", "-o", str(target)
+        )
+        assert written.returncode == 0, written.stderr
+        assert written.stdout == ""
+        har = json.loads(target.read_text(encoding="utf-8"))
+        assert har["log"]["version"] == "1.2"
+        urls = [entry["request"]["url"] for entry in har["log"]["entries"]]
+        assert f"{upstream.origin}/page.html" in urls
+        printed = admin(service, "episodes", "export", str(episode["id"]), "--har")
+        assert json.loads(printed.stdout) == har
+        # The clients read the same recording: the HAR, the pages, one page's change map.
+        with SkillShift(service.api) as sync:
+            assert sync.har(str(episode["id"])) == har
+            listed = sync.pages(str(episode["id"]))
+            assert [page["url"] for page in listed] == [f"{upstream.origin}/page.html"]
+            one = sync.page(str(episode["id"]), listed[0]["load"])
+            assert one["load"] == listed[0]["load"] and one["url"] == listed[0]["url"]
+
+        async def read_async() -> tuple[object, ...]:
+            async with AsyncSkillShift(service.api) as client:
+                episode_id = str(episode["id"])
+                load = listed[0]["load"]
+                return (
+                    await client.har(episode_id),
+                    await client.pages(episode_id),
+                    await client.page(episode_id, load),
+                )
+
+        assert asyncio.run(read_async()) == (har, listed, one)
+        missing = workdir / "missing.har"
+        unknown = admin(service, "episodes", "export", "nope", "--har", "-o", str(missing))
+        assert unknown.returncode == 1 and "404" in unknown.stderr
+        assert not missing.exists()  # nothing written when the API refuses
+    finally:
+        service.stop()
+
+
+def test_episodes_export_har_needs_a_recording_service(service: ServiceProcess) -> None:
+    episode = service.create_episode(condition="Src")
+    refused = admin(service, "episodes", "export", str(episode["id"]), "--har")
+    assert refused.returncode == 1
+    assert "404" in refused.stderr and "--record-dir" in refused.stderr

@@ -16,6 +16,7 @@ distribution ships it too, re-exported as `api.client`. Every request is describ
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -120,6 +121,17 @@ def _text(response: httpx.Response) -> str:
     return response.text
 
 
+def _json_lines(response: httpx.Response) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in response.text.splitlines() if line.strip()]
+
+
+# How each format of GET /reports is read: csv as text, per_task's JSON lines as a list.
+_REPORT_PARSERS: dict[str, Callable[[httpx.Response], Any]] = {
+    "csv": _text,
+    "per_task": _json_lines,
+}
+
+
 def _raise_for_error(response: httpx.Response, call: _Call[Any]) -> None:
     if response.status_code in call.ok:
         return
@@ -179,7 +191,19 @@ class _Calls:
             "tag": [f"{key}={value}" for key, value in tags.items()],
             "format": fmt,
         }
-        return _Call("GET", "/reports", _text if fmt == "csv" else _json, params=params)
+        return _Call("GET", "/reports", _REPORT_PARSERS.get(fmt, _json), params=params)
+
+    @staticmethod
+    def har(episode_id: str) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/episodes/{episode_id}/har", _json)
+
+    @staticmethod
+    def pages(episode_id: str) -> _Call[list[dict[str, Any]]]:
+        return _Call("GET", f"/episodes/{episode_id}/pages", lambda r: list(r.json()["pages"]))
+
+    @staticmethod
+    def page(episode_id: str, load: int) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/episodes/{episode_id}/pages/{load}", _json)
 
     @staticmethod
     def set_listener_default(listener: str, episode_id: str | None) -> _Call[Any]:
@@ -293,8 +317,25 @@ class SkillShift:
         tags: dict[str, str] | None = None,
         format: str = "json",
     ) -> Any:
-        """Diagnostics over episodes (SR, AS, ASC, SFR, popups), grouped; `format="csv"` -> str."""
+        """Diagnostics over episodes (SR, AS, ASC, SFR, attributed failures, popups).
+
+        `format`: `json` (rows per group, a dict), `csv` (str), `benchmark` (the benchmark's
+        macro-averaged table by website, condition and overall, a dict; `group_by` is
+        ignored) or `per_task` (one record per task attempt, a list of dicts).
+        """
         return self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+
+    def har(self, episode_id: str) -> dict[str, Any]:
+        """The episode's recording as a HAR 1.2 document (the service needs --record-dir)."""
+        return self._run(_Calls.har(episode_id))
+
+    def pages(self, episode_id: str) -> list[dict[str, Any]]:
+        """The episode's recorded pages: load index, URL, status, what each shift did."""
+        return self._run(_Calls.pages(episode_id))
+
+    def page(self, episode_id: str, load: int) -> dict[str, Any]:
+        """One recorded page's change map (the elements each shift changed, the popup)."""
+        return self._run(_Calls.page(episode_id, load))
 
     def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
         return dict(self._run(_Calls.set_listener_default(listener, episode_id)))
@@ -399,6 +440,15 @@ class AsyncSkillShift:
         format: str = "json",
     ) -> Any:
         return await self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+
+    async def har(self, episode_id: str) -> dict[str, Any]:
+        return await self._run(_Calls.har(episode_id))
+
+    async def pages(self, episode_id: str) -> list[dict[str, Any]]:
+        return await self._run(_Calls.pages(episode_id))
+
+    async def page(self, episode_id: str, load: int) -> dict[str, Any]:
+        return await self._run(_Calls.page(episode_id, load))
 
     async def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
         return dict(await self._run(_Calls.set_listener_default(listener, episode_id)))

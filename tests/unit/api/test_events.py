@@ -28,7 +28,9 @@ REFUSED = [
 
 @pytest.mark.parametrize(("event", "fragment"), REFUSED, ids=lambda v: str(v)[:40])
 async def test_invalid_events_are_refused_and_change_nothing(
-    api: httpx.AsyncClient, event: dict, fragment: str  # type: ignore[type-arg]
+    api: httpx.AsyncClient,
+    event: dict,
+    fragment: str,  # type: ignore[type-arg]
 ) -> None:
     await api.post("/episodes", json={"id": "e1"})
     assert_error(await api.post("/episodes/e1/events", json=event), 422, fragment)
