@@ -1,0 +1,95 @@
+"""Evidence through the API: archived episodes, recordings, replays, attributions, digests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from proxy.recording import Recording
+from proxy.store import MemoryStore
+from proxy.store.archiving import ArchivingStore
+
+
+@pytest.fixture
+async def recorded(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Recording]]:
+    recording = Recording(tmp_path)
+    app = create_app(ArchivingStore(MemoryStore(), recording), Settings(), recording)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+        yield client, recording
+    recording.close()
+
+
+async def test_without_a_record_dir_there_is_nothing_to_replay(api: httpx.AsyncClient) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    replay = await api.post("/episodes", json={"replay_of": "e1"})
+    assert replay.status_code == 404 and "--record-dir" in replay.json()["error"]
+    assert (await api.get("/episodes/e1/har")).status_code == 404
+    assert (await api.get("/episodes/e1/pages")).status_code == 404
+
+
+async def test_bad_replays_are_refused(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    assert (await api.post("/episodes", json={"replay_of": "nope"})).status_code == 404
+    await api.post("/episodes", json={"id": "empty"})
+    empty = await api.post("/episodes", json={"replay_of": "empty"})
+    assert empty.status_code == 422 and "no recorded page" in empty.json()["error"]
+    assert (await api.post("/episodes", json={"from_load": 2})).status_code == 422
+    assert (await api.post("/episodes", json={"replay_of": ".."})).status_code == 422
+    assert (await api.post("/episodes", json={"id": ".."})).status_code == 422
+
+
+async def test_a_deleted_episode_is_still_evidence(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    await api.post("/episodes", json={"id": "gone", "condition": "src-perc", "tags": {"r": "1"}})
+    body = {"type": "task_result", "success": False, "steps": 7}
+    assert (await api.post("/episodes/gone/events", json=body)).status_code == 201
+    assert (await api.delete("/episodes/gone")).status_code == 204
+    shown = (await api.get("/episodes/gone")).json()
+    assert shown["archived"] is True and shown["condition"] == "Src-Perc"
+    events = (await api.get("/episodes/gone/events")).json()["events"]
+    assert [e["type"] for e in events] == ["episode_created", "task_result"]
+    after_first = (await api.get(f"/episodes/gone/events?after={events[0]['id']}")).json()
+    assert [e["type"] for e in after_first["events"]] == ["task_result"]
+    (row,) = (await api.get("/reports?tag=r=1")).json()["rows"]
+    assert row["episodes"] == 1 and row["SR"] == 0.0 and row["AS"] == 7.0
+    assert (await api.get("/episodes/gone/report")).json()["archived"] is True
+    # Archived is not live: it cannot be changed, nor deleted again.
+    assert (await api.delete("/episodes/gone")).status_code == 404
+    assert (await api.post("/episodes/gone/reset")).status_code == 404
+
+
+async def test_failures_carry_their_attribution(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    await api.post("/episodes", json={"id": "f", "condition": "Src-Exec"})
+    body = {"type": "skill_failure", "skill": "search", "target": "#q"}
+    event = (await api.post("/episodes/f/events", json=body)).json()
+    assert event["attribution"]["shift"] == "unattributed"
+    assert "no page" in event["attribution"]["why"]
+    stored = (await api.get("/episodes/f/events")).json()["events"][-1]
+    assert stored["attribution"] == event["attribution"]
+
+
+async def test_the_shift_digest_names_what_decides_the_shifts(api: httpx.AsyncClient) -> None:
+    async def digest(**config: object) -> str:
+        return str((await api.post("/episodes", json=config)).json()["shift_digest"])
+
+    same = await digest(condition="Src-Perc", seed=1, tags={"a": "1"})
+    assert same == await digest(condition="src-perc", seed=1, tags={"a": "2"}, ttl_s=60)
+    assert same.startswith("sha256:")
+    assert same != await digest(condition="Src-Perc", seed=2)
+    assert same != await digest(condition="Src-Perc", seed=1, perceptual="extended")
+    assert same != await digest(condition="Src-Perc", seed=1, site="wordpress")
+    params = {"locator_drift": {"wrap_rate": 0.9}}
+    assert same != await digest(condition="Src-Perc", seed=1, shift_params=params)

@@ -1,0 +1,127 @@
+"""Recording and replay through the real addon chain (with a recording directory)."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mitmproxy import http
+from mitmproxy.addonmanager import AddonManager
+from mitmproxy.proxy.layers.http import HttpResponseHeadersHook, HttpResponseHook
+from mitmproxy.test import taddons
+
+from proxy import build_addons
+from proxy.recording import Recording
+from proxy.store import MemoryStore
+from tests.unit.proxy.conftest import html_response, make_episode, request_flow, run_request
+
+PAGE = (
+    b"<!DOCTYPE html><html><head><title>x</title></head>"
+    b"<body><a href='/l'>Sign in</a></body></html>"
+)
+NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> Iterator[Recording]:
+    found = Recording(tmp_path / "recordings")
+    yield found
+    found.close()
+
+
+@pytest.fixture
+def chain(store: MemoryStore, recording: Recording) -> Iterator[AddonManager]:
+    with taddons.context(*build_addons(store, recording)) as context:
+        yield context.master.addons
+
+
+async def exchange(
+    chain: AddonManager,
+    episode,  # type: ignore[no-untyped-def]
+    response: http.Response,
+    path: str = "/",
+    headers: dict[str, str] | None = None,
+) -> http.HTTPFlow:
+    """One request through the chain and the upstream's response back, streamed in two chunks
+    when the chain streams it (as mitmproxy would pass them to the stream function)."""
+    flow = request_flow(path, headers={"X-SkillShift-Episode": episode.id, **(headers or NAV)})
+    await run_request(chain, flow)
+    assert flow.response is None
+    flow.response = response
+    body = response.raw_content or b""
+    await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
+    if callable(flow.response.stream):
+        for chunk in (body[:10], body[10:], b""):
+            flow.response.stream(chunk)
+        flow.response.raw_content = b""  # a streamed body is not kept by mitmproxy
+    await chain.handle_lifecycle(HttpResponseHook(flow))
+    return flow
+
+
+async def test_a_shifted_page_is_recorded_as_served_with_its_source_and_change_map(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    flow = await exchange(chain, episode, html_response(PAGE))
+    (entry,) = await recording.entries(episode.id)
+    extra = entry["_skillshift"]
+    assert await recording.body(extra["body"]) == flow.response.content != PAGE
+    assert await recording.body(extra["source"]) == PAGE
+    assert extra["navigation"] and extra["load"] == 1 and entry["pageref"] == "load_1"
+    assert extra["changes"]["popup"]["load"] == 1
+    assert entry["request"]["url"] == "http://site.test/"
+    names = {h["name"].lower() for h in entry["request"]["headers"]}
+    assert "x-skillshift-episode" not in names  # the binding's secret never lands in a HAR
+    har = await recording.har(episode.id, "test")
+    assert har["log"]["pages"][0]["id"] == "load_1"
+    assert har["log"]["entries"][0]["response"]["content"]["text"].startswith("<!DOCTYPE")
+
+
+async def test_a_streamed_page_is_recorded_decoded_and_subresources_only_when_asked(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    pages_only = await make_episode(store, condition="Src")
+    everything = await make_episode(store, condition="Src", record="all")
+    off = await make_episode(store, condition="Src", record=False)
+    for episode in (pages_only, everything, off):
+        zipped = html_response(b"", **{"Content-Encoding": "gzip"})
+        zipped.raw_content = gzip.compress(PAGE)
+        await exchange(chain, episode, zipped)
+        image = http.Response.make(200, b"\x89PNG...", {"Content-Type": "image/png"})
+        await exchange(chain, episode, image, "/logo.png", {"Sec-Fetch-Dest": "image"})
+    entries = await recording.entries(pages_only.id)
+    assert [e["request"]["url"] for e in entries] == ["http://site.test/"]
+    assert await recording.body(entries[0]["_skillshift"]["body"]) == PAGE
+    assert "source" not in entries[0]["_skillshift"]  # it went out as the upstream sent it
+    headers = {h["name"].lower() for h in entries[0]["response"]["headers"]}
+    assert "content-encoding" not in headers  # the recording holds the decoded body
+    assert len(await recording.entries(everything.id)) == 2
+    logo = (await recording.har(everything.id, "test"))["log"]["entries"][1]
+    assert logo["response"]["content"]["encoding"] == "base64"
+    assert logo["_skillshift"]["page_load"] == 1
+    assert await recording.entries(off.id) == []
+
+
+async def test_a_replay_answers_from_the_recording_and_never_from_the_upstream(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, condition="Src-Exec", regime="multiple", record="all")
+    first = await exchange(chain, recorded, html_response(PAGE))
+    style = http.Response.make(200, b"a{}", {"Content-Type": "text/css"})
+    await exchange(chain, recorded, style, "/s.css", {"Sec-Fetch-Dest": "style"})
+    replay = await make_episode(store, replay_of=recorded.id)
+    for path, dest, body in (
+        ("/", "document", first.response.content),
+        ("/s.css", "style", b"a{}"),
+    ):
+        flow = request_flow(path, {"X-SkillShift-Episode": replay.id, "Sec-Fetch-Dest": dest})
+        await run_request(chain, flow)
+        assert flow.response is not None and flow.response.content == body
+    missing = request_flow("/other", {"X-SkillShift-Episode": replay.id, **NAV})
+    await run_request(chain, missing)
+    assert missing.response is not None and missing.response.status_code == 404
+    types = [e["type"] for e in await store.read_events(replay.id)]
+    assert types == ["page_served", "replay_miss"]
+    assert await recording.entries(replay.id) == []  # a replay records nothing itself

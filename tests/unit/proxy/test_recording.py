@@ -1,0 +1,90 @@
+"""The recording directory: bodies by hash, logs that survive a torn write, safe names."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from proxy.recording import Recording, har_text
+from proxy.store import MemoryStore
+from proxy.store.archiving import ArchivingStore
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> Recording:
+    return Recording(tmp_path)
+
+
+def entry(url: str) -> dict[str, object]:
+    return {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": url},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+    }
+
+
+async def test_bodies_are_stored_once_by_hash(recording: Recording, tmp_path: Path) -> None:
+    for episode_id in ("a", "b"):
+        await recording.append_entry(episode_id, entry("http://x/"), b"<p>same</p>", None)
+    (first,), (second,) = [await recording.entries(e) for e in ("a", "b")]
+    assert first["_skillshift"]["body"] == second["_skillshift"]["body"]
+    assert len(list((tmp_path / "bodies").glob("*/*"))) == 1
+    with pytest.raises(ValueError):
+        await recording.body("../../etc/passwd")
+
+
+async def test_a_torn_last_line_loses_only_itself(recording: Recording, tmp_path: Path) -> None:
+    await recording.append_event("e", {"type": "episode_created", "id": "1-0"})
+    await recording.append_event("e", {"type": "step", "id": "2-0"})
+    with (tmp_path / "episodes" / "e" / "events.jsonl").open("a") as log:
+        log.write('{"type": "ste')  # a process killed mid-write
+    assert [e["type"] for e in await recording.events("e")] == ["episode_created", "step"]
+
+
+async def test_events_are_the_log_since_the_episode_was_created_or_reset(
+    recording: Recording,
+) -> None:
+    # Written out of order, as two processes sharing the directory may append them.
+    for event_id, kind in (("5-0", "step"), ("1-0", "episode_created"), ("3-0", "episode_reset"),
+                           ("2-0", "step"), ("4-0", "skill_call")):  # fmt: skip
+        await recording.append_event("e", {"type": kind, "id": event_id})
+    assert [e["id"] for e in await recording.events("e")] == ["3-0", "4-0", "5-0"]
+
+
+@pytest.mark.parametrize("episode_id", ["..", ".", "a/b", ""])
+async def test_names_that_are_no_episode_ids_are_refused(
+    recording: Recording, episode_id: str
+) -> None:
+    with pytest.raises(ValueError):
+        await recording.append_event(episode_id, {"type": "x"})
+    with pytest.raises(ValueError):
+        await recording.episode(episode_id)
+
+
+def test_har_text_is_text_only_for_text() -> None:
+    assert har_text("é".encode(), "text/html; charset=utf-8") == {"text": "é"}
+    assert har_text(b"\xff\xfe", "text/html")["encoding"] == "base64"
+    assert har_text(b"GIF89a", "image/gif") == {"text": "R0lGODlh", "encoding": "base64"}
+
+
+async def test_the_archive_keeps_what_the_store_drops(recording: Recording) -> None:
+    now = [1000.0]
+    store = ArchivingStore(MemoryStore(clock=lambda: now[0]), recording)
+    record = {"id": "e", "created_at": 1000.0, "condition": "Src"}
+    assert await store.create_episode("e", record, 1010)
+    await store.append_event("e", {"type": "episode_created"}, 1010)
+    await store.append_event("e", {"type": "task_result", "success": True}, 1010)
+    now[0] = 1011.0  # expired: the store forgets it
+    assert await store.get_episode("e") is None and await store.read_events("e") == []
+    assert await store.append_event("e", {"type": "late"}, 1010) is None
+    assert await recording.episode("e") == record
+    assert [e["type"] for e in await recording.events("e")] == ["episode_created", "task_result"]
+    assert await recording.episode_ids() == ["e"]
+
+
+async def test_reads_see_every_write_queued_before_them(recording: Recording) -> None:
+    writes = [recording.append_event("e", {"type": "step", "id": f"{i}-0"}) for i in range(50)]
+    await asyncio.gather(*writes, recording.events("e"))
+    assert len(await recording.events("e")) == 50
