@@ -5,9 +5,11 @@ directory, so a sweep's early evidence is still there when the sweep ends."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from lxml import etree
 
 from api import meta
 from api.errors import ApiError
@@ -15,6 +17,7 @@ from api.report import all_events
 from proxy.episode import Episode
 from proxy.recording import Recording
 from proxy.store import EpisodeStore
+from shifts import HtmlDocument
 
 router = APIRouter(prefix="/episodes", tags=["recordings"])
 
@@ -151,4 +154,46 @@ async def page_body(episode_id: str, load: int, version: str, request: Request) 
         body,
         media_type="text/plain; charset=utf-8",
         headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"},
+    )
+
+
+HIGHLIGHT = "[data-changed]{outline:3px solid #e3008c!important;outline-offset:1px}"
+
+
+async def page_view(evidence: Evidence, episode_id: str, load: int, version: str) -> Response:
+    """A recorded page (`served`, or its `source`) for reading in a frame: its changed elements
+    outlined, links resolved against the page's URL, and no script of it ever run."""
+    if version not in ("served", "source"):
+        raise ApiError(404, "a page's versions are 'served' and 'source'")
+    await evidence.require(episode_id)
+    entry = await evidence.page(episode_id, load)
+    extra = entry["_skillshift"]
+    digest = extra.get("source") if version == "source" else extra.get("body")
+    digest = digest or extra.get("body")
+    if not digest:
+        raise ApiError(404, f"load {load} was recorded without its body")
+    root = HtmlDocument(await evidence.recorded().body(digest)).tree
+    side = "before" if version == "source" and extra.get("source") else "after"
+    for change in extra.get("changes", {}).get("elements", []):
+        for element in root.getroottree().xpath(change[side]["path"]):
+            if isinstance(element, etree._Element):
+                element.set("data-changed", change["shift"])
+    head = root.find("head")
+    if head is None:
+        head = etree.SubElement(root, "head")
+        root.insert(0, head)
+    url = entry["request"]["url"]
+    head.insert(0, etree.Element("base", href=url))
+    etree.SubElement(head, "style").text = HIGHLIGHT
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return Response(
+        etree.tostring(root, method="html", encoding="utf-8"),
+        media_type="text/html; charset=utf-8",
+        headers={
+            # Sandboxed without scripts: the page renders, its code never runs here.
+            "Content-Security-Policy": f"sandbox; default-src 'none'; style-src 'unsafe-inline' "
+            f"{origin}; img-src {origin} data:; font-src {origin}; frame-ancestors 'self'",
+            "Cache-Control": "no-store",
+        },
     )

@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from api.errors import ApiError
+from api.evidence import evidence_of, page_view
 from api.preview import render_preview
 from api.settings import is_loopback
 
@@ -110,3 +111,10 @@ async def preview(body: PreviewRequest, request: Request) -> dict[str, Any]:
         body.targets,
     )
     return {"url": body.url, "seed": body.seed, "shots": shots}
+
+
+@router.get("/pages/{episode_id}/{load}/{version}")
+async def recorded_page(episode_id: str, load: int, version: str, request: Request) -> Response:
+    """A recorded page (`served` or `source`) with its changed elements outlined, for the
+    page's side-by-side view (a GET in a frame: the session cookie is its credential)."""
+    return await page_view(evidence_of(request), episode_id, load, version)

@@ -30,6 +30,7 @@ from proxy.store import EpisodeStore, StoreUnavailable
 logger = logging.getLogger(__name__)
 
 TEED = "ss.recorded_body"  # flow.metadata key: the chunks of a streamed body, as served
+RECORDED = "ss.recorded"  # flow.metadata key: the exchange is in the recording
 # What a recording never holds: the credentials that bind a browser to its episode.
 SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
 
@@ -78,8 +79,20 @@ class Recorder:
         response.stream = tee
 
     async def response(self, flow: http.HTTPFlow) -> None:
-        if not self._records(flow):
+        if self._records(flow):
+            await self._record(flow, complete=True)
+
+    async def error(self, flow: http.HTTPFlow) -> None:
+        """A response the browser got the head of, but whose exchange then broke off: a browser
+        follows a redirect as soon as it has the head, and may close the connection before the
+        (empty) body is through. It was received all the same."""
+        if flow.response is not None and TEED in flow.metadata and self._records(flow):
+            await self._record(flow, complete=False)
+
+    async def _record(self, flow: http.HTTPFlow, complete: bool) -> None:
+        if flow.metadata.get(RECORDED):
             return
+        flow.metadata[RECORDED] = True
         episode: Episode = flow.metadata[EPISODE]
         response = flow.response
         assert response is not None
@@ -95,6 +108,8 @@ class Recorder:
                 shifts=page["shifts"],
                 changes=page["changes"],
             )
+        if not complete:
+            extra["incomplete"] = True
         if body is None:
             extra["body_omitted"] = f"over ss_record_max_bytes ({ctx.options.ss_record_max_bytes})"
         entry = har_entry(flow, response, body, encoding, extra)

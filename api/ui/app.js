@@ -4,7 +4,9 @@
 "use strict";
 
 const $ = (selector) => document.querySelector(selector);
-const state = { episodes: [], editing: null, logEpisode: null, logAfter: null, logTimer: null };
+const state = {
+  episodes: [], editing: null, logEpisode: null, logAfter: null, logTimer: null, pagesEpisode: null,
+};
 
 async function api(method, path, body) {
   const response = await fetch(path, {
@@ -122,6 +124,7 @@ function episodeRow(episode) {
   const id = episode.id;
   actions.append(
     button("Events", () => showLog(id), `Events of ${id}`),
+    button("Pages", () => showPages(id), `Pages of ${id}`),
     button("Edit", async () => {
       state.editing = id;
       fillForm(episode);
@@ -192,6 +195,52 @@ function hideLog() {
   Object.assign(state, { logEpisode: null, logAfter: null, logTimer: null });
   $("#log-events").replaceChildren();
   $("#log").hidden = true;
+}
+
+// ---- recorded pages, side by side ----------------------------------------------------------
+
+function locators(side) {
+  const parts = [];
+  if (side.id) parts.push(`#${side.id}`);
+  if (side.classes.length) parts.push(`.${side.classes.join(".")}`);
+  for (const [name, value] of Object.entries(side.hooks)) parts.push(`[${name}=${value}]`);
+  parts.push(side.path);
+  return parts.join(" ");
+}
+
+async function showLoad(id, load) {
+  const page = await api("GET", `/episodes/${id}/pages/${load}`);
+  $("#pages-load").value = String(load);
+  const base = `/ui/pages/${encodeURIComponent(id)}/${load}`;
+  $("#pages-source").src = `${base}/source`;
+  $("#pages-served").src = `${base}/served`;
+  const popup = page.popup ? `; popup ${page.popup.kind} after ${page.popup.delay_ms} ms` : "";
+  $("#pages-summary").textContent =
+    `load ${load}: ${page.url} — ${page.elements.length} elements changed${popup}`;
+  $("#pages-changes tbody").replaceChildren(...page.elements.map((change) => {
+    const row = element("tr");
+    row.append(element("td", `<${change.tag}> ${change.text}`),
+      element("td", locators(change.before)), element("td", locators(change.after)));
+    return row;
+  }));
+}
+
+async function showPages(id) {
+  const data = await api("GET", `/episodes/${id}/pages`);
+  if (!data.pages.length) throw new Error(`episode ${id} has no recorded page`);
+  state.pagesEpisode = id;
+  $("#pages").hidden = false;
+  $("#pages-title").textContent = `Recorded pages of ${id}`;
+  $("#pages-load").replaceChildren(...data.pages.map((page) =>
+    element("option", `${page.load}: ${page.url}`, { value: String(page.load) })));
+  await showLoad(id, data.pages[0].load);
+}
+
+function stepLoad(offset) {
+  const select = $("#pages-load");
+  const index = select.selectedIndex + offset;
+  if (index < 0 || index >= select.options.length) return Promise.resolve();
+  return showLoad(state.pagesEpisode, Number(select.options[index].value));
 }
 
 // ---- listeners ------------------------------------------------------------------------------
@@ -296,6 +345,10 @@ async function start() {
   $("#episode-form").addEventListener("submit", guard(submitEpisode));
   $("#episode-cancel").addEventListener("click", stopEditing);
   $("#preview-form").addEventListener("submit", guard(submitPreview));
+  $("#pages-previous").addEventListener("click", guard(() => stepLoad(-1)));
+  $("#pages-next").addEventListener("click", guard(() => stepLoad(1)));
+  $("#pages-load").addEventListener("change", guard(() =>
+    showLoad(state.pagesEpisode, Number($("#pages-load").value))));
   $("#report-form").addEventListener("submit", guard(submitReport));
   $("#login").addEventListener("submit", guard(async (event) => {
     event.preventDefault();

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
-from mitmproxy.proxy.layers.http import HttpResponseHeadersHook, HttpResponseHook
+from mitmproxy.flow import Error
+from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHeadersHook, HttpResponseHook
 from mitmproxy.test import taddons
 
 from proxy import build_addons
@@ -125,3 +126,20 @@ async def test_a_replay_answers_from_the_recording_and_never_from_the_upstream(
     types = [e["type"] for e in await store.read_events(replay.id)]
     assert types == ["page_served", "replay_miss"]
     assert await recording.entries(replay.id) == []  # a replay records nothing itself
+
+
+async def test_a_redirect_the_browser_left_early_is_recorded_all_the_same(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    """Browsers follow a redirect on its head and may hang up before its body is through:
+    mitmproxy then reports an error instead of the response, and the exchange still counts."""
+    episode = await make_episode(store, condition="Src", record="all")
+    flow = request_flow("/?p=4", headers={"X-SkillShift-Episode": episode.id, **NAV})
+    await run_request(chain, flow)
+    flow.response = http.Response.make(301, b"", {"Location": "/post/"})
+    await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
+    flow.error = Error("Client disconnected.")
+    await chain.handle_lifecycle(HttpErrorHook(flow))
+    (entry,) = await recording.entries(episode.id)
+    assert entry["response"]["status"] == 301 and entry["response"]["redirectURL"] == "/post/"
+    assert entry["_skillshift"]["incomplete"] is True
