@@ -175,7 +175,8 @@ async def page_view(evidence: Evidence, episode_id: str, load: int, version: str
     root = HtmlDocument(await evidence.recorded().body(digest)).tree
     side = "before" if version == "source" and extra.get("source") else "after"
     for change in extra.get("changes", {}).get("elements", []):
-        for element in root.getroottree().xpath(change[side]["path"]):
+        found = root.getroottree().xpath(change[side]["path"])
+        for element in found if isinstance(found, list) else []:
             if isinstance(element, etree._Element):
                 element.set("data-changed", change["shift"])
     head = root.find("head")

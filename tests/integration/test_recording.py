@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from tests.helpers.processes import RedisProcess, ServiceProcess
 
@@ -281,5 +281,35 @@ def test_playwright_replays_the_har(
         tab = context.new_page()
         response = tab.goto(url)
         assert response is not None and response.text() == served
+    finally:
+        context.close()
+
+
+def test_the_admin_page_steps_through_recorded_pages_side_by_side(
+    browser: Browser, recording_service: ServiceProcess, wordpress: dict[str, str]
+) -> None:
+    base = wordpress["WPLAB_URL"]
+    episode = recording_service.create_episode(condition="Src-Perc", site="wordpress", seed=4)
+    _, pages = browse(browser, recording_service, episode, [base + "/", base + "/wp-login.php"])
+    changed = {load: page["elements_changed"] for load, page in pages.items()}
+    assert changed[2] > 0
+    context = browser.new_context()
+    try:
+        admin = context.new_page()
+        admin.goto(f"{recording_service.api}/ui")
+        admin.get_by_role("button", name=f"Pages of {episode['id']}").click()
+        summary = admin.locator("#pages-summary")
+        expect(summary).to_contain_text(f"load 1: {base}/")
+        admin.get_by_role("button", name="Next load").click()
+        expect(summary).to_contain_text(f"{changed[2]} elements changed")
+        expect(admin.locator("#pages-changes tbody tr")).to_have_count(changed[2])
+        served = admin.frame_locator("#pages-served")
+        source = admin.frame_locator("#pages-source")
+        # The same elements are outlined on both sides: where they were, and where they are.
+        expect(served.locator("[data-changed]")).to_have_count(changed[2])
+        expect(source.locator("[data-changed]")).to_have_count(changed[2])
+        expect(served.get_by_role("button", name="Log In")).to_be_visible()
+        # The recorded page renders, but none of its scripts runs in the admin page.
+        assert served.locator("body").evaluate("() => typeof window.wp") == "undefined"
     finally:
         context.close()
