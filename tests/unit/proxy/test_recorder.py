@@ -143,3 +143,20 @@ async def test_a_redirect_the_browser_left_early_is_recorded_all_the_same(
     (entry,) = await recording.entries(episode.id)
     assert entry["response"]["status"] == 301 and entry["response"]["redirectURL"] == "/post/"
     assert entry["_skillshift"]["incomplete"] is True
+
+
+async def test_a_replay_from_a_load_starts_there(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    """The same URL visited twice, differently each time: `from_load` picks the second."""
+    recorded = await make_episode(store, condition="Src-Exec", regime="multiple")
+    first = await exchange(chain, recorded, html_response(PAGE))
+    second = await exchange(chain, recorded, html_response(PAGE.replace(b"Sign in", b"Log in")))
+    assert first.response.content != second.response.content
+    for from_load, expected in ((None, first), (2, second)):
+        config = {"replay_of": recorded.id, **({"from_load": from_load} if from_load else {})}
+        replay = await make_episode(store, **config)
+        flow = request_flow("/", {"X-SkillShift-Episode": replay.id, **NAV})
+        await run_request(chain, flow)
+        assert flow.response is not None
+        assert flow.response.content == expected.response.content
