@@ -41,7 +41,11 @@ def recorded_bytes(record_dir: Path, episode_id: str) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 3 requests per row")
+    parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
+    if args.quick:
+        args.requests = 3
     upstream = UpstreamServer().start()
     workdir = Path(tempfile.mkdtemp(prefix="bench-recording-"))
     record_dir = workdir / "recordings"
@@ -98,6 +102,20 @@ def main() -> None:
         )
     lines += ["", "bodies are stored once by hash: a page the same at every load costs its entry"]
     print("\n".join(lines))  # noqa: T201 - a benchmark prints its table
+    if args.json:
+        results = {
+            f"{condition}{' recording' if recorded else ''}": {
+                "median_ms": statistics.median(values) * 1000,
+                "cpu_ms_per_request": cpu[(condition, recorded)] * 1000,
+                **(
+                    dict(zip(("entry_bytes", "body_bytes"), sizes[condition], strict=True))
+                    if recorded
+                    else {}
+                ),
+            }
+            for (condition, recorded), values in timings.items()
+        }
+        args.json.write_text(json.dumps(results, indent=2))
 
 
 def pid_of(service: ServiceProcess) -> int:

@@ -41,13 +41,6 @@ def test_episodes_bench_runs_and_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_recording_bench_runs(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bench.recording", "--requests", "3"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "Src-Perc recording" in result.stdout and "entry B/nav" in result.stdout
+    text, rows = run_bench("bench.recording", tmp_path)
+    assert "entry B/nav" in text
+    assert rows["Src-Perc recording"]["entry_bytes"] > 0

@@ -64,16 +64,20 @@ def events(*kinds: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
 PAGE = ("page_served", {"load_index": 1, "kind": "document", "source": "proxy"})
 
 
-@pytest.fixture
-async def recording(tmp_path: Path) -> Recording:
-    found = Recording(tmp_path)
-    entry = {
+def page_entry(changes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The recorded first page of http://site/login with this change map."""
+    return {
         "startedDateTime": "2026-01-01T00:00:00+00:00",
         "request": {"method": "GET", "url": "http://site/login"},
         "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
-        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": [BUTTON]}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": changes}},
     }
-    await found.append_entry("e1", entry, SERVED, SOURCE)
+
+
+@pytest.fixture
+async def recording(tmp_path: Path) -> Recording:
+    found = Recording(tmp_path)
+    await found.append_entry("e1", page_entry([BUTTON]), SERVED, SOURCE)
     return found
 
 
@@ -116,19 +120,11 @@ async def test_what_cannot_be_judged_says_why(recording: Recording) -> None:
 
 async def test_a_target_only_the_source_variant_has_is_contextual(tmp_path: Path) -> None:
     recording = Recording(tmp_path)
-    page = {
-        "startedDateTime": "2026-01-01T00:00:00+00:00",
-        "request": {"method": "GET", "url": "http://site/login"},
-        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
-        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
-    }
     for episode_id, condition, body in (("src", "Src", SOURCE), ("tgt", "Tgt", SERVED)):
         await recording.save_episode(
             {"id": episode_id, "condition": condition, "tags": {"uid": "task-7"}}
         )
-        await recording.append_entry(
-            episode_id, {**page, "_skillshift": dict(page["_skillshift"])}, body, None
-        )
+        await recording.append_entry(episode_id, page_entry([]), body, None)
     episode = new_episode(EpisodeConfig(condition="Tgt", tags={"uid": "task-7"}), "tgt")
     failure = {"type": "skill_failure", "target": "#go"}
     found = await attribute(episode, failure, events(PAGE), recording)
