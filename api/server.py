@@ -14,9 +14,17 @@ from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import uvicorn
-from mitmproxy import addons as mitm_addons
 from mitmproxy import options
-from mitmproxy.addons import errorcheck
+from mitmproxy.addons import (
+    block,
+    core,
+    disable_h2c,
+    errorcheck,
+    next_layer,
+    proxyserver,
+    tlsconfig,
+    update_alt_svc,
+)
 from mitmproxy.master import Master
 
 from api.app import create_app
@@ -50,6 +58,24 @@ class _Uvicorn(uvicorn.Server):
         yield
 
 
+def mitmproxy_addons() -> list[object]:
+    """The part of mitmproxy's default addon set this service uses: the proxy server, layer
+    selection, TLS interception, the core options, no h2c upgrades, Alt-Svc rewriting for
+    reverse listeners, and the refusal of non-local clients on a wildcard bind. mitmproxy runs
+    every hook of every loaded addon on every request: the other two dozen (playback,
+    map-local, sticky cookies, scripts, flow saving, onboarding, its own proxy auth...) would
+    cost every request for nothing this service offers."""
+    return [
+        core.Core(),
+        block.Block(),
+        disable_h2c.DisableH2C(),
+        proxyserver.Proxyserver(),
+        next_layer.NextLayer(),
+        tlsconfig.TlsConfig(),
+        update_alt_svc.UpdateAltSvc(),
+    ]
+
+
 def make_master(
     settings: Settings, store: EpisodeStore, recording: Recording | None = None
 ) -> Master:
@@ -58,7 +84,7 @@ def make_master(
         confdir=settings.confdir,
     )
     master = Master(opts)
-    master.addons.add(*mitm_addons.default_addons())
+    master.addons.add(*mitmproxy_addons())
     master.addons.add(*build_addons(store, recording))
     # Exit (instead of running on without a listener) when a port cannot be bound.
     master.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True))
@@ -67,7 +93,6 @@ def make_master(
         connection_strategy="lazy",
         # Chunked HTML past the rewrite limit is streamed rather than buffered without bound.
         stream_large_bodies=str(settings.max_rewrite_bytes + 1),
-        onboarding=False,
         ssl_insecure=settings.upstream_insecure,
         ssl_verify_upstream_trusted_ca=settings.upstream_ca,
         ss_allow_unbound=settings.allow_unbound,

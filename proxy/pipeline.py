@@ -3,12 +3,17 @@ response pipeline and the alignment checker, so both shift a page in exactly the
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 from urllib.parse import urlsplit
 
 from proxy import csp
 from proxy.episode import Episode
-from shifts import HtmlDocument, ShiftContext, apply_shifts, get_shift
+from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts
+from shifts.document import FrozenDocument
 from shifts.execution import plan_popup
 from shifts.references import AssetRefs
 from sites import SiteProfile, get_profile, match_profile
@@ -75,9 +80,91 @@ def build_context(
 
 
 def shift_document(
-    episode: Episode, ctx: ShiftContext, raw: bytes, charset: str | None
+    episode: Episode,
+    ctx: ShiftContext,
+    raw: bytes,
+    charset: str | None,
+    shifted: ShiftedPages | None = None,
+    assets_digest: str | None = None,
 ) -> HtmlDocument:
-    return apply_shifts(active_shifts(episode), HtmlDocument(raw, charset), ctx)
+    """The page shifted for the episode. With `shifted`, the shifts that parse (contextual,
+    perceptual) run once per distinct page and setting; the execution shift and the runtime tag
+    (which depend on the load) run on every load, on the bytes."""
+    names = active_shifts(episode)
+    if shifted is None:
+        return apply_shifts(names, HtmlDocument(raw, charset), ctx)
+    parsing = [name for name in names if get_shift(name).kind != "execution"]
+    rest = [name for name in names if name not in parsing]
+    key = shifted.key(episode, ctx, parsing, raw, charset, assets_digest)
+    frozen = shifted.get(key)
+    if frozen is None:
+        frozen = run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
+        shifted.put(key, frozen)
+    return finish(run_shifts(rest, HtmlDocument.thaw(frozen), ctx), ctx)
+
+
+class ShiftedPages:
+    """Pages as the parsing shifts left them, by everything those shifts read: the page's
+    bytes and charset, the shifts and their parameters, seed, site, targets, URL, nonce,
+    whether it is a navigation, and the assets it was shifted against. Not the episode: two
+    episodes with the same settings share entries (a page's nonce is per episode where a CSP
+    needs one, and then so is its entry). Bounded by the bytes it holds, least recently used
+    out first; shared by the event loop and the worker threads big pages are shifted in."""
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple[object, ...], FrozenDocument] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    @staticmethod
+    def key(
+        episode: Episode,
+        ctx: ShiftContext,
+        names: list[str],
+        raw: bytes,
+        charset: str | None,
+        assets_digest: str | None,
+    ) -> tuple[object, ...]:
+        settings = json.dumps(
+            [names, ctx.shift_params, ctx.targets, episode.perceptual], sort_keys=True
+        )
+        return (
+            hashlib.sha256(raw).digest(),
+            charset,
+            settings,
+            ctx.seed,
+            ctx.site.name,
+            ctx.url,
+            ctx.nonce,
+            ctx.is_navigation,
+            ctx.internal_prefix,
+            assets_digest,
+        )
+
+    def get(self, key: tuple[object, ...]) -> FrozenDocument | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found
+
+    def put(self, key: tuple[object, ...], frozen: FrozenDocument) -> None:
+        size = len(frozen.body)
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = frozen
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, evicted = self._entries.popitem(last=False)
+                self._bytes -= len(evicted.body)
 
 
 def shift_offline(

@@ -24,6 +24,7 @@ from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.pipeline import (
+    ShiftedPages,
     active_shifts,
     build_context,
     page_nonce,
@@ -56,12 +57,17 @@ OFFLOAD_BYTES = 128 * 1024
 
 
 def _shift_to_bytes(
-    episode: Episode, context: ShiftContext, raw: bytes, charset: str | None
+    episode: Episode,
+    context: ShiftContext,
+    raw: bytes,
+    charset: str | None,
+    shifted: ShiftedPages,
+    assets_digest: str | None,
 ) -> tuple[Any, bytes | None, float]:
     """The shifted page, and the CPU time it took (the thread's, so neither waiting for a
     worker nor for the GIL counts: what the shift costs, whatever the load)."""
     started = time.thread_time()
-    doc = shift_document(episode, context, raw, charset)
+    doc = shift_document(episode, context, raw, charset, shifted, assets_digest)
     body = doc.to_bytes() if doc.changed else None
     return doc, body, (time.thread_time() - started) * 1000
 
@@ -70,6 +76,7 @@ class PageRewriter:
     def __init__(self, store: EpisodeStore, assets: AssetIndex) -> None:
         self.store = store
         self.assets = assets
+        self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         loader.add_option(
@@ -165,7 +172,15 @@ class PageRewriter:
             return
         started = time.perf_counter()
         context = await self._context(flow, episode, response, raw)
-        work = functools.partial(_shift_to_bytes, episode, context, raw, classify.charset(response))
+        work = functools.partial(
+            _shift_to_bytes,
+            episode,
+            context,
+            raw,
+            classify.charset(response),
+            self.shifted,
+            flow.metadata.get(ASSETS_DIGEST),
+        )
         if len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode):
             doc, body, shift_cpu_ms = await asyncio.to_thread(work)
         else:

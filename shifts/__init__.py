@@ -12,9 +12,17 @@ from shifts.runtime import runtime_tag
 def apply_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
     """Apply the named shifts in pipeline order (contextual, perceptual, execution), then add
     one client runtime tag carrying what the shifts asked the runtime to do (if anything)."""
-    ordered = sorted((get_shift(name) for name in names), key=lambda s: KIND_ORDER[s.kind])
-    for shift in ordered:
+    return finish(run_shifts(names, doc, ctx), ctx)
+
+
+def run_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
+    """The named shifts, in pipeline order, without the runtime tag (`finish` adds it)."""
+    for shift in sorted((get_shift(name) for name in names), key=lambda s: KIND_ORDER[s.kind]):
         doc = shift.apply(doc, ctx)
+    return doc
+
+
+def finish(doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
     if doc.runtime and ctx.is_navigation:
         doc.inject_head(runtime_tag(ctx, {"l": ctx.load_index, "p": None, **doc.runtime}))
     return doc
@@ -28,6 +36,8 @@ __all__ = [
     "ShiftContext",
     "all_shifts",
     "apply_shifts",
+    "finish",
+    "run_shifts",
     "get_shift",
     "shifts_for",
     "validate_params",

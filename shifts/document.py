@@ -7,9 +7,11 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import html
 import re
+from dataclasses import dataclass
 from typing import cast
 
 from lxml import etree
@@ -33,10 +35,25 @@ _HEAD_TAGS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class FrozenDocument:
+    """A document part-way through its shifts, as bytes and state: resumed without a parse
+    (`HtmlDocument.thaw`), so shifts that come after need not see a tree again."""
+
+    body: bytes  # the tree as serialized so far, before any markup is spliced into <head>
+    encoding: str
+    head_markup: tuple[str, ...]
+    notes: dict[str, object]
+    changes: list[dict[str, object]]
+    runtime: dict[str, object]
+    changed: bool
+
+
 class HtmlDocument:
     def __init__(self, raw: bytes, header_charset: str | None = None) -> None:
         self.original = raw
         self.encoding = detect_encoding(raw, header_charset)
+        self._frozen_changed = False
         self._tree: etree._Element | None = None
         self._tree_changed = False
         self._bytes_edits: list[tuple[bytes, bytes]] = []
@@ -52,7 +69,37 @@ class HtmlDocument:
 
     @property
     def changed(self) -> bool:
-        return self._tree_changed or bool(self._head_markup) or bool(self._bytes_edits)
+        return (
+            self._frozen_changed
+            or self._tree_changed
+            or bool(self._head_markup)
+            or bool(self._bytes_edits)
+        )
+
+    def freeze(self) -> FrozenDocument:
+        """The document so far; serializes the tree (once) if a shift changed it."""
+        return FrozenDocument(
+            body=self._body_so_far(),
+            encoding=self.encoding,
+            head_markup=tuple(self._head_markup),
+            notes=copy.deepcopy(self.notes),
+            changes=copy.deepcopy(self.changes),
+            runtime=copy.deepcopy(self.runtime),
+            changed=self.changed,
+        )
+
+    @classmethod
+    def thaw(cls, frozen: FrozenDocument) -> HtmlDocument:
+        """A document that goes on from `frozen` (its own copies of the state: shifts that
+        come after change this one, never the frozen one)."""
+        doc = cls(frozen.body, frozen.encoding)
+        doc.encoding = frozen.encoding
+        doc._frozen_changed = frozen.changed
+        doc._head_markup = list(frozen.head_markup)
+        doc.notes = copy.deepcopy(frozen.notes)
+        doc.changes = copy.deepcopy(frozen.changes)
+        doc.runtime = copy.deepcopy(frozen.runtime)
+        return doc
 
     @property
     def tree(self) -> etree._Element:
@@ -96,17 +143,20 @@ class HtmlDocument:
         """The document as it should be served; the original bytes when nothing changed."""
         if not self.changed:
             return self.original
+        body = self._body_so_far()
+        if self._head_markup:
+            body = _splice_head(body, "".join(self._head_markup), self.encoding)
+        return body
+
+    def _body_so_far(self) -> bytes:
         if self._tree is not None and self._tree_changed:
             body = _serialize(self._tree, self.encoding)
             if not _DOCTYPE.search(self.original[:4096]):
                 # libxml2 invents an HTML 4.0 doctype for pages that have none, which would move
                 # a quirks-mode page into another rendering mode: drop it again.
                 body = _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
-        else:
-            body = self._apply_bytes_edits(self.original)
-        if self._head_markup:
-            body = _splice_head(body, "".join(self._head_markup), self.encoding)
-        return body
+            return body
+        return self._apply_bytes_edits(self.original)
 
     def _apply_bytes_edits(self, body: bytes) -> bytes:
         if not self._bytes_edits:

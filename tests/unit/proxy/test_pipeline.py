@@ -3,11 +3,24 @@ which site profile, which CSP nonce."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from proxy.episode import Episode, EpisodeConfig, new_episode
-from proxy.pipeline import active_shifts, page_nonce, parses_document, site_for
-from tests.helpers.fixtures import FIXTURES
+from proxy.pipeline import (
+    ShiftedPages,
+    active_shifts,
+    build_context,
+    page_nonce,
+    parses_document,
+    shift_document,
+    site_for,
+)
+from shifts.execution import plan_popup
+from shifts.references import EMPTY
+from tests.helpers.fixtures import FIXTURES, fixture_pages
 
 WORDPRESS_PAGE = (FIXTURES / "wordpress" / "5.0.3__wp-login.html").read_bytes()
 PLAIN = b"<!DOCTYPE html><html><head><title>t</title></head><body><p>hi</p></body></html>"
@@ -76,3 +89,69 @@ def test_page_nonce_reads_meta_policies() -> None:
 def test_page_nonce_none_when_the_policy_allows_inline_anyway() -> None:
     assert page_nonce(episode(), ["img-src 'self'"], PLAIN, URL) is None
     assert page_nonce(episode(), ["default-src * 'unsafe-inline'"], PLAIN, URL) is None
+
+
+def shifted_bytes(
+    episode_: Episode, raw: bytes, load: int, shifted: ShiftedPages | None
+) -> tuple[bytes, dict[str, object], list[dict[str, object]]]:
+    ctx = build_context(
+        episode_,
+        url=URL,
+        hostport="app.test:80",
+        raw=raw,
+        nonce=page_nonce(episode_, [], raw, URL),
+        is_navigation=True,
+        load_index=load,
+        internal_prefix="/__ss/",
+        assets=EMPTY,
+    )
+    ctx = replace(ctx, popup=plan_popup(ctx))
+    doc = shift_document(episode_, ctx, raw, None, shifted, "assets-1")
+    return doc.to_bytes(), doc.notes, doc.changes
+
+
+@pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc", "Src-Exec"])
+def test_a_page_shifted_again_is_the_same_without_a_parse(condition: str) -> None:
+    """Every saved page, three seeds, three loads (popups differ by load): the same bytes,
+    notes and change map whether the parsing shifts ran or came from the cache."""
+    shifted = ShiftedPages()
+    for page in fixture_pages():
+        raw = page.read_bytes()
+        for seed in range(3):
+            config: dict[str, Any] = {"condition": condition, "seed": seed, "regime": "random"}
+            if condition.startswith("Tgt"):
+                config["targets"] = {"http://app.test": "http://target.test"}
+            for load in (1, 2, 3):
+                fresh = shifted_bytes(episode(**config), raw, load, None)
+                assert shifted_bytes(episode(**config), raw, load, shifted) == fresh, page.name
+    if condition == "Src-Exec":
+        assert shifted.hits + shifted.misses > 0  # (no parsing shift: entries of the raw page)
+    else:
+        pages = len(fixture_pages())
+        assert shifted.misses == pages * 3 and shifted.hits == pages * 3 * 2
+
+
+def test_what_the_parsing_shifts_read_tells_entries_apart() -> None:
+    shifted = ShiftedPages()
+    base = shifted_bytes(episode(condition="Src-Perc", seed=1), WORDPRESS_PAGE, 1, shifted)[0]
+    for other in (
+        episode(condition="Src-Perc", seed=2),
+        episode(condition="Src-Perc", seed=1, perceptual="extended"),
+        episode(condition="Src-Perc", seed=1, shift_params={"locator_drift": {"wrap_rate": 1}}),
+        episode(condition="Src-Perc", seed=1, site="gitlab"),
+    ):
+        assert shifted_bytes(other, WORDPRESS_PAGE, 1, shifted)[0] != base
+    assert shifted.hits == 0
+    # Another episode with the same settings shares the entry (no CSP here: no nonce).
+    again = new_episode(EpisodeConfig(condition="Src-Perc", seed=1), "ep-2")
+    assert shifted_bytes(again, WORDPRESS_PAGE, 1, shifted)[0] == base.replace(
+        episode(condition="Src-Perc").beacon_key.encode(), again.beacon_key.encode()
+    )
+    assert shifted.hits == 1
+
+
+def test_the_cache_holds_at_most_its_bytes() -> None:
+    shifted = ShiftedPages(max_bytes=3 * len(WORDPRESS_PAGE))
+    for seed in range(10):
+        shifted_bytes(episode(condition="Src-Perc", seed=seed), WORDPRESS_PAGE, 1, shifted)
+    assert shifted._bytes <= shifted.max_bytes and 1 <= len(shifted._entries) <= 3
