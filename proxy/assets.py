@@ -32,6 +32,7 @@ from mitmproxy import ctx, http
 from proxy import classify
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
+from proxy.pipeline import active_shifts
 from proxy.routing import origin_of
 from shifts.references import (
     EMPTY,
@@ -85,6 +86,12 @@ class AssetIndex:
 
     def knows(self, url: str) -> bool:
         return url in self._assets
+
+    def has_current(self, url: str, validator: str) -> bool:
+        """Whether the asset is indexed as of this validator (an ETag or Last-Modified: an
+        asset without one may have changed, and is read again)."""
+        entry = self._assets.get(url)
+        return entry is not None and bool(validator) and entry.validator == validator
 
     def add_loaded(self, page: str, url: str) -> None:
         """A known asset was loaded (again) for `page`."""
@@ -260,7 +267,8 @@ class AssetObserver:
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         response = flow.response
-        if response is None or EPISODE not in flow.metadata:
+        # Only what locator drift will ask about: other conditions pay nothing for the index.
+        if response is None or "locator_drift" not in active_shifts(flow.metadata.get(EPISODE)):
             return
         if not 200 <= response.status_code < 300:
             return
@@ -270,14 +278,16 @@ class AssetObserver:
             return
         referer = flow.request.headers.get("referer")
         page = page_key(_origin(url), referer) if referer else None
+        validator = _validator(response.headers)
         if page is not None and self.index.knows(url):
             self.index.add_loaded(page, url)
+            return
+        if self.index.has_current(url, validator):
             return
         collected: list[bytes] = []
         size = [0]
         limit = ctx.options.ss_asset_max_bytes
         encoding = classify.content_encoding(response)
-        validator = _validator(response.headers)
 
         def tee(chunk: bytes) -> bytes:
             if size[0] <= limit:

@@ -91,9 +91,9 @@ def shift_document(
     perceptual) run once per distinct page and setting; the execution shift and the runtime tag
     (which depend on the load) run on every load, on the bytes."""
     names = active_shifts(episode)
-    if shifted is None:
-        return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     parsing = [name for name in names if get_shift(name).kind != "execution"]
+    if shifted is None or not parsing:  # (a popup alone is a string insertion: nothing to keep)
+        return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     rest = [name for name in names if name not in parsing]
     key = shifted.key(episode, ctx, parsing, raw, charset, assets_digest)
     frozen = shifted.get(key)
