@@ -565,7 +565,14 @@ def inline_refs(root: etree._Element) -> AssetRefs:
     css = _texts(_INLINE_STYLES, root)
     js = _texts(_INLINE_SCRIPTS, root) + _texts(_HANDLERS, root)
     # Style attributes hold declarations, not selectors: nothing to index.
-    return merge_refs([css_refs("\n".join(css)), js_refs("\n".join(js))])
+    return _inline_refs_of("\n".join(css), "\n".join(js))
+
+
+@functools.lru_cache(maxsize=64)
+def _inline_refs_of(css: str, js: str) -> AssetRefs:
+    # The pages of a site repeat their inline blocks (and a page reloaded, all of them): read
+    # once, their indexes built once.
+    return merge_refs([css_refs(css), js_refs(js)])
 
 
 def _origin(url: str) -> str:

@@ -313,18 +313,25 @@ def _wrap(
         if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
     ]
     sensitive: dict[etree._Element, bool] = {}
+    watched: dict[etree._Element, bool] = {}
 
     def structure_matters(node: etree._Element) -> bool:
         if node not in sensitive:
             sensitive[node] = refs.structure_matters(node)
         return sensitive[node]
 
+    def looks_inside(node: etree._Element) -> bool:
+        # Every candidate asks about all its ancestors: once per node is enough.
+        if node not in watched:
+            watched[node] = refs.looks_inside(node)
+        return watched[node]
+
     def wrap_if_safe(element: etree._Element) -> bool:
         parent = element.getparent()
         if (
             parent is None
             or parent.tag in FIXED_PARENTS
-            or not _may_wrap(element, parent, refs, structure_matters)
+            or not _may_wrap(element, parent, refs, structure_matters, looks_inside)
         ):
             return False
         wrapper = etree.Element(tag)
@@ -358,11 +365,12 @@ def _may_wrap(
     parent: etree._Element,
     refs: PageRefs,
     structure_matters: Callable[[etree._Element], bool],
+    looks_inside: Callable[[etree._Element], bool],
 ) -> bool:
     ancestors = list(element.iterancestors())
     if any(isinstance(a.tag, str) and a.tag in FOREIGN for a in ancestors):
         return False
-    if any(refs.looks_inside(node) for node in [element, *ancestors]):
+    if any(looks_inside(node) for node in [element, *ancestors]):
         return False
     if structure_matters(element):
         return False
