@@ -32,7 +32,6 @@ from mitmproxy import ctx, http
 from proxy import classify
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
-from proxy.pipeline import active_shifts
 from proxy.routing import origin_of
 from shifts.references import (
     EMPTY,
@@ -267,8 +266,9 @@ class AssetObserver:
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         response = flow.response
-        # Only what locator drift will ask about: other conditions pay nothing for the index.
-        if response is None or "locator_drift" not in active_shifts(flow.metadata.get(EPISODE)):
+        # Every episode's browser teaches the index (what a page loads later, a Src run shows a
+        # Src-Perc one), each version of an asset read once.
+        if response is None or EPISODE not in flow.metadata:
             return
         if not 200 <= response.status_code < 300:
             return

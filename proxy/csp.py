@@ -83,6 +83,8 @@ def add_nonce_to_header(value: str, nonce: str) -> str:
 
 def meta_policies(body: bytes) -> list[str]:
     """The policies of <meta http-equiv=Content-Security-Policy> tags in the document."""
+    if b"security-policy" not in body.lower():  # most pages: one C pass instead of a regex
+        return []
     found = []
     for tag in _META_CSP.finditer(body):
         content = _CONTENT_ATTR.search(tag.group(0))

@@ -24,7 +24,9 @@ def run_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDo
 
 def finish(doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
     if doc.runtime and ctx.is_navigation:
-        doc.inject_head(runtime_tag(ctx, {"l": ctx.load_index, "p": None, **doc.runtime}))
+        doc.inject_deferred_script(
+            runtime_tag(ctx, {"l": ctx.load_index, "p": None, **doc.runtime})
+        )
     return doc
 
 

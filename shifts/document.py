@@ -11,6 +11,7 @@ import copy
 import hashlib
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -30,6 +31,8 @@ _RAW_TEXT_BLOCK = re.compile(
 _TAG_OR_COMMENT = re.compile(rb"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _RAW_TEXT = frozenset({b"script", b"style", b"title", b"noscript", b"template", b"textarea"})
 _RAW_TEXT_END = {name: re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE) for name in _RAW_TEXT}
+_META_CHARSET = re.compile(rb"<meta\b[^>]*charset[^>]*>", re.IGNORECASE)
+_ONLY_VOID_HEAD_TAGS = re.compile(rb"(?:\s+|<(?:meta|link)\b[^>]*>)*", re.IGNORECASE)
 _HEAD_TAGS = frozenset(
     {b"meta", b"link", b"title", b"style", b"script", b"base", b"noscript", b"template"}
 )
@@ -43,6 +46,7 @@ class FrozenDocument:
     body: bytes  # the tree as serialized so far, before any markup is spliced into <head>
     encoding: str
     head_markup: tuple[str, ...]
+    early_markup: tuple[str, ...]
     notes: dict[str, object]
     changes: list[dict[str, object]]
     runtime: dict[str, object]
@@ -58,6 +62,7 @@ class HtmlDocument:
         self._tree_changed = False
         self._bytes_edits: list[tuple[bytes, bytes]] = []
         self._head_markup: list[str] = []
+        self._early_markup: list[str] = []  # deferred scripts: at the start of <head>
         # What each shift did on this page (shift name -> summary), recorded as an event.
         self.notes: dict[str, object] = {}
         # The page's change map: each element a shift changed, its locators before and after.
@@ -73,6 +78,7 @@ class HtmlDocument:
             self._frozen_changed
             or self._tree_changed
             or bool(self._head_markup)
+            or bool(self._early_markup)
             or bool(self._bytes_edits)
         )
 
@@ -82,6 +88,7 @@ class HtmlDocument:
             body=self._body_so_far(),
             encoding=self.encoding,
             head_markup=tuple(self._head_markup),
+            early_markup=tuple(self._early_markup),
             notes=copy.deepcopy(self.notes),
             changes=copy.deepcopy(self.changes),
             runtime=copy.deepcopy(self.runtime),
@@ -96,6 +103,7 @@ class HtmlDocument:
         doc.encoding = frozen.encoding
         doc._frozen_changed = frozen.changed
         doc._head_markup = list(frozen.head_markup)
+        doc._early_markup = list(frozen.early_markup)
         doc.notes = copy.deepcopy(frozen.notes)
         doc.changes = copy.deepcopy(frozen.changes)
         doc.runtime = copy.deepcopy(frozen.runtime)
@@ -119,12 +127,19 @@ class HtmlDocument:
         self._tree_changed = True
 
     def inject_head(self, markup: str) -> None:
-        """Add markup at the end of <head> (or the start of <body>, or the end of the document).
+        """Add markup at the end of <head> (or the start of <body>, or the end of the document):
+        where a stylesheet comes after the page's own.
 
         Markup is inserted in order of calls and must be ASCII so it splices into any
         ASCII-compatible encoding unchanged.
         """
         self._head_markup.append(markup)
+
+    def inject_deferred_script(self, markup: str) -> None:
+        """Add a deferred <script> at the start of <head> (after a <meta charset> that opens
+        it): a deferred script runs after parsing wherever it stands, so its place needs no
+        scan of the head. ASCII only, like `inject_head`."""
+        self._early_markup.append(markup)
 
     def replace_bytes(self, old: bytes, new: bytes) -> int:
         """Replace every occurrence of an ASCII byte string (e.g. an origin in absolute URLs).
@@ -146,6 +161,8 @@ class HtmlDocument:
         body = self._body_so_far()
         if self._head_markup:
             body = _splice_head(body, "".join(self._head_markup), self.encoding)
+        if self._early_markup:
+            body = _splice(body, "".join(self._early_markup), self.encoding, _early_point)
         return body
 
     def _body_so_far(self) -> bytes:
@@ -216,13 +233,28 @@ def _without_document_end_tags(body: bytes) -> bytes:
 
 
 def _splice_head(body: bytes, markup: str, encoding: str) -> bytes:
+    return _splice(body, markup, encoding, _insertion_point)
+
+
+def _splice(body: bytes, markup: str, encoding: str, where: Callable[[bytes], int]) -> bytes:
     if not is_ascii_compatible(encoding):
         text = body.decode(encoding, "replace")
-        spliced = _splice_head(text.encode("utf-8"), markup, "utf-8")
+        spliced = _splice(text.encode("utf-8"), markup, "utf-8", where)
         return spliced.decode("utf-8").encode(encoding, "xmlcharrefreplace")
     insert = markup.encode("ascii", "xmlcharrefreplace")
-    position = _insertion_point(body)
+    position = where(body)
     return body[:position] + insert + body[position:]
+
+
+def _early_point(body: bytes) -> int:
+    """After the doctype, <html> and <head> start tags, and a <meta charset> among the first
+    1024 bytes that only whitespace and other <meta> or <link> tags precede (the charset
+    declaration must stay within those bytes; nothing is ever put inside a raw-text element)."""
+    start = _after_prolog(body)
+    charset = _META_CHARSET.search(body, start, start + 1024)
+    if charset is not None and _ONLY_VOID_HEAD_TAGS.fullmatch(body, start, charset.start()):
+        return charset.end()
+    return start
 
 
 def _insertion_point(body: bytes) -> int:
