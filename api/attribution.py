@@ -18,6 +18,7 @@ In order:
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -95,8 +96,9 @@ def find(root: etree._Element, target: str) -> list[etree._Element] | None:
     return [e for e in result if isinstance(e, etree._Element)]
 
 
-def _tree(body: bytes) -> etree._Element:
-    return HtmlDocument(body).tree
+async def _tree(body: bytes) -> etree._Element:
+    # Parsing a big page takes milliseconds: off the event loop the proxy shares.
+    return await asyncio.to_thread(lambda: HtmlDocument(body).tree)
 
 
 async def attribute(
@@ -150,13 +152,13 @@ async def _perceptual(recording: Recording, entry: dict[str, Any], target: str) 
     for old, new in (changes.get("labels") or {}).items():
         if old and old in target:
             return f"the target names the label {old!r}, relabelled {new!r} on this page"
-    if "source" not in extra:
-        return None  # the page went out as the upstream sent it
-    before = _tree(await recording.body(extra["source"]))
+    if "source" not in extra or "body" not in extra:
+        return None  # the page went out as the upstream sent it (or was not kept whole)
+    before = await _tree(await recording.body(extra["source"]))
     matched = find(before, target)
     if not matched:
         return None
-    after = _tree(await recording.body(extra["body"]))
+    after = await _tree(await recording.body(extra["body"]))
     still_found = {after.getroottree().getpath(e) for e in find(after, target) or []}
     if not still_found:
         return "the target matched the page before its shifts and matches nothing after them"
@@ -191,7 +193,9 @@ def _popup_up(events: list[dict[str, Any]], load: int, page: dict[str, Any]) -> 
 async def _contextual(
     recording: Recording, episode: Episode, entry: dict[str, Any], target: str
 ) -> str | None:
-    served = _tree(await recording.body(entry["_skillshift"]["body"]))
+    if "body" not in entry["_skillshift"]:
+        return None
+    served = await _tree(await recording.body(entry["_skillshift"]["body"]))
     if find(served, target):
         return None
     url = entry["request"]["url"]
@@ -216,8 +220,8 @@ async def _contextual(
             extra = recorded.get("_skillshift", {})
             if recorded["request"]["url"] != url or not extra.get("load"):
                 continue
-            source_page = extra.get("source") or extra["body"]
-            if find(_tree(await recording.body(source_page)), target):
+            source_page = extra.get("source") or extra.get("body")
+            if source_page and find(await _tree(await recording.body(source_page)), target):
                 return (
                     f"the target is on {url} in the source variant (episode {other_id}) "
                     "and not on the target variant served"

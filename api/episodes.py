@@ -125,7 +125,8 @@ async def _replay_config(
     labels = replayed.model_dump(
         mode="json", include={"condition", "perceptual", "regime", "regime_params", "seed", "site"}
     )
-    return {**labels, **config}, {"replayed_beacon_key": replayed.beacon_key}
+    replayed_key = await evidence.beacon_key(replayed_id)
+    return {**labels, **config}, {"replayed_beacon_key": replayed_key}
 
 
 @router.get("")

@@ -4,12 +4,14 @@ directory, so a sweep's early evidence is still there when the sweep ends."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from lxml import etree
+from pydantic import ValidationError
 
 from api import meta
 from api.errors import ApiError
@@ -19,6 +21,7 @@ from proxy.recording import Recording
 from proxy.store import EpisodeStore
 from shifts import HtmlDocument
 
+logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/episodes", tags=["recordings"])
 
 
@@ -38,7 +41,7 @@ class Evidence:
             except ValueError:  # not an id a directory can have
                 return None
             if archived is not None:
-                return Episode.model_validate(archived), False
+                return _archived_episode(archived)
         return None
 
     async def require(self, episode_id: str) -> tuple[Episode, bool]:
@@ -61,9 +64,18 @@ class Evidence:
             for episode_id in await self.recording.episode_ids():
                 if episode_id not in known:
                     archived = await self.recording.episode(episode_id)
-                    if archived is not None:
-                        found.append((Episode.model_validate(archived), False))
+                    episode = _archived_episode(archived) if archived is not None else None
+                    if episode is not None:
+                        found.append(episode)
         return found
+
+    async def beacon_key(self, episode_id: str) -> str:
+        """The key the episode's recorded pages report with (archived ones keep no token)."""
+        record = await self.store.get_episode(episode_id)
+        if record is not None:
+            return Episode.model_validate(record).beacon_key
+        archived = await self.recorded().episode(episode_id)
+        return str((archived or {}).get("beacon_key", ""))
 
     def recorded(self) -> Recording:
         if self.recording is None:
@@ -71,15 +83,25 @@ class Evidence:
         return self.recording
 
     async def pages(self, episode_id: str) -> list[dict[str, Any]]:
-        """The recorded navigations (and fragments), each as its HAR entry."""
+        """The recorded navigations, each as its HAR entry."""
         entries = await self.recorded().entries(episode_id)
-        return [e for e in entries if "load" in e.get("_skillshift", {})]
+        return [e for e in entries if e.get("_skillshift", {}).get("load")]
 
     async def page(self, episode_id: str, load: int) -> dict[str, Any]:
         for entry in await self.pages(episode_id):
             if entry["_skillshift"].get("load") == load:
                 return entry
         raise ApiError(404, f"episode {episode_id!r} has no recorded page at load {load}")
+
+
+def _archived_episode(record: dict[str, Any]) -> tuple[Episode, bool] | None:
+    """An archived episode (its token is not kept); None, logged, for a record this version
+    cannot read (a site profile since removed, say), so one old record breaks no report."""
+    try:
+        return Episode.model_validate({**record, "token": ""}), False
+    except ValidationError as error:
+        logger.warning("archived episode %s cannot be read: %s", record.get("id"), error)
+        return None
 
 
 def evidence_of(request: Request) -> Evidence:

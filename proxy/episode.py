@@ -210,8 +210,7 @@ class Episode(EpisodeConfig):
     @property
     def beacon_key(self) -> str:
         """What the page's runtime presents to the beacon: derived from the token, not it."""
-        digest = hmac.new(self.token.encode(), b"beacon:" + self.id.encode(), hashlib.sha256)
-        return digest.hexdigest()[:24]
+        return beacon_key_of(self.id, self.token)
 
     def check_token(self, token: str) -> bool:
         return hmac.compare_digest(self.token.encode(), token.encode())
@@ -226,6 +225,11 @@ class Episode(EpisodeConfig):
         """A CSP nonce for injected tags: stable per episode and URL, secret without the token."""
         digest = hmac.new(self.token.encode(), b"nonce:" + url.encode(), hashlib.sha256)
         return digest.hexdigest()[:22]
+
+
+def beacon_key_of(episode_id: str, token: str) -> str:
+    digest = hmac.new(token.encode(), b"beacon:" + episode_id.encode(), hashlib.sha256)
+    return digest.hexdigest()[:24]
 
 
 def new_episode(

@@ -14,6 +14,7 @@ HELP = {
     "popups_injected_total": "Navigation documents that got a popup",
     "rewrite_errors_total": "Responses that failed closed because shifting failed",
     "beacon_events_total": "Client runtime events accepted by the beacon",
+    "recording_errors_total": "Responses, episodes or events the record directory could not keep",
 }
 
 

@@ -21,7 +21,7 @@ from proxy import classify, metrics
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
-from proxy.recording import Recording
+from proxy.recording import Recording, run_of
 from proxy.responses import OWN_RESPONSE
 from proxy.rewrite import PAGE, is_page
 from proxy.routing import browser_url
@@ -56,7 +56,9 @@ class Recorder:
             return False
         if episode.replay_of or episode.record == "off":
             return False
-        return episode.record == "all" or is_page(flow, response)
+        # A redirect on the way to a page is part of the page's story: a replay needs it.
+        redirect = 300 <= response.status_code < 400 and classify.may_be_rewritten(flow.request)
+        return episode.record == "all" or redirect or is_page(flow, response)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         response = flow.response
@@ -111,11 +113,12 @@ class Recorder:
         if not complete:
             extra["incomplete"] = True
         if body is None:
-            extra["body_omitted"] = f"over ss_record_max_bytes ({ctx.options.ss_record_max_bytes})"
+            extra["body_omitted"] = "larger than the recording keeps, or never buffered whole"
+        extra["run"] = run_of(episode.created_at, episode.generation)
         entry = har_entry(flow, response, body, encoding, extra)
         try:
             await self.recording.append_entry(
-                episode.id, entry, body or b"", page.get("source") if page else None
+                episode.id, entry, body, page.get("source") if page else None
             )
         except (OSError, ValueError) as error:
             logger.error("recording of %s failed: %s", flow.request.url, error)
@@ -139,6 +142,8 @@ class Recorder:
         """The body as the browser got it, decoded; (None, _) when over the limit. The second
         value is the content-encoding kept when the body could not be decoded."""
         chunks = flow.metadata.get(TEED)
+        if chunks is None and response.raw_content is None:
+            return None, None  # switched to streaming past the rewrite limit: never seen whole
         raw = b"".join(chunks) if chunks is not None else (response.raw_content or b"")
         if len(raw) > ctx.options.ss_record_max_bytes:
             return None, None
@@ -173,8 +178,10 @@ def har_entry(
     request = flow.request
     url = browser_url(flow)
     headers = _headers(response.headers)
-    if kept_encoding is None:  # the recording holds the decoded body
-        headers = [h for h in headers if h["name"].lower() != "content-encoding"]
+    if kept_encoding is None and "content-encoding" in response.headers:
+        # The recording holds the decoded body: its encoding and encoded length are gone.
+        dropped = ("content-encoding", "content-length")
+        headers = [h for h in headers if h["name"].lower() not in dropped]
     started = request.timestamp_start
     entry: dict[str, Any] = {
         "startedDateTime": datetime.fromtimestamp(started, UTC).isoformat(),

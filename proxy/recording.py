@@ -59,17 +59,18 @@ class Recording:
         await self._run(self._append, episode_id, "events.jsonl", event)
 
     async def append_entry(
-        self, episode_id: str, entry: dict[str, Any], body: bytes, source: bytes | None
+        self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None
     ) -> None:
-        """One HAR entry; `body` as served (decoded), `source` the upstream's page it was
-        shifted from (None when the page went out as the upstream sent it)."""
+        """One HAR entry; `body` as served (decoded; None when it was not kept), `source` the
+        upstream's page it was shifted from (None when it went out as the upstream sent it)."""
         await self._run(self._write_entry, episode_id, entry, body, source)
 
     def _write_entry(
-        self, episode_id: str, entry: dict[str, Any], body: bytes, source: bytes | None
+        self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None
     ) -> None:
         extra = entry.setdefault("_skillshift", {})
-        extra["body"] = self._put_body(body)
+        if body is not None:
+            extra["body"] = self._put_body(body)
         if source is not None:
             extra["source"] = self._put_body(source)
         self._append(episode_id, "entries.jsonl", entry)
@@ -85,6 +86,9 @@ class Recording:
         return digest
 
     def _write_episode(self, record: dict[str, Any]) -> None:
+        # Never the token (it binds a browser to a live episode); the beacon key derived from
+        # it is all a replay of the episode needs.
+        record = {key: value for key, value in record.items() if key != "token"}
         directory = self._directory(str(record["id"]))
         directory.mkdir(exist_ok=True)
         partial = directory / f"episode.json.{os.getpid()}.part"
@@ -125,8 +129,18 @@ class Recording:
         return events[starts[-1] :] if starts else events
 
     async def entries(self, episode_id: str) -> list[dict[str, Any]]:
-        """Every recorded HAR entry, in the order responses completed."""
-        return await self._run(self._read_lines, episode_id, "entries.jsonl")
+        """The recorded HAR entries of the episode's current run (since it was created, or
+        last reset: an id used again, or a reset, starts a new run), in the order responses
+        completed."""
+        return await self._run(self._current_entries, episode_id)
+
+    def _current_entries(self, episode_id: str) -> list[dict[str, Any]]:
+        entries = self._read_lines(episode_id, "entries.jsonl")
+        record = self._read_episode(episode_id)
+        if record is None:
+            return entries
+        run = run_of(record.get("created_at", 0), record.get("generation", 0))
+        return [e for e in entries if e.get("_skillshift", {}).get("run", run) == run]
 
     async def body(self, digest: str) -> bytes:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
@@ -169,6 +183,11 @@ class Recording:
             with contextlib.suppress(json.JSONDecodeError):
                 items.append(json.loads(line))
         return items
+
+
+def run_of(created_at: float, generation: int) -> str:
+    """Which run of an episode an entry belongs to: its creation and its resets."""
+    return f"{created_at:.6f}/{generation}"
 
 
 def har_text(body: bytes, mime_type: str) -> dict[str, Any]:

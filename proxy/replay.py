@@ -10,6 +10,8 @@ the first). A request the recording does not hold gets a 404 page and a `replay_
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from collections import defaultdict
 from typing import Any
@@ -21,7 +23,9 @@ from proxy.binding import EPISODE
 from proxy.episode import Episode
 from proxy.recording import Recording
 from proxy.responses import answer, error_response
-from proxy.store import EpisodeStore
+from proxy.store import EpisodeStore, StoreUnavailable
+
+logger = logging.getLogger(__name__)
 
 LOADS = "loads"
 # Headers of a recorded response that describe the bytes on the wire, not the body replayed.
@@ -68,6 +72,17 @@ class ReplayResponder:
         episode: Episode | None = flow.metadata.get(EPISODE)
         if flow.response is not None or episode is None or not episode.replay_of:
             return
+        try:
+            await self._answer(flow, episode)
+        except Exception:
+            # Fail closed: a replay never falls through to the upstream.
+            logger.exception("replay of %s failed", flow.request.url)
+            answer(flow, error_response(502, "This request could not be replayed."))
+            with contextlib.suppress(StoreUnavailable):
+                await self._event(episode, "replay_error", url=flow.request.pretty_url)
+
+    async def _answer(self, flow: http.HTTPFlow, episode: Episode) -> None:
+        assert episode.replay_of is not None
         if self.recording is None:
             answer(flow, error_response(404, "This service records nothing: nothing to replay."))
             return

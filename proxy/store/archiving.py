@@ -2,15 +2,29 @@
 through to a recording directory, so nothing is lost when the store deletes or expires a key.
 
 It changes nothing of the store's semantics (binding still sees only live episodes); the API
-reads the archive for episodes the store no longer holds.
+reads the archive for episodes the store no longer holds. An archive that cannot be written (a
+full disk) is logged and counted, never the store's failure: the agent's pages go on.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable
 from typing import Any
 
+from proxy import metrics
+from proxy.episode import beacon_key_of
 from proxy.recording import Recording
 from proxy.store.base import EpisodeStore
+
+logger = logging.getLogger(__name__)
+
+
+def archived_form(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without its token, with the beacon key a replay of it needs."""
+    if "token" not in record:
+        return record
+    return {**record, "beacon_key": beacon_key_of(str(record["id"]), str(record["token"]))}
 
 
 class ArchivingStore(EpisodeStore):
@@ -23,13 +37,13 @@ class ArchivingStore(EpisodeStore):
     ) -> bool:
         created = await self.inner.create_episode(episode_id, record, expires_at)
         if created:
-            await self.recording.save_episode(record)
+            await _archive(self.recording.save_episode(archived_form(record)))
         return created
 
     async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
         updated = await self.inner.update_episode(episode_id, record)
         if updated:
-            await self.recording.save_episode(record)
+            await _archive(self.recording.save_episode(archived_form(record)))
         return updated
 
     async def append_event(
@@ -37,7 +51,7 @@ class ArchivingStore(EpisodeStore):
     ) -> str | None:
         event_id = await self.inner.append_event(episode_id, event, expires_at)
         if event_id is not None:
-            await self.recording.append_event(episode_id, {**event, "id": event_id})
+            await _archive(self.recording.append_event(episode_id, {**event, "id": event_id}))
         return event_id
 
     async def delete_episode(self, episode_id: str) -> bool:
@@ -86,3 +100,11 @@ class ArchivingStore(EpisodeStore):
     async def close(self) -> None:
         await self.inner.close()
         self.recording.close()
+
+
+async def _archive(write: Awaitable[None]) -> None:
+    try:
+        await write
+    except (OSError, ValueError) as error:
+        logger.error("archive write failed: %s", error)
+        metrics.inc("recording_errors_total")

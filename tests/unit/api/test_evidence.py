@@ -10,6 +10,7 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
+from proxy.episode import beacon_key_of
 from proxy.recording import Recording
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
@@ -93,3 +94,31 @@ async def test_the_shift_digest_names_what_decides_the_shifts(api: httpx.AsyncCl
     assert same != await digest(condition="Src-Perc", seed=1, site="wordpress")
     params = {"locator_drift": {"wrap_rate": 0.9}}
     assert same != await digest(condition="Src-Perc", seed=1, shift_params=params)
+
+
+async def test_an_archived_record_this_version_cannot_read_breaks_no_report(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, recording = recorded
+    await recording.save_episode({"id": "old", "site": "a-profile-since-removed"})
+    await api.post("/episodes", json={"id": "new", "tags": {"r": "2"}})
+    assert (await api.get("/reports")).status_code == 200
+    assert (await api.get("/episodes/old")).status_code == 404
+    assert (await api.get("/episodes/new")).json()["archived"] is False
+
+
+async def test_a_replay_of_an_archived_episode_reports_with_its_pages_key(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, recording = recorded
+    original = (await api.post("/episodes", json={"id": "orig"})).json()
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/"},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
+    }
+    await recording.append_entry("orig", entry, b"<p>page</p>", None)
+    await api.delete("/episodes/orig")
+    replay = (await api.post("/episodes", json={"replay_of": "orig"})).json()
+    assert replay["replayed_beacon_key"] == beacon_key_of("orig", original["token"])

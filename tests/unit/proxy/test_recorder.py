@@ -160,3 +160,44 @@ async def test_a_replay_from_a_load_starts_there(
         await run_request(chain, flow)
         assert flow.response is not None
         assert flow.response.content == expected.response.content
+
+
+async def test_redirects_on_the_way_to_a_page_are_recorded_by_default(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    episode = await make_episode(store, condition="Src")  # record: pages
+    await exchange(chain, episode, http.Response.make(302, b"", {"Location": "/login"}))
+    await exchange(chain, episode, html_response(PAGE), "/login")
+    assert [e["response"]["status"] for e in await recording.entries(episode.id)] == [302, 200]
+
+
+async def test_a_body_not_kept_is_not_replayed_as_an_empty_one(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    from mitmproxy import ctx
+
+    ctx.options.update(ss_record_max_bytes=10)
+    recorded = await make_episode(store, condition="Src")
+    await exchange(chain, recorded, html_response(PAGE))
+    (entry,) = await recording.entries(recorded.id)
+    assert "body" not in entry["_skillshift"] and entry["_skillshift"]["body_omitted"]
+    replay = await make_episode(store, replay_of=recorded.id)
+    flow = request_flow("/", {"X-SkillShift-Episode": replay.id, **NAV})
+    await run_request(chain, flow)
+    assert flow.response is not None and flow.response.status_code == 404
+
+
+async def test_a_replay_that_cannot_read_its_recording_fails_closed(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, condition="Src")
+    await exchange(chain, recorded, html_response(PAGE))
+    (entry,) = await recording.entries(recorded.id)
+    digest = entry["_skillshift"]["body"]
+    (recording.root / "bodies" / digest[:2] / digest).unlink()
+    replay = await make_episode(store, replay_of=recorded.id)
+    flow = request_flow("/", {"X-SkillShift-Episode": replay.id, **NAV})
+    await run_request(chain, flow)
+    # Answered here (never sent upstream), and said.
+    assert flow.response is not None and flow.response.status_code == 502
+    assert "replay_error" in [e["type"] for e in await store.read_events(replay.id)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.recording import Recording, har_text
+from proxy.recording import Recording, har_text, run_of
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
 
@@ -88,3 +88,34 @@ async def test_reads_see_every_write_queued_before_them(recording: Recording) ->
     writes = [recording.append_event("e", {"type": "step", "id": f"{i}-0"}) for i in range(50)]
     await asyncio.gather(*writes, recording.events("e"))
     assert len(await recording.events("e")) == 50
+
+
+async def test_a_reset_or_a_reused_id_starts_a_new_run(recording: Recording) -> None:
+    def entry_of(run: str) -> dict[str, object]:
+        return {**entry("http://x/"), "_skillshift": {"load": 1, "run": run}}
+
+    await recording.save_episode({"id": "e", "created_at": 1.0, "generation": 0})
+    await recording.append_entry("e", entry_of(run_of(1.0, 0)), b"run one", None)
+    await recording.save_episode({"id": "e", "created_at": 1.0, "generation": 1})  # reset
+    assert await recording.entries("e") == []
+    await recording.append_entry("e", entry_of(run_of(1.0, 1)), b"run two", None)
+    (current,) = await recording.entries("e")
+    assert await recording.body(current["_skillshift"]["body"]) == b"run two"
+
+
+async def test_an_archive_never_holds_the_token(recording: Recording, tmp_path: Path) -> None:
+    store = ArchivingStore(MemoryStore(), recording)
+    record = {"id": "e", "created_at": 1.0, "token": "secret-token", "condition": "Src"}
+    await store.create_episode("e", record, 2**31)
+    text = (tmp_path / "episodes" / "e" / "episode.json").read_text()
+    assert "secret-token" not in text and "beacon_key" in text
+
+
+async def test_an_archive_that_cannot_be_written_fails_nothing_else(
+    recording: Recording, tmp_path: Path
+) -> None:
+    (tmp_path / "episodes" / "e").write_text("a file where the episode's directory goes")
+    store = ArchivingStore(MemoryStore(), recording)
+    assert await store.create_episode("e", {"id": "e", "created_at": 1.0}, 2**31)
+    assert await store.append_event("e", {"type": "page_served"}, 2**31) is not None
+    assert [e["type"] for e in await store.read_events("e")] == ["page_served"]
