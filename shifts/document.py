@@ -67,6 +67,7 @@ class HtmlDocument:
         self.notes: dict[str, object] = {}
         # The page's change map: each element a shift changed, its locators before and after.
         self.changes: list[dict[str, object]] = []
+        self._changed_elements: list[tuple[etree._Element, dict[str, object]]] = []
         # Results shifts share on this page (e.g. the protected elements), computed once.
         self.cache: dict[str, object] = {}
         # Configuration for the client runtime, filled by shifts; one runtime tag carries it all.
@@ -84,6 +85,7 @@ class HtmlDocument:
 
     def freeze(self) -> FrozenDocument:
         """The document so far; serializes the tree (once) if a shift changed it."""
+        self._settle_changes()
         return FrozenDocument(
             body=self._body_so_far(),
             encoding=self.encoding,
@@ -126,6 +128,22 @@ class HtmlDocument:
     def mark_changed(self) -> None:
         self._tree_changed = True
 
+    def record_change(self, element: etree._Element, change: dict[str, object]) -> None:
+        """Add `change` (with `after.path`) to the change map; the path is taken again once
+        every shift has run, where the element finally is."""
+        self.changes.append(change)
+        self._changed_elements.append((element, change))
+
+    def _settle_changes(self) -> None:
+        if self._tree is None:
+            return
+        tree = self._tree.getroottree()
+        for element, change in self._changed_elements:
+            after = change["after"]
+            assert isinstance(after, dict)
+            after["path"] = tree.getpath(element)
+        self._changed_elements = []
+
     def inject_head(self, markup: str) -> None:
         """Add markup at the end of <head> (or the start of <body>, or the end of the document):
         where a stylesheet comes after the page's own.
@@ -166,6 +184,7 @@ class HtmlDocument:
         return body
 
     def _body_so_far(self) -> bytes:
+        self._settle_changes()
         if self._tree is not None and self._tree_changed:
             body = _serialize(self._tree, self.encoding)
             if not _DOCTYPE.search(self.original[:4096]):

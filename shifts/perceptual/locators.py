@@ -140,17 +140,20 @@ class LocatorDrift:
                 root, ctx, params, protected, refs, wrapper, targets, renamed
             )
         after = {element: _locators(tree, element, ctx) for element in targets}
-        doc.changes += [
-            {
-                "shift": self.name,
-                "tag": e.tag,
-                "text": " ".join("".join(str(t) for t in e.itertext()).split())[:80],
-                "before": _named(before[e]),
-                "after": _named(after[e]),
-            }
-            for e in targets
-            if before[e] != after[e]
-        ]
+        for e in targets:
+            if before[e] != after[e]:
+                # Shifts after this one (relayout) may move the element again: its final
+                # path is taken when the document is serialized (`HtmlDocument`).
+                doc.record_change(
+                    e,
+                    {
+                        "shift": self.name,
+                        "tag": e.tag,
+                        "text": " ".join("".join(str(t) for t in e.itertext()).split())[:80],
+                        "before": _named(before[e]),
+                        "after": _named(after[e]),
+                    },
+                )
         changed = sum(before[e] != after[e] for e in targets)
         inserted = bool(counts.get("wrappers"))
         if inserted or (ctx.is_navigation and refs.complete):

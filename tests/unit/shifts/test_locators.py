@@ -5,14 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from proxy.episode import EpisodeConfig, new_episode
+from proxy.pipeline import shift_offline
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
 from shifts.perceptual.locators import LocatorDrift, wrapper_tag
 from shifts.references import EMPTY, AssetRefs, css_refs, js_refs
 from sites import GENERIC
+from tests.helpers.fixtures import fixture_pages
 
 ALWAYS = {"id_rate": 1.0, "class_rate": 1.0, "wrap_rate": 1.0}
 NEVER = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.0, "min_share": 0.0}
@@ -137,3 +141,23 @@ def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed() -> None:
         tag = wrapper_tag(seed).encode()
         assert b"<" + tag + b'><div id="root"></div></' + tag + b">" in out, seed
         assert notes["wrappers"] == 1
+
+
+@pytest.mark.parametrize("perceptual", ["benchmark", "extended"])
+def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str) -> None:
+    """Every change's `before.path` finds the element in the page as sent, its `after.path`
+    in the page as served, even when a later shift (relayout) moved it again."""
+    for page in fixture_pages():
+        raw = page.read_bytes()
+        for seed in (0, 1):
+            episode = new_episode(
+                EpisodeConfig(condition="Src-Perc", perceptual=perceptual, seed=seed)
+            )
+            _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY)
+            served = HtmlDocument(doc.to_bytes()).tree.getroottree()
+            source = HtmlDocument(raw).tree.getroottree()
+            assert doc.changes, page.name
+            for change in doc.changes:
+                for tree, side in ((source, "before"), (served, "after")):
+                    found = tree.xpath(change[side]["path"])
+                    assert found and found[0].tag == change["tag"], (page.name, side, change)
