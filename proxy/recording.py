@@ -6,10 +6,11 @@ kept past the store's TTL.
   <dir>/episodes/<id>/events.jsonl   its events, with the ids the store gave them
   <dir>/episodes/<id>/entries.jsonl  its HAR 1.2 entries, bodies by hash (`_skillshift.body`)
 
-Writes go through one worker thread, in order: the proxy's event loop never waits for the disk,
-and a read (queued on the same worker) sees every write queued before it. Several processes may
-share a directory: each line is appended with a single write() under O_APPEND, and readers
-order events by id.
+Writes are queued on one worker thread and not waited for: neither the event loop nor the
+response being recorded waits for the disk, and a read (queued on the same worker) still sees
+every write queued before it. A write that fails (a full disk) is logged and counted in
+`recording_errors_total`. Several processes may share a directory: each line is appended with a
+single write() under O_APPEND, and readers order events by id.
 """
 
 from __future__ import annotations
@@ -19,14 +20,18 @@ import base64
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from proxy import metrics
 from proxy.store.base import parse_event_id
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 # An episode id as a directory name: the API's id alphabet, never "." or "..".
@@ -47,23 +52,33 @@ class Recording:
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._worker, work, *args)
 
+    def _queue(self, work: Callable[..., None], *args: Any) -> None:
+        self._worker.submit(work, *args).add_done_callback(_report_failure)
+
+    async def flush(self) -> None:
+        """Wait for every write queued so far."""
+        await self._run(lambda: None)
+
     def close(self) -> None:
         self._worker.shutdown(wait=True)
 
     # -- writes ---------------------------------------------------------------------------
 
     async def save_episode(self, record: dict[str, Any]) -> None:
-        await self._run(self._write_episode, record)
+        self._directory(str(record["id"]))  # a bad id is the caller's error, now
+        self._queue(self._write_episode, record)
 
     async def append_event(self, episode_id: str, event: dict[str, Any]) -> None:
-        await self._run(self._append, episode_id, "events.jsonl", event)
+        self._directory(episode_id)
+        self._queue(self._append, episode_id, "events.jsonl", event)
 
     async def append_entry(
         self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None
     ) -> None:
         """One HAR entry; `body` as served (decoded; None when it was not kept), `source` the
         upstream's page it was shifted from (None when it went out as the upstream sent it)."""
-        await self._run(self._write_entry, episode_id, entry, body, source)
+        self._directory(episode_id)
+        self._queue(self._write_entry, episode_id, entry, body, source)
 
     def _write_entry(
         self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None
@@ -183,6 +198,13 @@ class Recording:
             with contextlib.suppress(json.JSONDecodeError):
                 items.append(json.loads(line))
         return items
+
+
+def _report_failure(done: Future[None]) -> None:
+    error = done.exception()
+    if error is not None:
+        logger.error("recording write failed: %s", error)
+        metrics.inc("recording_errors_total")
 
 
 def run_of(created_at: float, generation: int) -> str:

@@ -30,6 +30,7 @@ async def test_bodies_are_stored_once_by_hash(recording: Recording, tmp_path: Pa
         await recording.append_entry(episode_id, entry("http://x/"), b"<p>same</p>", None)
     (first,), (second,) = [await recording.entries(e) for e in ("a", "b")]
     assert first["_skillshift"]["body"] == second["_skillshift"]["body"]
+    await recording.flush()
     assert len(list((tmp_path / "bodies").glob("*/*"))) == 1
     with pytest.raises(ValueError):
         await recording.body("../../etc/passwd")
@@ -38,6 +39,7 @@ async def test_bodies_are_stored_once_by_hash(recording: Recording, tmp_path: Pa
 async def test_a_torn_last_line_loses_only_itself(recording: Recording, tmp_path: Path) -> None:
     await recording.append_event("e", {"type": "episode_created", "id": "1-0"})
     await recording.append_event("e", {"type": "step", "id": "2-0"})
+    await recording.flush()  # (writes are queued; this test writes beside them)
     with (tmp_path / "episodes" / "e" / "events.jsonl").open("a") as log:
         log.write('{"type": "ste')  # a process killed mid-write
     assert [e["type"] for e in await recording.events("e")] == ["episode_created", "step"]
@@ -107,6 +109,7 @@ async def test_an_archive_never_holds_the_token(recording: Recording, tmp_path: 
     store = ArchivingStore(MemoryStore(), recording)
     record = {"id": "e", "created_at": 1.0, "token": "secret-token", "condition": "Src"}
     await store.create_episode("e", record, 2**31)
+    await recording.flush()
     text = (tmp_path / "episodes" / "e" / "episode.json").read_text()
     assert "secret-token" not in text and "beacon_key" in text
 
