@@ -27,7 +27,7 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from proxy.episode import Episode
-from proxy.recording import Recording
+from proxy.recording import Recording, page_at
 from shifts import HtmlDocument
 
 ROLE = re.compile(r"""^role=(?P<role>[a-z]+)(?:\[name=(?P<q>["']?)(?P<name>.*?)(?P=q)\])?$""")
@@ -113,7 +113,7 @@ async def attribute(
         return {"shift": "unattributed", "why": "no page was served before the failure"}
     load = int(pages[-1]["load_index"])
     target = failure.get("target")
-    entry = await _recorded_page(recording, episode.id, load) if recording else None
+    entry = page_at(await recording.entries(episode.id), load) if recording else None
     if target and entry is not None and recording is not None:
         perceptual = await _perceptual(recording, entry, str(target))
         if perceptual:
@@ -137,13 +137,6 @@ async def attribute(
     else:
         why = "the target is untouched by this page's shifts, and no popup was up"
     return {"shift": "unattributed", "load": load, "why": why}
-
-
-async def _recorded_page(recording: Recording, episode_id: str, load: int) -> dict[str, Any] | None:
-    for entry in reversed(await recording.entries(episode_id)):
-        if entry.get("_skillshift", {}).get("load") == load:
-            return entry
-    return None
 
 
 async def _perceptual(recording: Recording, entry: dict[str, Any], target: str) -> str | None:

@@ -17,7 +17,7 @@ from api import meta
 from api.errors import ApiError
 from api.report import all_events
 from proxy.episode import Episode
-from proxy.recording import Recording
+from proxy.recording import Recording, page_at
 from proxy.store import EpisodeStore
 from shifts import HtmlDocument
 
@@ -88,10 +88,25 @@ class Evidence:
         return [e for e in entries if e.get("_skillshift", {}).get("load")]
 
     async def page(self, episode_id: str, load: int) -> dict[str, Any]:
-        for entry in await self.pages(episode_id):
-            if entry["_skillshift"].get("load") == load:
-                return entry
-        raise ApiError(404, f"episode {episode_id!r} has no recorded page at load {load}")
+        entry = page_at(await self.recorded().entries(episode_id), load)
+        if entry is None:
+            raise ApiError(404, f"episode {episode_id!r} has no recorded page at load {load}")
+        return entry
+
+    async def page_body(
+        self, episode_id: str, load: int, version: str
+    ) -> tuple[dict[str, Any], bytes]:
+        """A recorded page's entry and its HTML as served (`served`) or as the upstream sent
+        it (`source`; the served one when it went out unchanged)."""
+        if version not in ("served", "source"):
+            raise ApiError(404, "a page's versions are 'served' and 'source'")
+        await self.require(episode_id)
+        entry = await self.page(episode_id, load)
+        extra = entry["_skillshift"]
+        digest = (extra.get("source") if version == "source" else None) or extra.get("body")
+        if not digest:
+            raise ApiError(404, f"load {load} was recorded without its body")
+        return entry, await self.recorded().body(digest)
 
 
 def _archived_episode(record: dict[str, Any]) -> tuple[Episode, bool] | None:
@@ -163,15 +178,7 @@ async def page(episode_id: str, load: int, request: Request) -> dict[str, Any]:
 async def page_body(episode_id: str, load: int, version: str, request: Request) -> Response:
     """The page's HTML as served (`served`) or as the upstream sent it (`source`), as text:
     for reading and for the admin page's side-by-side view, never rendered by this API."""
-    if version not in ("served", "source"):
-        raise ApiError(404, "a page's versions are 'served' and 'source'")
-    evidence = evidence_of(request)
-    await evidence.require(episode_id)
-    extra = (await evidence.page(episode_id, load))["_skillshift"]
-    digest = extra.get("source" if version == "source" else "body") or extra.get("body")
-    if not digest:
-        raise ApiError(404, f"load {load} was recorded without its body")
-    body = await evidence.recorded().body(digest)
+    _, body = await evidence_of(request).page_body(episode_id, load, version)
     return Response(
         body,
         media_type="text/plain; charset=utf-8",
@@ -185,16 +192,9 @@ HIGHLIGHT = "[data-changed]{outline:3px solid #e3008c!important;outline-offset:1
 async def page_view(evidence: Evidence, episode_id: str, load: int, version: str) -> Response:
     """A recorded page (`served`, or its `source`) for reading in a frame: its changed elements
     outlined, links resolved against the page's URL, and no script of it ever run."""
-    if version not in ("served", "source"):
-        raise ApiError(404, "a page's versions are 'served' and 'source'")
-    await evidence.require(episode_id)
-    entry = await evidence.page(episode_id, load)
+    entry, body = await evidence.page_body(episode_id, load, version)
+    root = HtmlDocument(body).tree
     extra = entry["_skillshift"]
-    digest = extra.get("source") if version == "source" else extra.get("body")
-    digest = digest or extra.get("body")
-    if not digest:
-        raise ApiError(404, f"load {load} was recorded without its body")
-    root = HtmlDocument(await evidence.recorded().body(digest)).tree
     side = "before" if version == "source" and extra.get("source") else "after"
     for change in extra.get("changes", {}).get("elements", []):
         found = root.getroottree().xpath(change[side]["path"])

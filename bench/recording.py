@@ -26,10 +26,6 @@ from tests.helpers.upstream import PAGE, UpstreamServer
 CONDITIONS = ("Src", "Src-Exec", "Src-Perc")
 
 
-def directory_bytes(root: Path, pattern: str) -> int:
-    return sum(path.stat().st_size for path in root.glob(pattern) if path.is_file())
-
-
 def recorded_bytes(record_dir: Path, episode_id: str) -> tuple[int, int]:
     """An episode's HAR entry bytes, and the bytes of the distinct bodies its entries name."""
     entries = record_dir / "episodes" / episode_id / "entries.jsonl"

@@ -95,7 +95,7 @@ def shift_document(
     if shifted is None or not parsing:  # (a popup alone is a string insertion: nothing to keep)
         return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     rest = [name for name in names if name not in parsing]
-    key = shifted.key(episode, ctx, parsing, raw, charset, assets_digest)
+    key = shifted.key(ctx, parsing, raw, charset, assets_digest)
     frozen = shifted.get(key)
     if frozen is None:
         frozen = run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
@@ -120,16 +120,14 @@ class ShiftedPages:
 
     @staticmethod
     def key(
-        episode: Episode,
         ctx: ShiftContext,
         names: list[str],
         raw: bytes,
         charset: str | None,
         assets_digest: str | None,
     ) -> tuple[object, ...]:
-        settings = json.dumps(
-            [names, ctx.shift_params, ctx.targets, episode.perceptual], sort_keys=True
-        )
+        # The perceptual set is in `names` (its shifts), the condition too.
+        settings = json.dumps([names, ctx.shift_params, ctx.targets], sort_keys=True)
         return (
             hashlib.sha256(raw).digest(),
             charset,

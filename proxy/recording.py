@@ -149,6 +149,23 @@ class Recording:
         completed."""
         return await self._run(self._current_entries, episode_id)
 
+    async def version(self, episode_id: str) -> tuple[int, int]:
+        """Changes whenever `entries` would: the entries file's size and the episode record's
+        modification time (a reset starts a new run). Stat calls, not a read."""
+        return await self._run(self._version, episode_id)
+
+    def _version(self, episode_id: str) -> tuple[int, int]:
+        directory = self._directory(episode_id)
+        found = []
+        for name in ("entries.jsonl", "episode.json"):
+            try:
+                stat = (directory / name).stat()
+            except FileNotFoundError:
+                found.append(-1)
+                continue
+            found.append(stat.st_size if name == "entries.jsonl" else stat.st_mtime_ns)
+        return found[0], found[1]
+
     def _current_entries(self, episode_id: str) -> list[dict[str, Any]]:
         entries = self._read_lines(episode_id, "entries.jsonl")
         record = self._read_episode(episode_id)
@@ -205,6 +222,11 @@ def _report_failure(done: Future[None]) -> None:
     if error is not None:
         logger.error("recording write failed: %s", error)
         metrics.inc("recording_errors_total")
+
+
+def page_at(entries: list[dict[str, Any]], load: int) -> dict[str, Any] | None:
+    """The entry of a run's navigation `load` (one per load in a run)."""
+    return next((e for e in entries if e.get("_skillshift", {}).get("load") == load), None)
 
 
 def run_of(created_at: float, generation: int) -> str:

@@ -23,11 +23,11 @@ from proxy.binding import EPISODE
 from proxy.episode import Episode
 from proxy.recording import Recording
 from proxy.responses import answer, error_response
+from proxy.rewrite import LOADS
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
-LOADS = "loads"
 # Headers of a recorded response that describe the bytes on the wire, not the body replayed.
 WIRE_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
 
@@ -65,7 +65,7 @@ class ReplayResponder:
     def __init__(self, recording: Recording | None, store: EpisodeStore) -> None:
         self.recording = recording
         self.store = store
-        self._indexes: dict[str, tuple[int, RecordedExchanges]] = {}
+        self._indexes: dict[str, tuple[tuple[int, int], RecordedExchanges]] = {}
         self._replayed_load: dict[str, int] = {}  # replay episode -> recorded load it shows
 
     async def request(self, flow: http.HTTPFlow) -> None:
@@ -126,12 +126,15 @@ class ReplayResponder:
             )
 
     async def _exchanges(self, episode_id: str) -> RecordedExchanges:
-        entries = await self.recording.entries(episode_id)  # type: ignore[union-attr]
+        """The recording's index, read again only when the recording changed (every request
+        of a replay asks; reading the whole recording each time would be most of its cost)."""
+        assert self.recording is not None
+        version = await self.recording.version(episode_id)
         cached = self._indexes.get(episode_id)
-        if cached is not None and cached[0] == len(entries):
+        if cached is not None and cached[0] == version:
             return cached[1]
-        exchanges = RecordedExchanges(entries)
-        self._indexes[episode_id] = (len(entries), exchanges)
+        exchanges = RecordedExchanges(await self.recording.entries(episode_id))
+        self._indexes[episode_id] = (version, exchanges)
         return exchanges
 
     async def _event(self, episode: Episode, event_type: str, **data: Any) -> None:
