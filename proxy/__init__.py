@@ -5,6 +5,7 @@ from __future__ import annotations
 from proxy import errors
 from proxy.assets import AssetIndex, AssetObserver
 from proxy.binding import EPISODE, EpisodeBinding
+from proxy.chain import AddonChain
 from proxy.guard import UpstreamGuard
 from proxy.internal import InternalEndpoints
 from proxy.recorder import Recorder
@@ -19,10 +20,11 @@ from proxy.timeout import UpstreamTimeout
 def build_addons(store: EpisodeStore, recording: Recording | None = None) -> list[object]:
     """The addons in hook order: bind, answer internal paths, answer replays, route, guard,
     rewrite, learn assets (after the rewriter has decided which responses stream), record
-    (what the browser gets, so after every change), time."""
+    (what the browser gets, so after every change), time: one mitmproxy addon (`AddonChain`)
+    that calls them in that order."""
     errors.install()
     assets = AssetIndex()
-    return [
+    members = [
         EpisodeBinding(store),
         InternalEndpoints(store),
         ReplayResponder(recording, store),
@@ -34,6 +36,7 @@ def build_addons(store: EpisodeStore, recording: Recording | None = None) -> lis
         UpstreamTimeout(),
         errors.UpstreamErrors(),
     ]
+    return [AddonChain(members)]
 
 
 __all__ = ["EPISODE", "build_addons"]

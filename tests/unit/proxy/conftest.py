@@ -34,6 +34,13 @@ def addons(store: MemoryStore) -> Iterator[AddonManager]:
         yield context.master.addons
 
 
+def member(chain: AddonManager, name: str) -> object:
+    """One of the service's addons, by its mitmproxy name, inside the `AddonChain`."""
+    found = chain.get("addonchain").get(name)
+    assert found is not None, name
+    return found
+
+
 async def make_episode(store: MemoryStore, **config: object):  # type: ignore[no-untyped-def]
     episode = new_episode(EpisodeConfig.model_validate(config))
     await store.create_episode(episode.id, episode.model_dump(mode="json"), int(time.time()) + 600)

@@ -8,7 +8,7 @@ from mitmproxy.addonmanager import AddonManager
 from mitmproxy.proxy.layers.http import HttpResponseHeadersHook
 
 from proxy.store import MemoryStore
-from tests.unit.proxy.conftest import make_episode, request_flow, run_request
+from tests.unit.proxy.conftest import make_episode, member, request_flow, run_request
 
 CSS = b".hook { color: red }"
 
@@ -40,7 +40,7 @@ async def test_an_asset_is_read_again_only_when_it_may_have_changed(
     store: MemoryStore, addons: AddonManager
 ) -> None:
     episode = await make_episode(store, condition="Src-Perc")
-    observer = next(a for a in addons.chain if type(a).__name__ == "AssetObserver")
+    observer = member(addons, "assetobserver")
     assert await css_through(addons, episode.id, '"v1"')
     for task in list(observer._tasks):
         await task

@@ -15,6 +15,7 @@ from proxy.timeout import TIMED_OUT, UpstreamTimeout
 from tests.unit.proxy.conftest import (
     html_response,
     make_episode,
+    member,
     request_flow,
     run_request,
     run_response,
@@ -22,7 +23,7 @@ from tests.unit.proxy.conftest import (
 
 
 def timers(addons: AddonManager) -> dict[str, asyncio.TimerHandle]:
-    addon = addons.get("upstreamtimeout")
+    addon = member(addons, "upstreamtimeout")
     assert isinstance(addon, UpstreamTimeout)
     return addon._timers
 
@@ -94,7 +95,7 @@ async def test_on_expiry_the_flow_is_marked_and_the_clients_wait_ends(
 async def test_expiry_after_the_response_changes_nothing(
     store: MemoryStore, addons: AddonManager
 ) -> None:
-    addon = addons.get("upstreamtimeout")
+    addon = member(addons, "upstreamtimeout")
     flow = await bound_flow(store)
     flow.live = True
     flow.response = html_response(b"<html></html>")
