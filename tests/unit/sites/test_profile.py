@@ -91,6 +91,21 @@ def test_signatures_only_look_at_the_head_of_the_page() -> None:
     assert match_profile("shop.test:80", early) is WORDPRESS
 
 
+def test_a_page_matched_again_is_matched_the_same_and_a_changed_profile_set_is_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = next(page for page in PAGES if page.parent.name == "wordpress").read_bytes()
+    assert match_profile("shop.test:80", page) is WORDPRESS
+    assert match_profile("shop.test:80", page) is WORDPRESS  # the remembered answer
+    assert match_profile("shop.test:81", page) is WORDPRESS  # another host: matched anew
+    # A profile put first after the page was matched wins on the same page from then on.
+    first = replace(GENERIC, name="first", signatures=(r"<html",))
+    monkeypatch.setattr("sites.PROFILES", {"first": first, **PROFILES})
+    assert match_profile("shop.test:80", page) is first
+    monkeypatch.undo()
+    assert match_profile("shop.test:80", page) is WORDPRESS
+
+
 def test_host_patterns_are_globs_over_host_and_port() -> None:
     assert GITLAB.matches_host("10.0.0.1:8023") and GITLAB.matches_host("gitlab.lab:80")
     assert not GITLAB.matches_host("10.0.0.1:80231") and not GITLAB.matches_host("lab:80")
