@@ -87,6 +87,9 @@ class AssetRefs:
     def structure_matters(self, element: etree._Element) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
         and its position among its siblings."""
+        index = self._structure_index
+        if not index.by_key and not index.universal:
+            return False  # (most inline blocks: no structural selector at all)
         parent = element.getparent()
         return any(
             (rule.parent is None or parent is None or _matches(parent, rule.parent))
@@ -99,7 +102,7 @@ class AssetRefs:
                 or parent is None
                 or any(node is not element and _matches(node, rule.sibling) for node in parent)
             )
-            for rule in self._structure_index.candidates(element)
+            for rule in index.candidates(element)
         )
 
     def looks_inside(self, element: etree._Element) -> bool:

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
+from cssselect import SelectorError
 from lxml import etree
-from lxml.cssselect import CSSSelector
+from lxml.cssselect import CSSSelector, LxmlTranslator
 
 from shifts.document import HtmlDocument
 
 Query = Callable[[etree._Element], list[etree._Element]]
+_TRANSLATOR = LxmlTranslator()  # what CSSSelector uses
 _SIMPLE = re.compile(
     r"""^(?P<tag>[a-zA-Z][a-zA-Z0-9-]*|\*)?
     (?P<parts>(?:\.[A-Za-z_][A-Za-z0-9_-]*|\#[A-Za-z_][A-Za-z0-9_-]*
@@ -83,11 +85,36 @@ class _SimpleList:
         return cast(list[etree._Element], self.query(root))
 
 
+class _MixedList:
+    """A selector list of simple selectors and a few others (`#the-list .column-title`): the
+    simple ones as one pass, united in XPath (document order) with cssselect's translation
+    of the others, so one selector with a combinator does not send the whole list to
+    cssselect's per-class string tests."""
+
+    def __init__(self, simples: list[_Simple], others: list[str]) -> None:
+        tests = " or ".join(f"({simple.xpath()})" for simple in simples)
+        self.query = etree.XPath(" | ".join([f"descendant-or-self::*[{tests}]", *others]))
+
+    def __call__(self, root: etree._Element) -> list[etree._Element]:
+        return cast(list[etree._Element], self.query(root))
+
+
 @lru_cache(maxsize=256)
 def compiled(selector: str) -> Query:
-    simples = [_parse_simple(part) for part in selector.split(",")]
+    parts = selector.split(",")
+    simples = [_parse_simple(part) for part in parts]
     if simples and all(simple is not None for simple in simples):
         return _SimpleList([simple for simple in simples if simple is not None])
+    if any(simple is not None for simple in simples):
+        try:  # (a comma inside `:is(a, b)` or a string splits no selector: then cssselect)
+            others = [
+                _TRANSLATOR.css_to_xpath(part)
+                for part, simple in zip(parts, simples, strict=True)
+                if simple is None
+            ]
+        except SelectorError:
+            return cast(Query, CSSSelector(selector))
+        return _MixedList([simple for simple in simples if simple is not None], others)
     return cast(Query, CSSSelector(selector))
 
 

@@ -135,7 +135,8 @@ class LocatorDrift:
                 "classes": _drift_classes(root, ctx, params, protected, refs),
                 "ids": _drift_ids(root, doc.original, ctx, params, protected, refs),
             }
-            renamed = {e for e in targets if before[e] != _locators(tree, e, ctx)}
+            # Nothing has moved yet: what differs is a name (the paths are the same).
+            renamed = {e for e in targets if before[e][:3] != _names(e)}
             counts["wrappers"] = _wrap(
                 root, ctx, params, protected, refs, wrapper, targets, renamed
             )
@@ -177,10 +178,14 @@ def _locators(
     tree: etree._ElementTree, element: etree._Element, ctx: ShiftContext
 ) -> tuple[object, ...]:
     """What a recorded skill could locate the element by: id, classes, test hooks, path."""
+    return (*_names(element), tree.getpath(element))
+
+
+def _names(element: etree._Element) -> tuple[object, ...]:
     hooks = tuple(
         (name, value) for name, value in element.attrib.items() if str(name).startswith("data-")
     )
-    return element.get("id"), element.get("class"), hooks, tree.getpath(element)
+    return element.get("id"), element.get("class"), hooks
 
 
 def _named(locators: tuple[object, ...]) -> dict[str, object]:
@@ -228,12 +233,17 @@ def _drift_classes(
         else lambda name: None
     )
 
+    drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
+
     def renamed(name: str) -> str:
-        if refs.references(name) or name.startswith("js-"):
-            return name
-        if is_hook(name) or chance(ctx.seed, "class", name) < params.class_rate:
-            return token_for(ctx.seed, "class", name, length=8)
-        return name
+        if name not in drifted_names:
+            if refs.references(name) or name.startswith("js-"):
+                drifted_names[name] = name
+            elif is_hook(name) or chance(ctx.seed, "class", name) < params.class_rate:
+                drifted_names[name] = token_for(ctx.seed, "class", name, length=8)
+            else:
+                drifted_names[name] = name
+        return drifted_names[name]
 
     changed = 0
     for element in descendants(root, "*[@class]"):
@@ -281,7 +291,7 @@ def _drift_ids(
             or element_id in fragment_targets
             or refs.references(element_id)
             or chance(ctx.seed, "id", element_id) >= params.id_rate
-            or mentions.count(element_id) > 1 + references[element_id]
+            or mentions.more_than(element_id, 1 + references[element_id])
         ):
             continue
         renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
@@ -315,8 +325,11 @@ def _wrap(
         for element in body.iterdescendants()
         if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
     ]
+    # Per node, asked once: many candidates share ancestors, parents and siblings.
     sensitive: dict[etree._Element, bool] = {}
     watched: dict[etree._Element, bool] = {}
+    clear: dict[etree._Element, bool] = {}
+    scripted: dict[etree._Element, bool] = {}
 
     def structure_matters(node: etree._Element) -> bool:
         if node not in sensitive:
@@ -324,17 +337,44 @@ def _wrap(
         return sensitive[node]
 
     def looks_inside(node: etree._Element) -> bool:
-        # Every candidate asks about all its ancestors: once per node is enough.
         if node not in watched:
             watched[node] = refs.looks_inside(node)
         return watched[node]
+
+    def clear_above(node: etree._Element) -> bool:
+        # No ancestor is SVG/MathML or matched by a `:has()`: asked for every candidate, so
+        # answered once per node from its parent's answer. A wrapper put in since cannot
+        # change an answer: it is neither foreign nor matched by any `:has()` that does not
+        # match every element.
+        unknown = []
+        while node not in clear:
+            parent = node.getparent()
+            if parent is None:
+                clear[node] = True
+                break
+            unknown.append(node)
+            node = parent
+        answer = clear[node]
+        for node in reversed(unknown):
+            parent = node.getparent()
+            assert parent is not None
+            answer = answer and parent.tag not in FOREIGN and not looks_inside(parent)
+            clear[node] = answer
+        return answer
+
+    def used_by_scripts(node: etree._Element) -> bool:
+        if node not in scripted:
+            scripted[node] = _referenced_by_scripts(node, refs)
+        return scripted[node]
 
     def wrap_if_safe(element: etree._Element) -> bool:
         parent = element.getparent()
         if (
             parent is None
             or parent.tag in FIXED_PARENTS
-            or not _may_wrap(element, parent, refs, structure_matters, looks_inside)
+            or not clear_above(element)
+            or looks_inside(element)
+            or not _may_wrap(element, parent, structure_matters, used_by_scripts)
         ):
             return False
         wrapper = etree.Element(tag)
@@ -366,15 +406,10 @@ def _wrap(
 def _may_wrap(
     element: etree._Element,
     parent: etree._Element,
-    refs: PageRefs,
     structure_matters: Callable[[etree._Element], bool],
-    looks_inside: Callable[[etree._Element], bool],
+    used_by_scripts: Callable[[etree._Element], bool],
 ) -> bool:
-    ancestors = list(element.iterancestors())
-    if any(isinstance(a.tag, str) and a.tag in FOREIGN for a in ancestors):
-        return False
-    if any(looks_inside(node) for node in [element, *ancestors]):
-        return False
+    """Whether the element may get a wrapper, its ancestry being clear (`_wrap`)."""
     if structure_matters(element):
         return False
     # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched
@@ -384,9 +419,9 @@ def _may_wrap(
     # A script holding the parent may walk its children; one holding the element may ask for
     # its parent (`.parentNode`, jQuery's `.parent()`), unless it is an empty mount point that
     # a framework fills (React's `#root`, Vue's `#app` are found by id and filled, no more).
-    if _referenced_by_scripts(parent, refs):
+    if used_by_scripts(parent):
         return False
-    return _is_mount_point(element) or not _referenced_by_scripts(element, refs)
+    return _is_mount_point(element) or not used_by_scripts(element)
 
 
 def _is_mount_point(element: etree._Element) -> bool:
@@ -397,12 +432,7 @@ def _is_mount_point(element: etree._Element) -> bool:
 def _signature(element: etree._Element) -> str:
     """A key for the seeded coin that is the same for the same control on every page of the
     site: what it is, not where it is."""
-    text = ""
-    for part in element.itertext():  # the first words only: containers hold whole pages
-        text += str(part)
-        if len(text) > 200:
-            break
-    text = " ".join(text.split())[:40]
+    text = _first_words(element)
     return "|".join(
         (
             str(element.tag),
@@ -413,6 +443,30 @@ def _signature(element: etree._Element) -> str:
             text,
         )
     )
+
+
+# The first 201 characters of the element's text, in C (the string is built in libxml2; only
+# these characters become a Python string, however much text a container holds).
+_TEXT_START = etree.XPath("substring(string(.), 1, 201)")
+
+
+def _first_words(element: etree._Element) -> str:
+    """The first 40 characters of the element's whitespace-normalized text, as read from its
+    text parts up to the first one past 200 characters: containers hold whole pages."""
+    start = str(_TEXT_START(element))
+    if len(start) <= 200:
+        return " ".join(start.split())[:40]  # all of its text
+    # The parts read are a longer prefix of the text, whose normalized form starts with this
+    # one: when this one has 40 characters, they are the same 40.
+    words = " ".join(start.split())
+    if len(words) >= 40:
+        return words[:40]
+    text = ""  # mostly whitespace (indented markup): read the parts themselves
+    for part in element.itertext():
+        text += str(part)
+        if len(text) > 200:
+            break
+    return " ".join(text.split())[:40]
 
 
 class _Mentions:
@@ -431,6 +485,14 @@ class _Mentions:
         self.original = original
 
     def count(self, name: str) -> int:
+        return self._count(name, None)
+
+    def more_than(self, name: str, limit: int) -> bool:
+        """Whether the name occurs more than `limit` times (counting stops there: a common
+        word can occur thousands of times)."""
+        return self._count(name, limit) > limit
+
+    def _count(self, name: str, limit: int | None) -> int:
         encoded = name.encode("utf-8", "replace")
         if not self._WORD.fullmatch(encoded):
             return self.original.count(encoded)
@@ -441,6 +503,8 @@ class _Mentions:
             after = page[end] if end < len(page) else None
             if before not in self._WORD_BYTES and after not in self._WORD_BYTES:
                 count += 1
+                if limit is not None and count > limit:
+                    break
             start = found + 1
         return count
 

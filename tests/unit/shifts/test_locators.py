@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lxml import etree
 
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.pipeline import shift_offline
@@ -125,6 +126,47 @@ def test_mentions_count_words_as_tokenising_would(page: str, name: str) -> None:
     raw = page.encode()
     tokens = Counter(re.findall(rb"[A-Za-z0-9_-]+", raw))
     assert _Mentions(raw).count(name) == tokens[name.encode()]
+    for limit in range(4):  # counting may stop early: the answer may not change
+        assert _Mentions(raw).more_than(name, limit) == (tokens[name.encode()] > limit)
+
+
+def _first_words_by_parts(element: etree._Element) -> str:
+    """The definition `_first_words` computes faster: its text parts read up to the first
+    one past 200 characters, normalized, the first 40 characters."""
+    text = ""
+    for part in element.itertext():
+        text += str(part)
+        if len(text) > 200:
+            break
+    return " ".join(text.split())[:40]
+
+
+@given(
+    parts=st.lists(
+        st.one_of(
+            st.text(" \n\t", min_size=20, max_size=80), st.text("ab", min_size=1, max_size=5)
+        ),
+        max_size=20,
+    )
+)
+def test_the_first_words_of_an_element_are_those_of_its_text_parts(parts: list[str]) -> None:
+    from shifts.perceptual.locators import _first_words
+
+    # Indented markup (parts mostly whitespace) and long texts, nested at every depth.
+    html = "".join(f"<span>{part}" for part in parts) + "</span>" * len(parts)
+    root = etree.fromstring(f"<html><body><div>{html}</div></body></html>", etree.HTMLParser())
+    for element in root.iter():
+        assert _first_words(element) == _first_words_by_parts(element)
+
+
+def test_the_first_words_on_real_pages() -> None:
+    from shifts.perceptual.locators import _first_words
+
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        for element in root.iter():
+            if isinstance(element.tag, str):
+                assert _first_words(element) == _first_words_by_parts(element), page.name
 
 
 def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed() -> None:

@@ -7,7 +7,7 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from shifts.document import HtmlDocument
-from shifts.selectors import _SimpleList, compiled, elements, protected_elements, select
+from shifts.selectors import _MixedList, _SimpleList, compiled, elements, protected_elements, select
 from sites import PROFILES, SiteProfile
 from tests.helpers.fixtures import fixture_pages
 
@@ -148,6 +148,43 @@ def test_protected_lists_on_real_pages(profile: SiteProfile) -> None:
                 expected.update(element.iter())
         assert protected_elements(root, profile.protected_selectors) == expected, name
         assert set(select(root, joined)) <= expected
+
+
+@pytest.mark.parametrize(
+    "profile",
+    [
+        p
+        for p in PROFILES.values()
+        if isinstance(compiled(", ".join(p.protected_selectors)), _MixedList)
+    ],
+    ids=lambda p: p.name,
+)
+def test_a_list_mixing_simple_and_other_selectors_is_cssselects_list(
+    profile: SiteProfile,
+) -> None:
+    """Same elements in the same order as the reference XPaths united (document order)."""
+    joined = ", ".join(profile.protected_selectors)
+    reference = etree.XPath(
+        " | ".join(
+            COMPLEX_IN_PROFILES.get(selector) or CSSSelector(selector).path
+            for selector in profile.protected_selectors
+        )
+    )
+    matched = 0
+    for name, root in TREES.items():
+        assert compiled(joined)(root) == elements(reference, root), name
+        matched += len(elements(reference, root))
+    assert matched
+
+
+def test_a_mixed_list_is_what_its_parts_select_and_a_comma_inside_falls_back() -> None:
+    mixed = compiled("h1, ul li, .title")
+    assert isinstance(mixed, _MixedList)
+    assert [e.tag for e in mixed(PAGE)] == ["body", "h1", "div", "a", "li"]  # document order
+    assert mixed(PAGE) == CSSSelector("h1, ul li, .title")(PAGE)
+    inside = "a:is(.x, .main), h1"  # the split leaves halves that are no selectors
+    assert not isinstance(compiled(inside), _MixedList)
+    assert select(PAGE, inside) == CSSSelector(inside)(PAGE)
 
 
 @pytest.mark.parametrize("selector", ["a, button, [role=button]", "ul li"])
