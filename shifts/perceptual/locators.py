@@ -206,16 +206,19 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
 def _drift_hooks(
     root: etree._Element, ctx: ShiftContext, protected: set[etree._Element], refs: PageRefs
 ) -> int:
+    # A hook a script or stylesheet reads is the app's, not a test's. A script that queries
+    # `[data-testid="x"]` reads the attribute, so a hook no asset reads is read by no asset,
+    # whatever its value (templates that only render it don't).
+    dropped = [name for name in ctx.site.hook_attributes if not refs.reads_attribute(name)]
+    if not dropped:
+        return 0
     changed = 0
-    for attribute in ctx.site.hook_attributes:
-        if refs.reads_attribute(attribute):
-            continue  # a script or stylesheet reads this hook: it is the app's, not a test's
-        # A script that queries `[data-testid="x"]` reads the attribute, so a hook no asset
-        # reads is read by no asset, whatever its value (templates that only render it don't).
-        for element in descendants(root, f"*[@{attribute}]"):
-            if element not in protected:
-                del element.attrib[attribute]
-                changed += 1
+    for element in descendants(root, "*[" + " or ".join(f"@{name}" for name in dropped) + "]"):
+        if element not in protected:
+            for name in dropped:
+                if name in element.attrib:
+                    del element.attrib[name]
+                    changed += 1
     return changed
 
 
@@ -453,6 +456,8 @@ _TEXT_START = etree.XPath("substring(string(.), 1, 201)")
 def _first_words(element: etree._Element) -> str:
     """The first 40 characters of the element's whitespace-normalized text, as read from its
     text parts up to the first one past 200 characters: containers hold whole pages."""
+    if len(element) == 0:  # a leaf (most controls): its text is its one part
+        return " ".join((element.text or "").split())[:40]
     start = str(_TEXT_START(element))
     if len(start) <= 200:
         return " ".join(start.split())[:40]  # all of its text
