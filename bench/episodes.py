@@ -9,8 +9,10 @@
    `--seconds` — a navigation, then its stylesheet, script and image, then 0.5-2 s for the
    agent to decide its next step — through
    one service on redis-server. The same sequence straight to the upstream gives the floor:
-   prints p50/p95 latency added per request kind, then compares what every client did with its
-   episode's event log (navigations vs `page_served`, popups), and samples the proxy's RSS.
+   prints p50/p95 latency added per request kind, against the same figure for one episode at
+   a time (each condition in turn, `--seconds` in all), then compares what every client did
+   with its episode's event log (navigations vs `page_served`, popups), and samples the
+   proxy's RSS.
 3. Scaling: wrk on a 300 KB Src-Perc page through one process, through the TCP balancer to one
    process, and through the balancer to two processes sharing the redis-server.
 """
@@ -165,6 +167,52 @@ def audit(service: ServiceProcess, episodes: list[dict], logs: list[dict]) -> di
     return dict(problems)
 
 
+def episode_proxies(
+    service: ServiceProcess,
+    upstream: UpstreamServer,
+    target: UpstreamServer,
+    conditions: list[dict[str, Any]],
+) -> tuple[list[dict], list[str | None]]:
+    """A new episode per condition, and the proxy URL that binds each."""
+    episodes = [
+        service.create_episode(**condition, targets={upstream.origin: target.origin})
+        for condition in conditions
+    ]
+    proxies: list[str | None] = [
+        f"http://{e['id']}:{e['token']}@127.0.0.1:{service.proxy_port}" for e in episodes
+    ]
+    return episodes, proxies
+
+
+def added_latency(logs: list[dict], direct: list[dict]) -> dict[str, Any]:
+    """Per request kind: proxied and direct percentiles, and what the proxy added."""
+    result: dict[str, Any] = {}
+    for kind in ("document", "subresource"):
+        proxied = percentiles([v for log in logs for v in log["latency"][kind]])
+        floor = percentiles([v for log in direct for v in log["latency"][kind]])
+        result[kind] = {
+            "proxied_ms": proxied,
+            "direct_ms": floor,
+            "added_p50_ms": round(proxied["p50"] - floor["p50"], 2),
+            "added_p95_ms": round(proxied["p95"] - floor["p95"], 2),
+        }
+    return result
+
+
+def one_episode(
+    service: ServiceProcess, upstream: UpstreamServer, target: UpstreamServer, seconds: float
+) -> dict[str, Any]:
+    """The single-episode figure: one episode at a time, each condition in turn for
+    `seconds` / conditions, browsing exactly as each of the many episodes does."""
+    share = seconds / len(CONDITIONS)
+    logs = []
+    for condition in CONDITIONS:
+        _, proxies = episode_proxies(service, upstream, target, [condition])
+        logs += asyncio.run(run_episodes(proxies, upstream.origin, share))
+    direct = asyncio.run(run_episodes([None], upstream.origin, min(seconds, 15)))
+    return {"seconds": share * len(CONDITIONS), **added_latency(logs, direct)}
+
+
 def many_episodes(
     service: ServiceProcess,
     upstream: UpstreamServer,
@@ -172,15 +220,8 @@ def many_episodes(
     count: int,
     seconds: float,
 ) -> dict[str, Any]:
-    episodes = [
-        service.create_episode(
-            **CONDITIONS[index % len(CONDITIONS)], targets={upstream.origin: target.origin}
-        )
-        for index in range(count)
-    ]
-    proxies: list[str | None] = [
-        f"http://{e['id']}:{e['token']}@127.0.0.1:{service.proxy_port}" for e in episodes
-    ]
+    conditions = [CONDITIONS[index % len(CONDITIONS)] for index in range(count)]
+    episodes, proxies = episode_proxies(service, upstream, target, conditions)
     pid = service.process.pid  # type: ignore[union-attr]
     samples: list[float] = []
     sampling = threading.Event()
@@ -201,16 +242,8 @@ def many_episodes(
         "seconds": seconds,
         "requests_per_s": round(requests / seconds, 1),
         "rss_mb": samples,
+        **added_latency(logs, direct),
     }
-    for kind in ("document", "subresource"):
-        proxied = percentiles([v for log in logs for v in log["latency"][kind]])
-        floor = percentiles([v for log in direct for v in log["latency"][kind]])
-        result[kind] = {
-            "proxied_ms": proxied,
-            "direct_ms": floor,
-            "added_p50_ms": round(proxied["p50"] - floor["p50"], 2),
-            "added_p95_ms": round(proxied["p95"] - floor["p95"], 2),
-        }
     result["audit"] = audit(service, episodes, logs)
     return result
 
@@ -282,8 +315,9 @@ def main() -> None:
         finally:
             inline.stop()
         report_responsiveness(out["responsiveness_inline"], "every shift on the event loop")
+        out["one_episode"] = one_episode(service, upstream, target, seconds)
         out["episodes"] = many_episodes(service, upstream, target, args.episodes, seconds)
-        report_episodes(out["episodes"])
+        report_episodes(out["episodes"], out["one_episode"])
         out["scaling"] = scaling(workdir, redis, upstream, scale_seconds)
         report_scaling(out["scaling"])
     finally:
@@ -313,18 +347,24 @@ def report_responsiveness(result: dict, how: str) -> None:
     say()
 
 
-def report_episodes(result: dict) -> None:
+def report_episodes(result: dict, single: dict) -> None:
     say(
         f"{result['episodes']} concurrent episodes for {result['seconds']} s "
-        f"({result['requests_per_s']} req/s; latency ms, proxied vs direct)"
+        f"({result['requests_per_s']} req/s; latency ms, proxied vs direct), "
+        f"and one episode at a time ({single['seconds']:g} s, the conditions in turn)"
     )
-    for kind in ("document", "subresource"):
-        row = result[kind]
-        say(
-            f"  {kind:<12} n={row['proxied_ms']['n']:<6} p50 {row['proxied_ms']['p50']:>7} "
-            f"(+{row['added_p50_ms']})  p95 {row['proxied_ms']['p95']:>7} "
-            f"(+{row['added_p95_ms']})  direct p50 {row['direct_ms']['p50']}"
-        )
+    for name, figures in ((f"{result['episodes']} episodes", result), ("one episode", single)):
+        for kind in ("document", "subresource"):
+            row = figures[kind]
+            say(
+                f"  {name:<12} {kind:<12} n={row['proxied_ms']['n']:<6} "
+                f"p50 {row['proxied_ms']['p50']:>7} (+{row['added_p50_ms']})  "
+                f"p95 {row['proxied_ms']['p95']:>7} (+{row['added_p95_ms']})  "
+                f"direct p50 {row['direct_ms']['p50']}"
+            )
+    many, one = result["document"]["added_p95_ms"], single["document"]["added_p95_ms"]
+    ratio = f"x{many / one:.2f}" if one > 0 else "n/a (one episode added nothing)"
+    say(f"  documents, p95 added: {many} ms vs {one} ms for one episode: {ratio} (target <= x2)")
     say(f"  audit: {result['audit']}")
     say(f"  proxy RSS MB every 5 s: {result['rss_mb']}")
     say()
