@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from collections.abc import Coroutine, Iterator
@@ -165,6 +166,11 @@ async def serve(settings: Settings) -> None:
         api,
         f", demo shop http://127.0.0.1:{settings.demo_port}" if settings.demo else "",
     )
+    # Everything built so far (mitmproxy, FastAPI, lxml, the profiles, the shifts' tables)
+    # lives as long as the process: out of the collector's sight, a full collection while
+    # serving no longer walks it.
+    gc.collect()
+    gc.freeze()
     tasks = [asyncio.create_task(_guarded("the proxy", master.run()))]
     tasks += [
         asyncio.create_task(
