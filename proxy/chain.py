@@ -39,14 +39,31 @@ class AddonChain:
                 if callable(handler := getattr(member, hook, None))
             ]
             if handlers:
-                setattr(self, hook, _dispatcher(handlers))
+                setattr(self, hook, _dispatcher(handlers, guarded=hook not in _UNGUARDED))
 
     def get(self, name: str) -> object | None:
-        """A member by its mitmproxy addon name (its class name, lower case)."""
-        return next((m for m in self.members if type(m).__name__.lower() == name), None)
+        """A member by its mitmproxy addon name (its `name`, else its class name in lower
+        case), as `AddonManager.get` finds addons."""
+        return next((m for m in self.members if _addon_name(m) == name), None)
 
 
-def _dispatcher(handlers: list[Handler]) -> Handler:
+# mitmproxy lets a failing `load` abort the start (it is called outside its error guard):
+# so does the chain, instead of serving without a member's options.
+_UNGUARDED = frozenset({"load"})
+
+
+def _addon_name(addon: object) -> str:
+    return str(getattr(addon, "name", None) or type(addon).__name__.lower())
+
+
+def _dispatcher(handlers: list[Handler], guarded: bool) -> Handler:
+    if not guarded:
+
+        def dispatch_unguarded(*args: object) -> None:
+            for handler in handlers:
+                handler(*args)
+
+        return dispatch_unguarded
     # Load, configure and done hooks are called synchronously by mitmproxy: a hook none of
     # whose handlers is a coroutine function stays synchronous.
     if not any(inspect.iscoroutinefunction(handler) for handler in handlers):

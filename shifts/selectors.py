@@ -28,7 +28,7 @@ _TRANSLATOR = LxmlTranslator()  # what CSSSelector uses
 _SIMPLE = re.compile(
     r"""^(?P<tag>[a-zA-Z][a-zA-Z0-9-]*|\*)?
     (?P<parts>(?:\.[A-Za-z_][A-Za-z0-9_-]*|\#[A-Za-z_][A-Za-z0-9_-]*
-    |\[[A-Za-z_][A-Za-z0-9_-]*(?:=(?:"[^"'\]]*"|'[^"'\]]*'|[A-Za-z0-9_-]+))?\])*)$""",
+    |\[[A-Za-z_][A-Za-z0-9_-]*(?:=(?:"[^"'\]\\]*"|'[^"'\]\\]*'|-?[A-Za-z_][A-Za-z0-9_-]*))?\])*)$""",
     re.X,
 )
 _PART = re.compile(
@@ -58,8 +58,11 @@ class _Simple:
 
 
 def _parse_simple(selector: str) -> _Simple | None:
+    """The selector as a simple one; None for anything else: combinators, pseudo-classes,
+    escapes, an unquoted value that is no identifier, an empty selector (cssselect's own
+    error then, not a test that matches everything)."""
     match = _SIMPLE.match(selector.strip())
-    if match is None:
+    if match is None or not selector.strip():
         return None
     tag = match.group("tag")
     classes, attributes = [], []

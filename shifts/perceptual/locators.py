@@ -346,9 +346,8 @@ def _wrap(
 
     def clear_above(node: etree._Element) -> bool:
         # No ancestor is SVG/MathML or matched by a `:has()`: asked for every candidate, so
-        # answered once per node from its parent's answer. A wrapper put in since cannot
-        # change an answer: it is neither foreign nor matched by any `:has()` that does not
-        # match every element.
+        # answered once per node from its parent's answer (a wrapper put in above answered
+        # ones changes them only if a `:has()` matches it: see wrap_if_safe).
         unknown = []
         while node not in clear:
             parent = node.getparent()
@@ -383,6 +382,8 @@ def _wrap(
         wrapper = etree.Element(tag)
         element.addprevious(wrapper)
         wrapper.append(element)  # its tail moves with it, so text order stays
+        if looks_inside(wrapper):  # (a page's `:has()` naming the wrapper's own tag)
+            clear.update((node, False) for node in element.iter())
         changed.update(node for node in element.iter() if node in target_set)
         return True
 

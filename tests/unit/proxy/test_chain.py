@@ -18,20 +18,20 @@ from tests.unit.proxy.conftest import request_flow, run_request
 
 class Member:
     def __init__(self, name: str, calls: list[str], fails: type[BaseException] | None = None):
-        self.name, self.calls, self.fails = name, calls, fails
+        self.label, self.calls, self.fails = name, calls, fails
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(f"member_{self.name}", int, 7, "An option a member declares.")
+        loader.add_option(f"member_{self.label}", int, 7, "An option a member declares.")
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        self.calls.append(f"{self.name}:requestheaders")
+        self.calls.append(f"{self.label}:requestheaders")
         if self.fails is not None:
             raise self.fails("member failed")
 
 
 class AsyncMember(Member):
     async def request(self, flow: http.HTTPFlow) -> None:  # type: ignore[override]
-        self.calls.append(f"{self.name}:request")
+        self.calls.append(f"{self.label}:request")
 
 
 async def test_members_run_in_order_and_async_handlers_are_awaited() -> None:
@@ -60,6 +60,26 @@ async def test_addon_halt_stops_the_members_after_it() -> None:
     with taddons.context(chain) as context:
         await run_request(context.master.addons, request_flow())
     assert calls == ["a:requestheaders"]
+
+
+class FailsToLoad:
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        raise TypeError("a bad option declaration")
+
+
+def test_a_member_that_fails_to_load_stops_the_start_as_in_mitmproxy() -> None:
+    with pytest.raises(TypeError, match="bad option"), taddons.context(AddonChain([FailsToLoad()])):
+        pass
+
+
+class Named(Member):
+    name = "custom-name"
+
+
+def test_members_are_found_by_their_mitmproxy_name() -> None:
+    chain = AddonChain([Member("a", []), Named("b", [])])
+    assert chain.get("member") is chain.members[0]
+    assert chain.get("custom-name") is chain.members[1] and chain.get("named") is None
 
 
 def test_only_hooks_some_member_has_are_offered_and_sync_ones_stay_sync() -> None:

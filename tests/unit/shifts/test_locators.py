@@ -203,3 +203,16 @@ def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str)
                 for tree, side in ((source, "before"), (served, "after")):
                     found = tree.xpath(change[side]["path"])
                     assert found and found[0].tag == change["tag"], (page.name, side, change)
+
+
+def test_nothing_is_wrapped_inside_a_wrapper_a_has_rule_matches() -> None:
+    """A `:has()` that matches the episode's wrapper makes its inside structure-sensitive,
+    like that of any element it matches: what was wrapped first keeps its inside as it is."""
+    wrapper = wrapper_tag(CTX.seed).encode()
+    page = (
+        b"<html><head><style>" + wrapper + b":has(a) { outline: 0 }</style></head><body>"
+        b"<div><section><p><a href='/x'>t</a></p></section></div></body></html>"
+    )
+    out, notes = drift(page)
+    assert notes["wrappers"] == 1 and out.count(b"<" + wrapper + b">") == 1
+    assert b"<" + wrapper + b"><div><section><p><a" in out

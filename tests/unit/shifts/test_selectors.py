@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from cssselect import SelectorError
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
@@ -175,6 +176,25 @@ def test_a_list_mixing_simple_and_other_selectors_is_cssselects_list(
         assert compiled(joined)(root) == elements(reference, root), name
         matched += len(elements(reference, root))
     assert matched
+
+
+@pytest.mark.parametrize("selector", ['[title="\\41"]', "[data-x=1]", "", " "])
+def test_what_the_fast_path_would_read_differently_goes_to_cssselect(selector: str) -> None:
+    """An escape, an unquoted value that is no identifier, an empty selector: cssselect's
+    answer (or its error), never a test of its own."""
+    from shifts.selectors import _parse_simple
+
+    assert _parse_simple(selector) is None
+    listed = f"{selector}, h1"
+    try:
+        expected: object = CSSSelector(listed)(PAGE)
+    except SelectorError as error:
+        expected = type(error)
+    try:
+        found: object = select(PAGE, listed)
+    except SelectorError as error:
+        found = type(error)
+    assert found == expected
 
 
 def test_a_mixed_list_is_what_its_parts_select_and_a_comma_inside_falls_back() -> None:
