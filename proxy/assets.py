@@ -73,6 +73,8 @@ class AssetIndex:
         # Page (upstream origin + path) -> the assets browsers loaded for it, in order.
         self._loaded_by: dict[str, dict[str, None]] = {}
         self._merged: OrderedDict[tuple[str, ...], AssetRefs] = OrderedDict()
+        # (kind, how it is decoded, digest of its bytes) -> what the asset references.
+        self._bodies: OrderedDict[tuple[str, str, bytes], AssetRefs] = OrderedDict()
 
     def add(self, url: str, validator: str, refs: AssetRefs, page: str | None = None) -> None:
         """Index one asset (by its upstream URL); `page` (upstream origin + path) loaded it."""
@@ -82,6 +84,22 @@ class AssetIndex:
             self._assets.popitem(last=False)
         if page is not None:
             self._loaded_by.setdefault(page, {})[url] = None
+
+    async def read(
+        self, kind: str, body: bytes, decoding: str, text_of: Callable[[bytes], str]
+    ) -> AssetRefs:
+        """What an asset references, read from its body (`text_of`, decoding it as
+        `decoding` says). The same bytes are read once: a stylesheet served without a
+        validator is streamed again on every page, a bundle under another cache-busting URL."""
+        key = (kind, decoding, hashlib.blake2b(body, digest_size=16).digest())
+        refs = self._bodies.get(key)
+        if refs is None:
+            refs = await _read(kind, text_of(body))
+            self._bodies[key] = refs
+            while len(self._bodies) > CACHED_ASSETS:
+                self._bodies.popitem(last=False)
+        self._bodies.move_to_end(key)
+        return refs
 
     def knows(self, url: str) -> bool:
         return url in self._assets
@@ -194,8 +212,10 @@ class AssetIndex:
             # The browser gets the same error: the asset references nothing.
             self.add(url, f"status:{response.status_code}", EMPTY)
             return True
-        text = body.decode(response.encoding or "utf-8", "replace")
-        self.add(url, _validator(response.headers), await _read(asset.kind, text))
+        charset = response.encoding or "utf-8"
+        text = body.decode(charset, "replace")
+        refs = await self.read(asset.kind, body, charset, lambda _: text)
+        self.add(url, _validator(response.headers), refs)
         if asset.kind == "css" and depth < MAX_IMPORT_DEPTH:
             imported = css_imports(text, asset.url)
             for each in imported:  # a stylesheet's imports count for every page that loads it
@@ -306,11 +326,14 @@ class AssetObserver:
     async def _index(
         self, url: str, kind: str, validator: str, body: bytes, encoding: str, page: str | None
     ) -> None:
+        def text_of(raw: bytes) -> str:
+            return decode_body(raw, encoding).decode("utf-8", "replace")
+
         try:
-            text = decode_body(body, encoding).decode("utf-8", "replace")
+            refs = await self.index.read(kind, body, encoding, text_of)
         except UndecodableBody:
             return
-        self.index.add(url, validator, await _read(kind, text), page)
+        self.index.add(url, validator, refs, page)
 
 
 def _upstream_url(flow: http.HTTPFlow) -> str:

@@ -167,6 +167,9 @@ class Handler(BaseHTTPRequestHandler):
 
 class UpstreamServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver listens with a backlog of 5: 64 clients connecting at once would lose
+    # SYNs and wait a second for the retry, a delay of the test upstream, not of a proxy.
+    request_queue_size = 128
 
     def __init__(self, label: str = "source", tls: tuple[Path, Path] | None = None) -> None:
         super().__init__(("127.0.0.1", 0), Handler)

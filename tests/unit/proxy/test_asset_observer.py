@@ -3,26 +3,30 @@ load, once per version of each."""
 
 from __future__ import annotations
 
+import pytest
 from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
 from mitmproxy.proxy.layers.http import HttpResponseHeadersHook
 
+from proxy import assets
 from proxy.store import MemoryStore
 from tests.unit.proxy.conftest import make_episode, member, request_flow, run_request
 
 CSS = b".hook { color: red }"
 
 
-async def css_through(chain: AddonManager, episode_id: str, etag: str | None) -> bool:
+async def css_through(
+    chain: AddonManager, episode_id: str, etag: str | None, css: bytes = CSS
+) -> bool:
     """A stylesheet through the chain; whether the observer tees it to read it."""
     flow = request_flow("/s.css", {"X-SkillShift-Episode": episode_id, "Sec-Fetch-Dest": "style"})
     await run_request(chain, flow)
     headers = {"Content-Type": "text/css", **({"ETag": etag} if etag else {})}
-    flow.response = http.Response.make(200, CSS, headers)
+    flow.response = http.Response.make(200, css, headers)
     await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
     teed = callable(flow.response.stream)
     if teed:
-        for chunk in (CSS, b""):
+        for chunk in (css, b""):
             flow.response.stream(chunk)
     return teed
 
@@ -47,3 +51,29 @@ async def test_an_asset_is_read_again_only_when_it_may_have_changed(
     assert not await css_through(addons, episode.id, '"v1"')  # the same version: indexed
     assert await css_through(addons, episode.id, '"v2"')  # a new version
     assert await css_through(addons, episode.id, None)  # no validator: it may have changed
+
+
+async def test_the_same_bytes_streamed_again_are_read_once(
+    store: MemoryStore, addons: AddonManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stylesheet without a validator is teed on every load; its text is parsed again only
+    when its bytes changed."""
+    reads: list[str] = []
+    read = assets._read
+
+    async def counted(kind: str, text: str) -> object:
+        reads.append(text)
+        return await read(kind, text)
+
+    monkeypatch.setattr(assets, "_read", counted)
+    episode = await make_episode(store, condition="Src-Perc")
+    observer = member(addons, "assetobserver")
+    index = observer.index  # type: ignore[attr-defined]
+    for css in (CSS, CSS, b".other { color: blue }", CSS):
+        assert await css_through(addons, episode.id, None, css)
+        for task in list(observer._tasks):  # type: ignore[attr-defined]
+            await task
+    assert reads == [CSS.decode(), ".other { color: blue }"]
+    assert index.knows("http://site.test/s.css")
+    refs, _ = index.refs_of(["http://site.test/s.css"])
+    assert refs.references("hook") and not refs.references("other")  # the latest version
