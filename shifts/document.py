@@ -51,6 +51,9 @@ class FrozenDocument:
     changes: list[dict[str, object]]
     runtime: dict[str, object]
     changed: bool
+    # Where `to_bytes` splices into `body`: the start of <head> and the end of it (found by a
+    # scan of the head, once, instead of at every load of the page); None if not ASCII.
+    splice_points: tuple[int, int] | None = None
 
 
 class HtmlDocument:
@@ -72,6 +75,8 @@ class HtmlDocument:
         self.cache: dict[str, object] = {}
         # Configuration for the client runtime, filled by shifts; one runtime tag carries it all.
         self.runtime: dict[str, object] = {}
+        # A thawed document's splice points, valid while its body is the frozen one.
+        self._splice_points: tuple[bytes, int, int] | None = None
 
     @property
     def changed(self) -> bool:
@@ -86,8 +91,14 @@ class HtmlDocument:
     def freeze(self) -> FrozenDocument:
         """The document so far; serializes the tree (once) if a shift changed it."""
         self._settle_changes()
+        body = self._body_so_far()
+        points = (
+            (_early_point(body), _insertion_point(body))
+            if is_ascii_compatible(self.encoding)
+            else None
+        )
         return FrozenDocument(
-            body=self._body_so_far(),
+            body=body,
             encoding=self.encoding,
             head_markup=tuple(self._head_markup),
             early_markup=tuple(self._early_markup),
@@ -95,6 +106,7 @@ class HtmlDocument:
             changes=copy.deepcopy(self.changes),
             runtime=copy.deepcopy(self.runtime),
             changed=self.changed,
+            splice_points=points if points is not None and points[0] <= points[1] else None,
         )
 
     @classmethod
@@ -107,8 +119,12 @@ class HtmlDocument:
         doc._head_markup = list(frozen.head_markup)
         doc._early_markup = list(frozen.early_markup)
         doc.notes = copy.deepcopy(frozen.notes)
-        doc.changes = copy.deepcopy(frozen.changes)
+        # The frozen change entries are shared, not copied (hundreds on a big page): only the
+        # entries a document recorded itself are ever written to (their after-paths).
+        doc.changes = list(frozen.changes)
         doc.runtime = copy.deepcopy(frozen.runtime)
+        if frozen.splice_points is not None:
+            doc._splice_points = (frozen.body, *frozen.splice_points)
         return doc
 
     @property
@@ -177,6 +193,12 @@ class HtmlDocument:
         if not self.changed:
             return self.original
         body = self._body_so_far()
+        known = self._splice_points
+        if known is not None and known[0] is body:  # (the frozen body: its points are known)
+            _, early_at, head_at = known
+            early = "".join(self._early_markup).encode("ascii", "xmlcharrefreplace")
+            head = "".join(self._head_markup).encode("ascii", "xmlcharrefreplace")
+            return b"".join((body[:early_at], early, body[early_at:head_at], head, body[head_at:]))
         if self._head_markup:
             body = _splice_head(body, "".join(self._head_markup), self.encoding)
         if self._early_markup:
