@@ -284,17 +284,34 @@ def _rewrite_cell(row: Row, page: str) -> str:
     return f"{median:>9.2f}" if median is not None else f"{'':>9}"
 
 
+# The targets, as CPU per request against plain mitmproxy (the embedded store's rows
+# and the Redis ones are compared with the same mitmdump, run alternately with them).
+TARGETS = {
+    "ss Src": 1.0,
+    "ss unbound": 1.0,
+    "ss Src redis": 0.9,
+    "ss Src-Exec/once": 0.95,
+    "ss Src-Exec/multiple": 0.95,
+    "ss Src-Exec/random": 0.95,
+}
+
+
+def _cpu_ratio(base: Row, row: Row, page: str) -> float:
+    mine = row.results[f"{page}@8"]["cpu_ms_per_request"]
+    return base.results[f"{page}@8"]["cpu_ms_per_request"] / mine if mine else 0.0
+
+
 def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> None:
     base = next(row for row in rows if row.name == "mitmproxy")
     out = []
     for page in pages:
         out.append(
-            f"\n{page}: p50/p95 ms at c=1, req/s at c=8 and c=32 (x mitmproxy), CPU ms/req, "
-            "median rewrite ms"
+            f"\n{page}: p50/p95 ms at c=1, req/s at c=8 and c=32 (x mitmproxy), CPU ms/req at "
+            "c=8 (x: mitmproxy's / the row's, above 1 is cheaper), median rewrite ms"
         )
         out.append(
             f"{'row':<26}{'p50':>8}{'p95':>8}{'c8':>9}{'x':>6}{'c32':>9}{'x':>6}{'cpu':>7}"
-            f"{'rewrite':>9}"
+            f"{'x':>6}{'rewrite':>9}"
         )
         for row in rows:
             one, eight, many = (row.results[f"{page}@{c}"] for c in (1, 8, 32))
@@ -303,6 +320,7 @@ def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> No
                 f"{row.name:<26}{one['p50_ms']:>8.2f}{one['p95_ms']:>8.2f}{eight['rps']:>9.0f}"
                 f"{eight['rps'] / base8:>6.2f}{many['rps']:>9.0f}{many['rps'] / base32:>6.2f}"
                 f"{eight['cpu_ms_per_request']:>7.2f}"
+                f"{_cpu_ratio(base, row, page):>6.2f}"
                 + _rewrite_cell(row, page)
                 + (
                     "  FAILURES " + str(eight["failures"] + many["failures"])
@@ -310,6 +328,17 @@ def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> No
                     else ""
                 )
             )
+    out.append(
+        "\ntargets: CPU per request, mitmproxy's / the row's, per page (met where >= target)"
+    )
+    for name, target in TARGETS.items():
+        measured = next((r for r in rows if r.name == name), None)
+        if measured is None:
+            continue
+        ratios = [_cpu_ratio(base, measured, page) for page in pages]
+        cells = " ".join(f"{ratio:.2f}" for ratio in ratios)
+        met = sum(ratio >= target for ratio in ratios)
+        out.append(f"{name:<26} >= {target:.2f}: {cells}  (met on {met} of {len(ratios)})")
     out.append("\npeak RSS (MB) per row")
     for row in rows:
         rss = row.results.get("peak_rss_mb", {}).get("value", 0)
