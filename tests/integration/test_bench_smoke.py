@@ -11,10 +11,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_bench(module: str, tmp_path: Path, *args: str) -> tuple[str, dict]:
-    out = tmp_path / f"{module}.json"
+def run_module(module: str, *args: str) -> str:
+    """`python -m module args...` from the repository; its output, once it exits cleanly."""
     result = subprocess.run(
-        [sys.executable, "-m", module, "--quick", "--json", str(out), *args],
+        [sys.executable, "-m", module, *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -22,7 +22,13 @@ def run_bench(module: str, tmp_path: Path, *args: str) -> tuple[str, dict]:
         check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout, json.loads(out.read_text())
+    return result.stdout
+
+
+def run_bench(module: str, tmp_path: Path, *args: str) -> tuple[str, dict]:
+    out = tmp_path / f"{module}.json"
+    text = run_module(module, "--quick", "--json", str(out), *args)
+    return text, json.loads(out.read_text())
 
 
 def test_throughput_bench_runs(tmp_path: Path) -> None:
@@ -45,3 +51,11 @@ def test_recording_bench_runs(tmp_path: Path) -> None:
     text, rows = run_bench("bench.recording", tmp_path)
     assert "entry B/nav" in text
     assert rows["Src-Perc recording"]["entry_bytes"] > 0
+
+
+def test_fixtures_bench_runs() -> None:
+    text = run_module("bench.fixtures", "--seeds", "1", "--repeat", "1")
+    perceptual = [line.split() for line in text.splitlines() if " Src-Perc " in line]
+    assert "x parse" in text and "x bs4" in text and len(perceptual) >= 9
+    for row in perceptual:  # page, KB, condition, ms, x parse, x bs4, what changed...
+        assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5]) > 0, row
