@@ -338,7 +338,11 @@ def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> No
         ratios = [_cpu_ratio(base, measured, page) for page in pages]
         cells = " ".join(f"{ratio:.2f}" for ratio in ratios)
         met = sum(ratio >= target for ratio in ratios)
-        out.append(f"{name:<26} >= {target:.2f}: {cells}  (met on {met} of {len(ratios)})")
+        mean = statistics.geometric_mean(ratios) if all(ratios) else 0.0
+        out.append(
+            f"{name:<26} >= {target:.2f}: {cells}  geomean {mean:.2f} "
+            f"(met on {met} of {len(ratios)})"
+        )
     out.append("\npeak RSS (MB) per row")
     for row in rows:
         rss = row.results.get("peak_rss_mb", {}).get("value", 0)
