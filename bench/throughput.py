@@ -211,7 +211,7 @@ def main() -> None:
                 ("Src-Perc", None),
                 ("Tgt-Perc", None),
             ]:
-                if store == "redis" and condition not in ("Src", "Src-Perc"):
+                if store == "redis" and condition == "Tgt-Perc":
                     continue
                 config: dict[str, Any] = {"condition": condition, "seed": 1}
                 if regime:
@@ -293,6 +293,9 @@ TARGETS = {
     "ss Src-Exec/once": 0.95,
     "ss Src-Exec/multiple": 0.95,
     "ss Src-Exec/random": 0.95,
+    "ss Src-Exec/once redis": 0.85,
+    "ss Src-Exec/multiple redis": 0.85,
+    "ss Src-Exec/random redis": 0.85,
 }
 
 
