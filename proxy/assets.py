@@ -317,7 +317,8 @@ class AssetObserver:
         validator = _validator(response.headers)
         if page is not None and self.index.knows(url):
             self.index.add_loaded(page, url)
-            return
+        # A known asset is read again unless its validator says it is the same version: the
+        # same URL may serve new code (its bytes, when unchanged, are not parsed again).
         if self.index.has_current(url, validator):
             return
         collected: list[bytes] = []

@@ -16,10 +16,15 @@ CSS = b".hook { color: red }"
 
 
 async def css_through(
-    chain: AddonManager, episode_id: str, etag: str | None, css: bytes = CSS
+    chain: AddonManager,
+    episode_id: str,
+    etag: str | None,
+    css: bytes = CSS,
+    referer: str | None = None,
 ) -> bool:
     """A stylesheet through the chain; whether the observer tees it to read it."""
-    flow = request_flow("/s.css", {"X-SkillShift-Episode": episode_id, "Sec-Fetch-Dest": "style"})
+    headers = {"X-SkillShift-Episode": episode_id, "Sec-Fetch-Dest": "style"}
+    flow = request_flow("/s.css", {**headers, **({"Referer": referer} if referer else {})})
     await run_request(chain, flow)
     headers = {"Content-Type": "text/css", **({"ETag": etag} if etag else {})}
     flow.response = http.Response.make(200, css, headers)
@@ -77,3 +82,23 @@ async def test_the_same_bytes_streamed_again_are_read_once(
     assert index.knows("http://site.test/s.css")
     refs, _ = index.refs_of(["http://site.test/s.css"])
     assert refs.references("hook") and not refs.references("other")  # the latest version
+
+
+async def test_a_known_asset_loaded_by_a_page_is_read_again_when_its_version_changed(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Browsers send a Referer with every asset: that must not stop a new version of a known
+    asset from being read, or the drift would rename what the new code references."""
+    episode = await make_episode(store, condition="Src-Perc")
+    observer = member(addons, "assetobserver")
+    page = "http://site.test/page"
+    assert await css_through(addons, episode.id, '"v1"', referer=page)
+    for task in list(observer._tasks):  # type: ignore[attr-defined]
+        await task
+    assert not await css_through(addons, episode.id, '"v1"', referer=page)  # the same version
+    new = b".renamed-by-the-new-version { color: red }"
+    assert await css_through(addons, episode.id, '"v2"', new, referer=page)
+    for task in list(observer._tasks):  # type: ignore[attr-defined]
+        await task
+    refs, _ = observer.index.refs_of(["http://site.test/s.css"])  # type: ignore[attr-defined]
+    assert refs.references("renamed-by-the-new-version")
