@@ -32,6 +32,7 @@ from mitmproxy import ctx, http
 from proxy import classify
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
+from proxy.pipeline import page_digest
 from proxy.routing import origin_of
 from shifts.references import (
     EMPTY,
@@ -67,23 +68,41 @@ class _Entry:
     refs: AssetRefs
 
 
+class _Recent[K, V](OrderedDict[K, V]):
+    """At most `limit` entries, the least recently used out first."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def recall(self, key: K) -> V | None:
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def keep(self, key: K, value: V) -> V:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+        return value
+
+
 class AssetIndex:
     def __init__(self) -> None:
-        self._assets: OrderedDict[str, _Entry] = OrderedDict()
+        self._assets: _Recent[str, _Entry] = _Recent(CACHED_ASSETS)
         # Page (upstream origin + path) -> the assets browsers loaded for it, in order.
         self._loaded_by: dict[str, dict[str, None]] = {}
-        self._merged: OrderedDict[tuple[str, ...], AssetRefs] = OrderedDict()
+        self._merged: _Recent[tuple[str, ...], AssetRefs] = _Recent(256)
         # (kind, how it is decoded, digest of its bytes) -> what the asset references.
-        self._bodies: OrderedDict[tuple[str, str, bytes], AssetRefs] = OrderedDict()
+        self._bodies: _Recent[tuple[str, str, bytes], AssetRefs] = _Recent(CACHED_ASSETS)
         # (digest of a page's bytes, its URL) -> the assets its markup loads.
-        self._page_assets: OrderedDict[tuple[bytes, str], list[PageAsset]] = OrderedDict()
+        self._page_assets: _Recent[tuple[bytes, str], list[PageAsset]] = _Recent(CACHED_ASSETS)
 
     def add(self, url: str, validator: str, refs: AssetRefs, page: str | None = None) -> None:
         """Index one asset (by its upstream URL); `page` (upstream origin + path) loaded it."""
-        self._assets[url] = _Entry(validator, refs)
-        self._assets.move_to_end(url)
-        while len(self._assets) > CACHED_ASSETS:
-            self._assets.popitem(last=False)
+        self._assets.keep(url, _Entry(validator, refs))
         if page is not None:
             self._loaded_by.setdefault(page, {})[url] = None
 
@@ -94,13 +113,9 @@ class AssetIndex:
         `decoding` says). The same bytes are read once: a stylesheet served without a
         validator is streamed again on every page, a bundle under another cache-busting URL."""
         key = (kind, decoding, hashlib.blake2b(body, digest_size=16).digest())
-        refs = self._bodies.get(key)
+        refs = self._bodies.recall(key)
         if refs is None:
-            refs = await _read(kind, text_of(body))
-            self._bodies[key] = refs
-            while len(self._bodies) > CACHED_ASSETS:
-                self._bodies.popitem(last=False)
-        self._bodies.move_to_end(key)
+            refs = self._bodies.keep(key, await _read(kind, text_of(body)))
         return refs
 
     def knows(self, url: str) -> bool:
@@ -121,12 +136,9 @@ class AssetIndex:
         entries = [(url, self._assets[url]) for url in urls if url in self._assets]
         key = tuple(f"{url} {entry.validator}" for url, entry in entries)
         digest = hashlib.blake2b("\n".join(key).encode(), digest_size=6).hexdigest()
-        merged = self._merged.get(key)
+        merged = self._merged.recall(key)
         if merged is None:
-            merged = merge_refs([EMPTY, *(entry.refs for _, entry in entries)])
-            self._merged[key] = merged
-            while len(self._merged) > 256:
-                self._merged.popitem(last=False)
+            merged = self._merged.keep(key, merge_refs([EMPTY, *(e.refs for _, e in entries)]))
         return merged, digest
 
     async def page_refs(
@@ -138,11 +150,13 @@ class AssetIndex:
         timeout: float,
         max_bytes: int,
         verify: bool | str = True,
+        raw_digest: bytes | None = None,
     ) -> tuple[AssetRefs, str]:
         """The references of the page's stylesheets and scripts (read first when not known
         yet) and of those browsers loaded for it before, with their digest. `page_url` is the
         URL the browser sees; assets are fetched from `upstream_origin` (the upstream that
-        really serves the page, e.g. a target deployment) with the page request's Host."""
+        really serves the page, e.g. a target deployment) with the page request's Host.
+        `raw_digest` is the page's `page_digest`, when the caller has it already."""
         browser_origin = _origin(page_url)
 
         def upstream_url(asset: PageAsset) -> str:
@@ -150,7 +164,7 @@ class AssetIndex:
             query = f"?{parts.query}" if parts.query else ""
             return upstream_origin + (parts.path or "/") + query
 
-        wanted = self._assets_of(raw, page_url)
+        wanted = self._assets_of(raw, page_url, raw_digest or page_digest(raw))
         missing = [asset for asset in wanted if not self.knows(upstream_url(asset))]
         complete = True
         if missing:
@@ -184,18 +198,14 @@ class AssetIndex:
         refs, digest = self.refs_of(urls)
         return (refs if complete else AssetRefs(complete=False)), digest
 
-    def _assets_of(self, raw: bytes, page_url: str) -> list[PageAsset]:
+    def _assets_of(self, raw: bytes, page_url: str, digest: bytes) -> list[PageAsset]:
         """The assets the page's markup loads. Found by a scan of the whole page and a URL
         join per tag (a millisecond on a big page): once per distinct page and URL, since
         every load of a page looks them up to know whether its shifted copy still holds."""
-        key = (hashlib.blake2b(raw, digest_size=16).digest(), page_url)
-        found = self._page_assets.get(key)
+        key = (digest, page_url)
+        found = self._page_assets.recall(key)
         if found is None:
-            found = page_assets(raw, page_url)[:MAX_ASSETS_PER_PAGE]
-            self._page_assets[key] = found
-            while len(self._page_assets) > CACHED_ASSETS:
-                self._page_assets.popitem(last=False)
-        self._page_assets.move_to_end(key)
+            found = self._page_assets.keep(key, page_assets(raw, page_url)[:MAX_ASSETS_PER_PAGE])
         return found
 
     def _imports_of(self, urls: list[str]) -> list[str]:

@@ -27,6 +27,12 @@ def active_shifts(episode: Episode | None) -> list[str]:
     return episode.shift_names()
 
 
+def page_digest(raw: bytes) -> bytes:
+    """What a page's bytes are known by: the shifted-page cache and the asset index key their
+    entries by it, computed once per load (`PageRewriter`)."""
+    return hashlib.sha256(raw).digest()
+
+
 def parses_document(episode: Episode) -> bool:
     """Whether shifting needs a full parse; a popup alone is a string insertion."""
     return any(get_shift(name).kind != "execution" for name in active_shifts(episode))
@@ -86,6 +92,7 @@ def shift_document(
     charset: str | None,
     shifted: ShiftedPages | None = None,
     assets_digest: str | None = None,
+    digest: bytes | None = None,
 ) -> HtmlDocument:
     """The page shifted for the episode. With `shifted`, the shifts that parse (contextual,
     perceptual) run once per distinct page and setting; the execution shift and the runtime tag
@@ -95,7 +102,7 @@ def shift_document(
     if shifted is None or not parsing:  # (a popup alone is a string insertion: nothing to keep)
         return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     rest = [name for name in names if name not in parsing]
-    key = shifted.key(ctx, parsing, raw, charset, assets_digest)
+    key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, assets_digest)
     frozen = shifted.get(key)
     if frozen is None:
         frozen = run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
@@ -122,14 +129,14 @@ class ShiftedPages:
     def key(
         ctx: ShiftContext,
         names: list[str],
-        raw: bytes,
+        digest: bytes,
         charset: str | None,
         assets_digest: str | None,
     ) -> tuple[object, ...]:
         # The perceptual set is in `names` (its shifts), the condition too.
         settings = json.dumps([names, ctx.shift_params, ctx.targets], sort_keys=True)
         return (
-            hashlib.sha256(raw).digest(),
+            digest,
             charset,
             settings,
             ctx.seed,

@@ -27,6 +27,7 @@ from proxy.pipeline import (
     ShiftedPages,
     active_shifts,
     build_context,
+    page_digest,
     page_nonce,
     parses_document,
     shift_document,
@@ -63,11 +64,12 @@ def _shift_to_bytes(
     charset: str | None,
     shifted: ShiftedPages,
     assets_digest: str | None,
+    digest: bytes | None,
 ) -> tuple[Any, bytes | None, float]:
     """The shifted page, and the CPU time it took (the thread's, so neither waiting for a
     worker nor for the GIL counts: what the shift costs, whatever the load)."""
     started = time.thread_time()
-    doc = shift_document(episode, context, raw, charset, shifted, assets_digest)
+    doc = shift_document(episode, context, raw, charset, shifted, assets_digest, digest)
     body = doc.to_bytes() if doc.changed else None
     return doc, body, (time.thread_time() - started) * 1000
 
@@ -171,7 +173,10 @@ class PageRewriter:
             await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
             return
         started = time.perf_counter()
-        context = await self._context(flow, episode, response, raw)
+        # One digest of the page for the asset index and the shifted-page cache (a popup alone
+        # uses neither).
+        digest = page_digest(raw) if parses_document(episode) else None
+        context = await self._context(flow, episode, response, raw, digest)
         work = functools.partial(
             _shift_to_bytes,
             episode,
@@ -180,6 +185,7 @@ class PageRewriter:
             classify.charset(response),
             self.shifted,
             flow.metadata.get(ASSETS_DIGEST),
+            digest,
         )
         if len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode):
             doc, body, shift_cpu_ms = await asyncio.to_thread(work)
@@ -229,7 +235,12 @@ class PageRewriter:
             )
 
     async def _context(
-        self, flow: http.HTTPFlow, episode: Episode, response: http.Response, raw: bytes
+        self,
+        flow: http.HTTPFlow,
+        episode: Episode,
+        response: http.Response,
+        raw: bytes,
+        digest: bytes | None,
     ) -> ShiftContext:
         url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
@@ -239,7 +250,7 @@ class PageRewriter:
         policies = response.headers.get_all("content-security-policy")
         assets = None
         if "locator_drift" in active_shifts(episode):
-            assets, flow.metadata[ASSETS_DIGEST] = await self._page_assets(flow, url, raw)
+            assets, flow.metadata[ASSETS_DIGEST] = await self._page_assets(flow, url, raw, digest)
         context = build_context(
             episode,
             url=url,
@@ -258,7 +269,7 @@ class PageRewriter:
         return context
 
     async def _page_assets(
-        self, flow: http.HTTPFlow, url: str, raw: bytes
+        self, flow: http.HTTPFlow, url: str, raw: bytes, digest: bytes | None
     ) -> tuple[AssetRefs, str]:
         """What the page's stylesheets and scripts reference (read from the upstream that
         serves the page, with the page request's cookies), and which assets those are."""
@@ -278,6 +289,7 @@ class PageRewriter:
             ctx.options.ss_asset_timeout,
             ctx.options.ss_asset_max_bytes,
             verify,
+            digest,
         )
 
     async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:

@@ -200,7 +200,7 @@ class HtmlDocument:
             head = "".join(self._head_markup).encode("ascii", "xmlcharrefreplace")
             return b"".join((body[:early_at], early, body[early_at:head_at], head, body[head_at:]))
         if self._head_markup:
-            body = _splice_head(body, "".join(self._head_markup), self.encoding)
+            body = _splice(body, "".join(self._head_markup), self.encoding, _insertion_point)
         if self._early_markup:
             body = _splice(body, "".join(self._early_markup), self.encoding, _early_point)
         return body
@@ -271,10 +271,6 @@ def _without_document_end_tags(body: bytes) -> bytes:
         position = raw_text.end()
     kept.append(_DOCUMENT_END_TAG.sub(b"", body[position:]))
     return b"".join(kept)
-
-
-def _splice_head(body: bytes, markup: str, encoding: str) -> bytes:
-    return _splice(body, markup, encoding, _insertion_point)
 
 
 def _splice(body: bytes, markup: str, encoding: str, where: Callable[[bytes], int]) -> bytes:

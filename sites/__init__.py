@@ -40,11 +40,9 @@ class _Profiles:
         return hash(tuple(map(id, self.profiles)))
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, _Profiles)
-            and all(a is b for a, b in zip(self.profiles, other.profiles, strict=False))
-            and len(self.profiles) == len(other.profiles)
-        )
+        if not isinstance(other, _Profiles) or len(self.profiles) != len(other.profiles):
+            return False
+        return all(a is b for a, b in zip(self.profiles, other.profiles, strict=True))
 
 
 @functools.lru_cache(maxsize=64)

@@ -329,20 +329,10 @@ def _wrap(
         if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
     ]
     # Per node, asked once: many candidates share ancestors, parents and siblings.
-    sensitive: dict[etree._Element, bool] = {}
-    watched: dict[etree._Element, bool] = {}
+    structure_matters = _once_per_node(refs.structure_matters)
+    looks_inside = _once_per_node(refs.looks_inside)
+    used_by_scripts = _once_per_node(lambda node: _referenced_by_scripts(node, refs))
     clear: dict[etree._Element, bool] = {}
-    scripted: dict[etree._Element, bool] = {}
-
-    def structure_matters(node: etree._Element) -> bool:
-        if node not in sensitive:
-            sensitive[node] = refs.structure_matters(node)
-        return sensitive[node]
-
-    def looks_inside(node: etree._Element) -> bool:
-        if node not in watched:
-            watched[node] = refs.looks_inside(node)
-        return watched[node]
 
     def clear_above(node: etree._Element) -> bool:
         # No ancestor is SVG/MathML or matched by a `:has()`: asked for every candidate, so
@@ -363,11 +353,6 @@ def _wrap(
             answer = answer and parent.tag not in FOREIGN and not looks_inside(parent)
             clear[node] = answer
         return answer
-
-    def used_by_scripts(node: etree._Element) -> bool:
-        if node not in scripted:
-            scripted[node] = _referenced_by_scripts(node, refs)
-        return scripted[node]
 
     def wrap_if_safe(element: etree._Element) -> bool:
         parent = element.getparent()
@@ -405,6 +390,18 @@ def _wrap(
         if any(node in target_set and node not in changed for node in element.iter()):
             wrapped += wrap_if_safe(element)
     return wrapped
+
+
+def _once_per_node(ask: Callable[[etree._Element], bool]) -> Callable[[etree._Element], bool]:
+    """`ask`, asked once per node: its first answer is kept for the rest of `_wrap`."""
+    answers: dict[etree._Element, bool] = {}
+
+    def asked(node: etree._Element) -> bool:
+        if node not in answers:
+            answers[node] = ask(node)
+        return answers[node]
+
+    return asked
 
 
 def _may_wrap(
