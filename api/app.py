@@ -17,6 +17,7 @@ from api import checks, diagnostics, episodes, evidence, meta, ui
 from api.errors import ERROR_RESPONSES, ApiError, error_json, install_error_handlers
 from api.evidence import Evidence
 from api.settings import Settings
+from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
 from proxy.recording import Recording
 from proxy.store import EpisodeStore
 
@@ -124,7 +125,10 @@ def _install_docs(app: FastAPI) -> None:
 
 
 def create_app(
-    store: EpisodeStore, settings: Settings, recording: Recording | None = None
+    store: EpisodeStore,
+    settings: Settings,
+    recording: Recording | None = None,
+    knowledge: KnowledgeLookup | None = None,
 ) -> FastAPI:
     app = FastAPI(
         title="skillshift admin API",
@@ -134,6 +138,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.store = store
+    app.state.knowledge = knowledge or KnowledgeLookup(MemoryKnowledge(), Learner())
     app.state.evidence = Evidence(store, recording)
     app.state.settings = settings
     app.state.started_at = time.time()

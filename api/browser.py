@@ -1,24 +1,15 @@
-"""How skillshift's own tools launch a browser: Debian's Chromium, headless, through Playwright.
-
-The flags keep Chromium from phoning home (background networking, component updates, sync),
-which a closed lab network would refuse anyway, many connections at a time.
-"""
+"""How skillshift's own tools launch a browser (`proxy.chromium`: Debian's Chromium, headless)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from proxy.chromium import CHROMIUM, CHROMIUM_ARGS
 
 
 def launch_chromium(playwright: Any) -> Any:
     """A headless Chromium with a fresh profile (Playwright's `chromium.launch`)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch_chromium"]

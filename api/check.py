@@ -9,12 +9,12 @@ from typing import Any
 
 import httpx
 
-from proxy.assets import AssetIndex
 from proxy.episode import Episode
+from proxy.knowledge import Learner, LearnFailed, LearnRequest
 from proxy.pipeline import shift_offline
 from shifts.alignment import check_alignment
 from shifts.contextual import origin_of_url, route
-from shifts.references import AssetRefs
+from shifts.references import EMPTY, UNKNOWN, AssetRefs, merge_refs
 
 FETCH_TIMEOUT_S = 15.0
 ASSET_MAX_BYTES = 8 * 1024 * 1024
@@ -96,12 +96,17 @@ async def fetch_and_check(
 
 
 async def page_assets(raw: bytes, url: str, fetched_from: str) -> AssetRefs:
-    """What the page's own stylesheets and scripts reference, read as the proxy reads them
-    before a first shift (same origin as the page's upstream, so already allowed)."""
+    """What the page's own stylesheets and scripts reference, learnt as the proxy learns a
+    page, without the browser pass (same origin as the page's upstream, so already allowed);
+    unknown when they cannot all be read."""
     upstream = httpx.URL(fetched_from)
     origin = f"{upstream.scheme}://{upstream.netloc.decode()}"
-    refs, _ = await AssetIndex().page_refs(raw, url, origin, {}, FETCH_TIMEOUT_S, ASSET_MAX_BYTES)
-    return refs
+    learner = Learner(mode="static", timeout=FETCH_TIMEOUT_S, max_bytes=ASSET_MAX_BYTES)
+    try:
+        learned = await learner.learn(LearnRequest(url, origin, raw, browser=False))
+    except LearnFailed:
+        return UNKNOWN
+    return merge_refs([EMPTY, *learned.refs.values()])
 
 
 def _default_port(url: httpx.URL) -> int:

@@ -20,7 +20,8 @@ from api.report import summarise
 from api.settings import Settings
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.guard import upstream_allowed
-from proxy.store import EpisodeStore
+from proxy.knowledge import KnowledgeStore
+from proxy.store import EpisodeStore, StoreUnavailable
 from proxy.store.base import parse_event_id
 
 logger = logging.getLogger(__name__)
@@ -66,15 +67,23 @@ async def store_new_episode(
     settings: Settings,
     config: dict[str, Any],
     episode_id: str | None = None,
+    knowledge: KnowledgeStore | None = None,
     **server_fields: Any,
 ) -> Episode:
     """Validate, create and log a new episode: the one way episodes come to be (API, preview).
-    The deployment's `--targets` are written into it, under the episode's own mapping."""
+    The deployment's `--targets` are written into it, under the episode's own mapping, and the
+    site knowledge epoch it is shifted against is pinned (the current one, unless it names an
+    earlier one)."""
     config = {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
     try:
-        episode = new_episode(EpisodeConfig.model_validate(config), episode_id, **server_fields)
+        validated = EpisodeConfig.model_validate(config)
     except ValidationError as error:
         raise ApiError(422, _validation_message(error)) from None
+    if knowledge is not None and not validated.replay_of:
+        validated = validated.model_copy(
+            update={"knowledge": await _pinned_epoch(knowledge, validated.knowledge)}
+        )
+    episode = new_episode(validated, episode_id, **server_fields)
     if not await store.create_episode(
         episode.id, episode.model_dump(mode="json"), episode.expires_at
     ):
@@ -89,10 +98,23 @@ async def store_new_episode(
             "regime": episode.regime,
             "seed": episode.seed,
             "shift_digest": episode.shift_digest(meta.version()),
+            "knowledge": episode.knowledge,
         },
         episode.expires_at,
     )
     return episode
+
+
+async def _pinned_epoch(knowledge: KnowledgeStore, asked: int | None) -> int:
+    try:
+        current = await knowledge.epoch()
+    except StoreUnavailable as error:
+        raise ApiError(503, f"the knowledge store is unavailable: {error}") from None
+    if asked is not None and asked > current:
+        raise ApiError(
+            422, f"knowledge: epoch {asked} does not exist yet (the current one is {current})"
+        )
+    return current if asked is None else asked
 
 
 @router.post("", status_code=201)
@@ -102,7 +124,12 @@ async def create_episode(body: EpisodeCreate, request: Request) -> dict[str, Any
     if body.replay_of is not None:
         config, server_fields = await _replay_config(request, config, body.replay_of)
     episode = await store_new_episode(
-        _store(request), _settings(request), config, body.id, **server_fields
+        _store(request),
+        _settings(request),
+        config,
+        body.id,
+        request.app.state.knowledge.store,
+        **server_fields,
     )
     return describe(episode, _settings(request))
 

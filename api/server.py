@@ -32,6 +32,7 @@ from api.app import create_app
 from api.demo import demo_app, register_profile
 from api.settings import Settings
 from proxy import build_addons
+from proxy.knowledge import KnowledgeLookup, Learner, open_knowledge
 from proxy.recording import Recording
 from proxy.store import EpisodeStore, open_store
 from proxy.store.archiving import ArchivingStore
@@ -78,7 +79,10 @@ def mitmproxy_addons() -> list[object]:
 
 
 def make_master(
-    settings: Settings, store: EpisodeStore, recording: Recording | None = None
+    settings: Settings,
+    store: EpisodeStore,
+    recording: Recording | None = None,
+    knowledge: KnowledgeLookup | None = None,
 ) -> Master:
     opts = options.Options(
         mode=[listener.mode for listener in settings.listeners()],
@@ -86,7 +90,7 @@ def make_master(
     )
     master = Master(opts)
     master.addons.add(*mitmproxy_addons())
-    master.addons.add(*build_addons(store, recording))
+    master.addons.add(*build_addons(store, recording, knowledge))
     # Exit (instead of running on without a listener) when a port cannot be bound.
     master.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True))
     opts.update(
@@ -105,7 +109,8 @@ def make_master(
         ss_upstream_allow=settings.upstream_allow,
         ss_forbidden_upstreams=",".join(settings.own_addresses()),
         ss_upstream_timeout=settings.upstream_timeout,
-        ss_asset_timeout=settings.asset_timeout,
+        ss_learn=settings.learn,
+        ss_learn_timeout=settings.learn_timeout,
         ss_asset_max_bytes=settings.asset_max_bytes,
         ss_default_listeners=",".join(
             listener.name for listener in settings.listeners() if listener.takes_default
@@ -129,13 +134,17 @@ def _server(app: object, host: str, port: int, log_level: str) -> _Uvicorn:
 
 async def serve(settings: Settings) -> None:
     store = open_store(settings.redis_url, settings.key_prefix)
+    knowledge = KnowledgeLookup(
+        open_knowledge(settings.redis_url, settings.knowledge_path, settings.key_prefix),
+        Learner(),
+    )
     recording = Recording(settings.record_dir) if settings.record_dir else None
     if recording is not None:
         store = ArchivingStore(store, recording)
-    master = make_master(settings, store, recording)
+    master = make_master(settings, store, recording, knowledge)
     servers = [
         _server(
-            create_app(store, settings, recording),
+            create_app(store, settings, recording, knowledge),
             settings.api_host,
             settings.api_port,
             settings.log_level,
@@ -188,3 +197,4 @@ async def serve(settings: Settings) -> None:
                 raise error
     finally:
         await store.close()
+        await knowledge.store.close()

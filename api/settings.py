@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
@@ -138,17 +139,29 @@ class Settings(BaseSettings):
         description="pages at least this large that need a parse are shifted in a worker "
         "thread, so the event loop keeps serving other requests",
     )
-    asset_timeout: float = Field(
-        5.0,
+    learn: Literal["browser", "static", "off"] = Field(
+        "browser",
+        description="how a page with no site knowledge yet is learnt before locator drift "
+        "shifts it: 'browser' (its stylesheets and scripts, what they name, and what its "
+        "scripts load in a headless Chromium), 'static' (no browser), 'off' (not learnt: "
+        "such a page is shifted without locator drift; learn runs still work)",
+    )
+    learn_timeout: float = Field(
+        30.0,
         gt=0,
-        description="seconds to read a page's stylesheets and scripts (once per asset) before "
-        "locator drift shifts it; past it, the page is shifted without locator drift",
+        description="seconds a page's first learn may take; past it, that load is shifted "
+        "without locator drift and the page is learnt again on its next load",
     )
     asset_max_bytes: int = Field(
         8 * 1024 * 1024,
         gt=0,
-        description="largest stylesheet or script the asset index reads; a page loading a "
-        "bigger one is shifted without locator drift",
+        description="largest stylesheet or script a learn reads; a page loading a bigger one "
+        "is shifted without locator drift",
+    )
+    knowledge_dir: str | None = Field(
+        None,
+        description="where site knowledge is kept when episodes are in the embedded store "
+        "(default: CONFDIR/knowledge); with --redis-url it is in Redis, shared by replicas",
     )
     confdir: str = Field("~/.mitmproxy", description="where the HTTPS interception CA lives")
     upstream_ca: str | None = Field(
@@ -234,6 +247,10 @@ class Settings(BaseSettings):
         if self.api_host in ("0.0.0.0", "::", "", "127.0.0.1", "localhost"):
             hosts |= {"127.0.0.1", "localhost", "::1"}
         return sorted(f"{host}:{self.api_port}" for host in hosts)
+
+    @property
+    def knowledge_path(self) -> Path:
+        return Path(self.knowledge_dir or Path(self.confdir) / "knowledge").expanduser()
 
     @property
     def public_proxy_host(self) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from proxy import errors
-from proxy.assets import AssetIndex, AssetObserver
 from proxy.binding import EPISODE, EpisodeBinding
 from proxy.chain import AddonChain
 from proxy.guard import UpstreamGuard
 from proxy.internal import InternalEndpoints
+from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
+from proxy.knowledge.watch import KnowledgeWatch
 from proxy.recorder import Recorder
 from proxy.recording import Recording
 from proxy.replay import ReplayResponder
@@ -17,21 +18,26 @@ from proxy.store import EpisodeStore
 from proxy.timeout import UpstreamTimeout
 
 
-def build_addons(store: EpisodeStore, recording: Recording | None = None) -> list[object]:
+def build_addons(
+    store: EpisodeStore,
+    recording: Recording | None = None,
+    knowledge: KnowledgeLookup | None = None,
+) -> list[object]:
     """The addons in hook order: bind, answer internal paths, answer replays, route, guard,
-    rewrite, learn assets (after the rewriter has decided which responses stream), record
-    (what the browser gets, so after every change), time: one mitmproxy addon (`AddonChain`)
-    that calls them in that order."""
+    rewrite, watch assets against knowledge (after the rewriter has decided which responses
+    stream), record (what the browser gets, so after every change), time: one mitmproxy addon
+    (`AddonChain`) that calls them in that order. `knowledge`: the site knowledge pages are
+    shifted against (by default kept in this process only)."""
     errors.install()
-    assets = AssetIndex()
+    lookup = knowledge or KnowledgeLookup(MemoryKnowledge(), Learner())
     members = [
         EpisodeBinding(store),
         InternalEndpoints(store),
         ReplayResponder(recording, store),
         ContextualRouting(),
         UpstreamGuard(),
-        PageRewriter(store, assets),
-        AssetObserver(assets),
+        PageRewriter(store, lookup),
+        KnowledgeWatch(store, lookup),
         *([Recorder(recording, store)] if recording is not None else []),
         UpstreamTimeout(),
         errors.UpstreamErrors(),

@@ -113,6 +113,14 @@ class EpisodeConfig(BaseModel):
         strict=True,
         description="With `replay_of`: the recorded navigation the replay starts at",
     )
+    knowledge: int | None = Field(
+        None,
+        ge=0,
+        strict=True,
+        description="The site knowledge epoch the episode's pages are shifted against "
+        "(`GET /knowledge`): by default the current one when the episode is created; give an "
+        "earlier episode's to shift pages exactly as it did",
+    )
 
     @field_validator("condition", mode="before")
     @classmethod
@@ -164,7 +172,8 @@ class EpisodeConfig(BaseModel):
         """A digest of everything that decides this episode's shifts: the service and runtime
         versions, condition, perceptual set, shifts, regime and its parameters, seed, shift
         parameters, targets and the site profiles it may use (its own, or every profile when
-        pages are matched by host). Two runs with one digest were shifted alike."""
+        pages are matched by host), and the site knowledge epoch its pages are shifted against.
+        Two runs with one digest were shifted alike."""
         profiles = [self.site] if self.site else sorted(sites.PROFILES)
         decided = {
             "service": service_version,
@@ -178,6 +187,7 @@ class EpisodeConfig(BaseModel):
                     "regime_params",
                     "seed",
                     "shift_params",
+                    "knowledge",
                 },
             ),  # fmt: skip
             "shifts": self.shift_names(),

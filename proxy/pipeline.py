@@ -91,7 +91,7 @@ def shift_document(
     raw: bytes,
     charset: str | None,
     shifted: ShiftedPages | None = None,
-    assets_digest: str | None = None,
+    knowledge_digest: str | None = None,
     digest: bytes | None = None,
 ) -> HtmlDocument:
     """The page shifted for the episode. With `shifted`, the shifts that parse (contextual,
@@ -102,7 +102,7 @@ def shift_document(
     if shifted is None or not parsing:  # (a popup alone is a string insertion: nothing to keep)
         return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     rest = [name for name in names if name not in parsing]
-    key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, assets_digest)
+    key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, knowledge_digest)
     frozen = shifted.get(key)
     if frozen is None:
         frozen = run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
@@ -113,7 +113,7 @@ def shift_document(
 class ShiftedPages:
     """Pages as the parsing shifts left them, by everything those shifts read: the page's
     bytes and charset, the shifts and their parameters, seed, site, targets, URL, nonce,
-    whether it is a navigation, and the assets it was shifted against. Not the episode: two
+    whether it is a navigation, and the knowledge it was shifted against. Not the episode: two
     episodes with the same settings share entries (a page's nonce is per episode where a CSP
     needs one, and then so is its entry). Bounded by the bytes it holds, least recently used
     out first; shared by the event loop and the worker threads big pages are shifted in."""
@@ -131,7 +131,7 @@ class ShiftedPages:
         names: list[str],
         digest: bytes,
         charset: str | None,
-        assets_digest: str | None,
+        knowledge_digest: str | None,
     ) -> tuple[object, ...]:
         # The perceptual set is in `names` (its shifts), the condition too.
         settings = json.dumps([names, ctx.shift_params, ctx.targets], sort_keys=True)
@@ -145,7 +145,7 @@ class ShiftedPages:
             ctx.nonce,
             ctx.is_navigation,
             ctx.internal_prefix,
-            assets_digest,
+            knowledge_digest,
         )
 
     def get(self, key: tuple[object, ...]) -> FrozenDocument | None:

@@ -19,10 +19,10 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy import classify, csp, metrics
-from proxy.assets import FORWARDED_HEADERS, AssetIndex
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.pipeline import (
     ShiftedPages,
     active_shifts,
@@ -37,7 +37,6 @@ from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts import HtmlDocument, ShiftContext
 from shifts.execution import draw_random, plan_popup
-from shifts.references import AssetRefs
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ class EpisodeGone(LookupError):
 
 
 REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
-ASSETS_DIGEST = "ss.assets_digest"  # flow.metadata key: which assets the page was shifted against
+KNOWLEDGE = "ss.knowledge"  # flow.metadata key: the `PageKnowledge` a page was shifted against
 PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_page_record`)
 BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
@@ -63,21 +62,21 @@ def _shift_to_bytes(
     raw: bytes,
     charset: str | None,
     shifted: ShiftedPages,
-    assets_digest: str | None,
+    knowledge_digest: str | None,
     digest: bytes | None,
 ) -> tuple[Any, bytes | None, float]:
     """The shifted page, and the CPU time it took (the thread's, so neither waiting for a
     worker nor for the GIL counts: what the shift costs, whatever the load)."""
     started = time.thread_time()
-    doc = shift_document(episode, context, raw, charset, shifted, assets_digest, digest)
+    doc = shift_document(episode, context, raw, charset, shifted, knowledge_digest, digest)
     body = doc.to_bytes() if doc.changed else None
     return doc, body, (time.thread_time() - started) * 1000
 
 
 class PageRewriter:
-    def __init__(self, store: EpisodeStore, assets: AssetIndex) -> None:
+    def __init__(self, store: EpisodeStore, knowledge: KnowledgeLookup) -> None:
         self.store = store
-        self.assets = assets
+        self.knowledge = knowledge
         self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
@@ -173,10 +172,10 @@ class PageRewriter:
             await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
             return
         started = time.perf_counter()
-        # One digest of the page for the asset index and the shifted-page cache (a popup alone
-        # uses neither).
+        # One digest of the page for the shifted-page cache (a popup alone needs none).
         digest = page_digest(raw) if parses_document(episode) else None
-        context = await self._context(flow, episode, response, raw, digest)
+        context = await self._context(flow, episode, response, raw)
+        knowledge: PageKnowledge | None = flow.metadata.get(KNOWLEDGE)
         work = functools.partial(
             _shift_to_bytes,
             episode,
@@ -184,7 +183,7 @@ class PageRewriter:
             raw,
             classify.charset(response),
             self.shifted,
-            flow.metadata.get(ASSETS_DIGEST),
+            knowledge.digest if knowledge else None,
             digest,
         )
         if len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode):
@@ -205,7 +204,9 @@ class PageRewriter:
             for name in ("etag", "last-modified"):
                 response.headers.pop(name, None)
         metrics.inc("pages_rewritten_total" if doc.changed else "pages_unchanged_total")
-        flow.metadata[PAGE] = _page_record(context, doc, raw if body is not None else None)
+        flow.metadata[PAGE] = _page_record(
+            context, doc, raw if body is not None else None, knowledge
+        )
         await self._record(
             episode,
             "page_served",
@@ -214,11 +215,7 @@ class PageRewriter:
             load_index=context.load_index,
             shifts=doc.notes,
             changed=doc.changed,
-            **(
-                {"assets_digest": flow.metadata[ASSETS_DIGEST]}
-                if ASSETS_DIGEST in flow.metadata
-                else {}
-            ),
+            **({"knowledge": knowledge.note()} if knowledge else {}),
             rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
             shift_cpu_ms=round(shift_cpu_ms, 3),
         )
@@ -240,7 +237,6 @@ class PageRewriter:
         episode: Episode,
         response: http.Response,
         raw: bytes,
-        digest: bytes | None,
     ) -> ShiftContext:
         url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
@@ -250,7 +246,9 @@ class PageRewriter:
         policies = response.headers.get_all("content-security-policy")
         assets = None
         if "locator_drift" in active_shifts(episode):
-            assets, flow.metadata[ASSETS_DIGEST] = await self._page_assets(flow, url, raw, digest)
+            knowledge = await self._knowledge(flow, episode, url, raw, is_navigation)
+            flow.metadata[KNOWLEDGE] = knowledge
+            assets = knowledge.refs
         context = build_context(
             episode,
             url=url,
@@ -268,29 +266,54 @@ class PageRewriter:
             context = await self._plan_popup(episode, context)
         return context
 
-    async def _page_assets(
-        self, flow: http.HTTPFlow, url: str, raw: bytes, digest: bytes | None
-    ) -> tuple[AssetRefs, str]:
-        """What the page's stylesheets and scripts reference (read from the upstream that
-        serves the page, with the page request's cookies), and which assets those are."""
-        headers = {
-            name: flow.request.headers[name]
-            for name in FORWARDED_HEADERS
-            if name in flow.request.headers
-        }
-        verify: bool | str = not ctx.options.ssl_insecure
-        if verify and ctx.options.ssl_verify_upstream_trusted_ca:
-            verify = ctx.options.ssl_verify_upstream_trusted_ca
-        return await self.assets.page_refs(
-            raw,
-            url,
-            origin_of(flow.request),
-            headers,
-            ctx.options.ss_asset_timeout,
-            ctx.options.ss_asset_max_bytes,
-            verify,
-            digest,
+    async def _knowledge(
+        self, flow: http.HTTPFlow, episode: Episode, url: str, raw: bytes, is_navigation: bool
+    ) -> PageKnowledge:
+        """What the page is shifted against (`proxy.knowledge`): its record in the episode's
+        pinned knowledge, learnt first if it has none; an XHR fragment's is its page's. What
+        was learnt, and why there is no knowledge when there is none, are logged."""
+        kind = classify.request_kind(flow.request)
+        referer = flow.request.headers.get("referer")
+        request = LearnRequest(
+            page_url=url,
+            upstream_origin=origin_of(flow.request),
+            raw=raw,
+            headers=dict(flow.request.headers.items()),
+            # Scripts run in a frame as in a page; a fragment is only markup.
+            browser=kind is not classify.RequestKind.FRAGMENT,
         )
+        fragment_of = referer if kind is classify.RequestKind.FRAGMENT and referer else None
+        found = await self.knowledge.for_page(episode.knowledge, request, fragment_of)
+        if found.learnt is not None:
+            record = found.learnt.record
+            await self._record(
+                episode,
+                "knowledge_learnt",
+                url=url,
+                origin=found.origin,
+                version=found.version,
+                record=record.digest,
+                learnt_by=record.learnt_by,
+                assets=len(record.assets),
+                seconds=round(found.learnt.seconds, 3),
+            )
+        if found.error is not None:
+            metrics.inc("knowledge_errors_total")
+            await self._record(
+                episode, "knowledge_error", url=url, origin=found.origin, reason=found.error
+            )
+        if found.outdated_by is not None and await self.store.claim_flag(
+            episode.id, f"outdated:{found.origin}:{found.version}", episode.expires_at
+        ):
+            await self._record(
+                episode,
+                "knowledge_outdated",
+                url=url,
+                origin=found.origin,
+                version=found.version,
+                newer=found.outdated_by,
+            )
+        return found
 
     async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:
         if context.regime == "random" and context.is_navigation and context.load_index:
@@ -341,10 +364,16 @@ class PageRewriter:
         await self.store.append_event(episode.id, event, episode.expires_at)
 
 
-def _page_record(context: ShiftContext, doc: HtmlDocument, source: bytes | None) -> dict[str, Any]:
+def _page_record(
+    context: ShiftContext,
+    doc: HtmlDocument,
+    source: bytes | None,
+    knowledge: PageKnowledge | None = None,
+) -> dict[str, Any]:
     """A page's load index, what each shift did, its change map (elements with their
-    locators before and after, the labels relabelled, the popup placed) and the upstream's
-    page it was shifted from (None when it went out unchanged)."""
+    locators before and after, the labels relabelled, the popup placed), the upstream's page
+    it was shifted from (None when it went out unchanged) and the knowledge it was shifted
+    against."""
     rules = doc.runtime.get("r")
     labels = rules.get("labels") if isinstance(rules, dict) else None
     popup = context.popup
@@ -358,7 +387,13 @@ def _page_record(context: ShiftContext, doc: HtmlDocument, source: bytes | None)
             "delay_ms": popup.delay_ms,
             "regime": popup.regime,
         }
-    return {"load": context.load_index, "shifts": doc.notes, "changes": changes, "source": source}
+    return {
+        "load": context.load_index,
+        "shifts": doc.notes,
+        "changes": changes,
+        "source": source,
+        **({"knowledge": knowledge.note()} if knowledge else {}),
+    }
 
 
 def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:

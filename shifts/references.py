@@ -20,7 +20,7 @@ import functools
 import html
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
@@ -59,9 +59,6 @@ class AssetRefs:
     structure: frozenset[StructuralRule] = frozenset()
     # False when some asset of the page could not be read: nothing may be assumed unreferenced.
     complete: bool = True
-
-    def merge(self, *others: AssetRefs) -> AssetRefs:
-        return merge_refs([self, *others])
 
     @functools.cached_property
     def names(self) -> frozenset[str]:
@@ -198,6 +195,90 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         prefixes=frozenset().union(*(r.prefixes for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
         complete=all(r.complete for r in items),
+    )
+
+
+# The version of the readers below: what an asset references is a function of its bytes and of
+# this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
+# reader's output changes.
+REFS_VERSION = 1
+
+
+def refs_to_json(refs: AssetRefs) -> dict[str, object]:
+    """A canonical JSON form (sorted lists): the same references give the same text."""
+    return {
+        "ids": sorted(refs.ids),
+        "classes": sorted(refs.classes),
+        "attributes": sorted(refs.attributes),
+        "values": sorted(refs.values),
+        "tags": sorted(refs.tags),
+        "words": sorted(refs.words),
+        "prefixes": sorted(refs.prefixes),
+        "structure": sorted(
+            (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
+        ),
+        "complete": refs.complete,
+    }
+
+
+def refs_from_json(data: dict[str, object]) -> AssetRefs:
+    def names(key: str) -> frozenset[str]:
+        value = data.get(key, [])
+        assert isinstance(value, list)
+        return frozenset(str(name) for name in value)
+
+    structure = data.get("structure", [])
+    assert isinstance(structure, list)
+    return AssetRefs(
+        ids=names("ids"),
+        classes=names("classes"),
+        attributes=names("attributes"),
+        values=names("values"),
+        tags=names("tags"),
+        words=names("words"),
+        prefixes=names("prefixes"),
+        structure=frozenset(_rule_from_json(rule) for rule in structure),
+        complete=bool(data.get("complete", True)),
+    )
+
+
+def _keys_to_json(keys: Keys | None) -> list[object] | None:
+    if keys is None:
+        return None
+    tag, classes, element_id, attributes = keys
+    return [tag, sorted(classes), element_id, sorted(list(test) for test in attributes)]
+
+
+def _keys_from_json(data: object) -> Keys | None:
+    if data is None:
+        return None
+    assert isinstance(data, list) and len(data) == 4
+    tag, classes, element_id, attributes = data
+    return (
+        tag,
+        frozenset(classes),
+        element_id,
+        frozenset((str(name), str(op), str(value)) for name, op, value in attributes),
+    )
+
+
+def _rule_to_json(rule: StructuralRule) -> list[object]:
+    return [
+        rule.kind,
+        _keys_to_json(rule.keys),
+        _keys_to_json(rule.parent),
+        _keys_to_json(rule.ancestor),
+        _keys_to_json(rule.sibling),
+    ]
+
+
+def _rule_from_json(data: object) -> StructuralRule:
+    assert isinstance(data, list) and len(data) == 5
+    kind, keys, parent, ancestor, sibling = data
+    found = _keys_from_json(keys)
+    assert found is not None and kind in ("child", "sibling", "subtree")
+    return StructuralRule(
+        kind, found, _keys_from_json(parent), _keys_from_json(ancestor), _keys_from_json(sibling)
     )
 
 
@@ -374,11 +455,6 @@ def _keys(compound: str) -> Keys:
     )
 
 
-def _is_universal(keys: Keys) -> bool:
-    tag, classes, element_id, attributes = keys
-    return tag is None and not classes and element_id is None and not attributes
-
-
 def _matches(element: etree._Element, keys: Keys) -> bool:
     """Whether `element` may match a compound with these keys (pseudo-classes ignored, so this
     over-approximates: safe for deciding what to leave alone)."""
@@ -500,12 +576,6 @@ class PageAsset:
     url: str
 
 
-@dataclass
-class InlineAssets:
-    css: list[str] = field(default_factory=list)
-    js: list[str] = field(default_factory=list)
-
-
 def page_assets(raw: bytes, page_url: str) -> list[PageAsset]:
     """The same-origin stylesheets and scripts the page's markup loads, in order."""
     base = _BASE.search(raw[:65536])
@@ -546,6 +616,37 @@ def css_imports(text: str, css_url: str) -> list[PageAsset]:
     origin = _origin(css_url)
     found = [PageAsset("css", urljoin(css_url, url)) for url in _CSS_IMPORT.findall(text)]
     return [asset for asset in found if _origin(asset.url) == origin]
+
+
+# A script's literal URLs of more code and styles: `import("./chunk-3f2a.js")`, `import x from
+# "/app/vendor.js"`, Vite's preload lists (`"assets/About-1b2c.js"`), a stylesheet it injects.
+_SCRIPT_ASSET = re.compile(
+    r"""["'`]((?:\.{0,2}/|https?://)?[\w@~.$%+-]+(?:/[\w@~.$%+-]+)*\.(m?js|css))"""
+    r"""(\?[^"'`\s]{0,200})?["'`]"""
+)
+MAX_SCRIPT_ASSETS = 256
+
+
+def script_imports(text: str, script_url: str) -> list[PageAsset]:
+    """Same-origin scripts and stylesheets a script names by literal URL (code-split chunks it
+    may load later), in order. A relative name is resolved against the script's URL and, when
+    it is not explicitly relative (`assets/x.js`, as bundlers list them against the base), the
+    site's root too: a guess that does not exist is a 404 the caller ignores."""
+    origin = _origin(script_url)
+    found: list[PageAsset] = []
+    for match in _SCRIPT_ASSET.finditer(text):
+        name, extension, query = match.group(1), match.group(2), match.group(3) or ""
+        kind: Literal["css", "js"] = "css" if extension == "css" else "js"
+        urls = [urljoin(script_url, name + query)]
+        if not name.startswith(("./", "../", "/", "http://", "https://")):
+            urls.append(urljoin(origin + "/", name + query))
+        for url in urls:
+            asset = PageAsset(kind, url.split("#")[0])
+            if _origin(asset.url) == origin and asset not in found:
+                found.append(asset)
+        if len(found) >= MAX_SCRIPT_ASSETS:
+            break
+    return found
 
 
 _INLINE_STYLES = etree.XPath("//style/text()")

@@ -1,0 +1,174 @@
+"""The knowledge addon: its options, and the watch on what episodes' browsers load.
+
+Knowledge is never learnt from traffic (what decides a page must not depend on what a process
+happened to see). But an episode is told when its browser loads a stylesheet or script that
+the knowledge its page was shifted against does not hold (`knowledge_gap`: code the learner
+could not find, such as a chunk whose URL a script builds on a click), or holds other bytes of
+(`knowledge_stale`: the app changed since it was learnt), once per asset and episode. A learn run
+(`POST /knowledge/learn`) then makes knowledge that holds them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from mitmproxy import ctx, http
+
+from proxy import classify, metrics
+from proxy.binding import EPISODE
+from proxy.codec import UndecodableBody, decode_body
+from proxy.episode import Episode
+from proxy.knowledge.learner import asset_kind_of
+from proxy.knowledge.lookup import KnowledgeLookup
+from proxy.knowledge.records import body_digest, on_upstream
+from proxy.pipeline import active_shifts
+from proxy.routing import browser_url, origin_of
+from proxy.store import EpisodeStore, StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+LEARN_MODES = ["browser", "static", "off"]
+
+
+class KnowledgeWatch:
+    def __init__(self, store: EpisodeStore, lookup: KnowledgeLookup) -> None:
+        self.store = store
+        self.lookup = lookup
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def load(self, loader) -> None:  # type: ignore[no-untyped-def]
+        loader.add_option(
+            "ss_learn",
+            str,
+            "browser",
+            "How a page with no knowledge yet is learnt before locator drift shifts it: "
+            "'browser' (its assets, what they name, and what its scripts load in a headless "
+            "Chromium), 'static' (without the browser), 'off' (not learnt: such a page is "
+            "shifted without locator drift).",
+            choices=LEARN_MODES,
+        )
+        loader.add_option(
+            "ss_learn_timeout",
+            float,
+            30.0,
+            "Seconds a page's first learn may take; past it the page is shifted without "
+            "locator drift (and learnt again on its next load).",
+        )
+        loader.add_option(
+            "ss_asset_max_bytes",
+            int,
+            8 * 1024 * 1024,
+            "Largest stylesheet or script a learn reads; a page loading a bigger one is "
+            "shifted without locator drift.",
+        )
+
+    def configure(self, updated: set[str]) -> None:
+        learner = self.lookup.learner
+        learner.mode = "static" if ctx.options.ss_learn == "static" else "browser"
+        self.lookup.auto_learn = ctx.options.ss_learn != "off"
+        learner.timeout = ctx.options.ss_learn_timeout
+        learner.max_bytes = ctx.options.ss_asset_max_bytes
+        verify: bool | str = not ctx.options.ssl_insecure
+        if verify and ctx.options.ssl_verify_upstream_trusted_ca:
+            verify = ctx.options.ssl_verify_upstream_trusted_ca
+        learner.verify = verify
+
+    async def done(self) -> None:
+        await self.lookup.learner.close()
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        episode: Episode | None = flow.metadata.get(EPISODE)
+        response = flow.response
+        if response is None or "locator_drift" not in active_shifts(episode):
+            return
+        assert episode is not None
+        kind = asset_kind_of(response.headers.get("content-type", ""))
+        referer = flow.request.headers.get("referer")
+        if kind is None or not referer or not 200 <= response.status_code < 300:
+            return
+        asset = browser_url(flow).split("#")[0]
+        if _origin(referer) != _origin(asset):
+            return  # another origin's code: knowledge holds a page's own origin only
+        limit = ctx.options.ss_asset_max_bytes
+        encoding = classify.content_encoding(response)
+        upstream = origin_of(flow.request)
+        collected: list[bytes] = []
+        size = [0]
+
+        def tee(chunk: bytes) -> bytes:
+            if size[0] <= limit:
+                collected.append(chunk)
+                size[0] += len(chunk)
+            if chunk == b"" and size[0] <= limit:
+                task = asyncio.get_running_loop().create_task(
+                    self._check(episode, upstream, referer, asset, b"".join(collected), encoding)
+                )
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            return chunk
+
+        response.stream = tee
+
+    async def _check(
+        self,
+        episode: Episode,
+        upstream: str,
+        referer: str,
+        asset: str,
+        body: bytes,
+        encoding: str,
+    ) -> None:
+        try:
+            served = body_digest(decode_body(body, encoding))
+        except UndecodableBody:
+            return
+        try:
+            finding = await self._finding(episode, upstream, referer, asset, served)
+            if finding is None:
+                return
+            event_type, details = finding
+            flag = f"{event_type}:{hashlib.sha256(asset.encode()).hexdigest()[:16]}"
+            if await self.store.claim_flag(episode.id, flag, episode.expires_at):
+                metrics.inc(f"{event_type}_total")
+                event = {
+                    "type": event_type,
+                    "ts": time.time(),
+                    "source": "proxy",
+                    "url": referer,
+                    "asset": asset,
+                    **details,
+                }
+                await self.store.append_event(episode.id, event, episode.expires_at)
+        except (StoreUnavailable, LookupError) as error:
+            logger.warning("could not check %s against knowledge: %s", asset, error)
+
+    async def _finding(
+        self, episode: Episode, upstream: str, referer: str, asset: str, served: str
+    ) -> tuple[str, dict[str, Any]] | None:
+        generation = await self.lookup.generation(upstream, episode.knowledge)
+        page = on_upstream(upstream, referer)
+        digests = await self.lookup.entry(upstream, generation.number, page)
+        if not digests:
+            return None  # the page itself was not shifted against knowledge
+        asset_url = on_upstream(upstream, asset)
+        for digest in sorted(digests.values()):
+            found = (await self.lookup.record(digest)).asset(asset_url)
+            if found is not None:
+                if found.sha256 is None or found.sha256 == served:
+                    return None
+                return "knowledge_stale", {
+                    "version": generation.number,
+                    "learnt_sha256": found.sha256,
+                    "served_sha256": served,
+                }
+        return "knowledge_gap", {"version": generation.number, "records": sorted(digests.values())}
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
