@@ -14,6 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import checks, diagnostics, episodes, evidence, meta, ui
+from api import knowledge as knowledge_routes
 from api.errors import ERROR_RESPONSES, ApiError, error_json, install_error_handlers
 from api.evidence import Evidence
 from api.settings import Settings
@@ -173,7 +174,13 @@ def create_app(
         return await call_next(request)
 
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
-    for router in (episodes.router, evidence.router, meta.router, diagnostics.router):
+    for router in (
+        episodes.router,
+        evidence.router,
+        meta.router,
+        diagnostics.router,
+        knowledge_routes.router,
+    ):
         app.include_router(router, responses=ERROR_RESPONSES)
     app.include_router(checks.router, responses=ERROR_RESPONSES)
     app.include_router(ui.router)

@@ -144,19 +144,19 @@ class Settings(BaseSettings):
         description="how a page with no site knowledge yet is learnt before locator drift "
         "shifts it: 'browser' (its stylesheets and scripts, what they name, and what its "
         "scripts load in a headless Chromium), 'static' (no browser), 'off' (not learnt: "
-        "such a page is shifted without locator drift; learn runs still work)",
+        "such a page gets a 503 until a learn run covers it)",
     )
     learn_timeout: float = Field(
         30.0,
         gt=0,
-        description="seconds a page's first learn may take; past it, that load is shifted "
-        "without locator drift and the page is learnt again on its next load",
+        description="seconds a page's first learn may take; past it, that load gets a 503 "
+        "and the page is learnt again on its next load",
     )
     asset_max_bytes: int = Field(
         8 * 1024 * 1024,
         gt=0,
         description="largest stylesheet or script a learn reads; a page loading a bigger one "
-        "is shifted without locator drift",
+        "cannot be learnt (503)",
     )
     knowledge_dir: str | None = Field(
         None,

@@ -45,6 +45,11 @@ class EpisodeGone(LookupError):
     """The episode was deleted or expired while one of its requests was in flight."""
 
 
+class KnowledgeUnavailable(RuntimeError):
+    """A page under locator drift has no knowledge to be shifted against (it could not be
+    learnt, learning is off, its pinned version was deleted): it is not served unshifted."""
+
+
 REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
 KNOWLEDGE = "ss.knowledge"  # flow.metadata key: the `PageKnowledge` a page was shifted against
 PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_page_record`)
@@ -143,6 +148,10 @@ class PageRewriter:
         except EpisodeGone:
             flow.response = error_response(
                 410, "The episode ended while this page was loading; it was not served."
+            )
+        except KnowledgeUnavailable as error:
+            flow.response = error_response(
+                503, f"This page cannot be served shifted: its site knowledge is missing ({error})."
             )
         except StoreUnavailable as error:
             logger.warning("store unavailable while rewriting %s: %s", flow.request.url, error)
@@ -302,6 +311,10 @@ class PageRewriter:
             await self._record(
                 episode, "knowledge_error", url=url, origin=found.origin, reason=found.error
             )
+            if fragment_of is None:
+                # A page without knowledge would go out without the benchmark's perceptual
+                # shift inside a shifted episode; a fragment without drift is still its page's.
+                raise KnowledgeUnavailable(found.error)
         if found.outdated_by is not None and await self.store.claim_flag(
             episode.id, f"outdated:{found.origin}:{found.version}", episode.expires_at
         ):

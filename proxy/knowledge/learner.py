@@ -22,9 +22,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -59,6 +59,7 @@ JS_TYPES = (
 )
 MAX_ASSETS_PER_PAGE = 256
 MAX_DEPTH = 4
+MAX_REDIRECTS = 5
 # Headers of the page request the static pass sends with each asset request: the browser's own
 # would carry them (cookies decide what a signed-in page's assets are).
 FORWARDED_HEADERS = ("cookie", "user-agent", "accept-language", "authorization")
@@ -255,13 +256,10 @@ class Learner:
             run = _Learn(self, request, client)
             raw = request.raw
             if raw is None:
-                page = await run.fetch(request.page_url, self.forwarded(request.headers))
-                if not 200 <= page.status < 300 or "html" not in page.content_type:
-                    raise LearnFailed(
-                        f"{request.page_url} answered {page.status} {page.content_type!r}: "
-                        "only an HTML page can be learnt"
-                    )
-                raw = page.body
+                request = await self._final_page(run, request)
+                run.request = request
+                raw = request.raw
+                assert raw is not None
             markup = page_assets(raw, request.page_url)[:MAX_ASSETS_PER_PAGE]
             await run.static([(asset, "markup") for asset in markup])
             learnt_by: Literal["static", "browser"] = "static"
@@ -275,6 +273,28 @@ class Learner:
             learnt_by=learnt_by,
         )
         return Learned(record, run.refs, time.monotonic() - started)
+
+    async def _final_page(self, run: _Learn, request: LearnRequest) -> LearnRequest:
+        """Fetch the page of a learn run, following its redirects within its origin."""
+        seen = [request.page_url]
+        while True:
+            page = await run.fetch(seen[-1], self.forwarded(request.headers))
+            if page.status in (301, 302, 303, 307, 308) and page.location:
+                target = urljoin(seen[-1], page.location).split("#")[0]
+                if _origin(target) != run.origin:
+                    raise LearnFailed(f"{seen[-1]} redirects to another origin ({target})")
+                if target in seen or len(seen) > MAX_REDIRECTS:
+                    raise LearnFailed(
+                        f"{request.page_url} redirects in a loop ({' -> '.join(seen)})"
+                    )
+                seen.append(target)
+                continue
+            if not 200 <= page.status < 300 or "html" not in page.content_type:
+                raise LearnFailed(
+                    f"{seen[-1]} answered {page.status} {page.content_type!r}: only an HTML page "
+                    "can be learnt"
+                )
+            return replace(request, page_url=seen[-1], raw=page.body)
 
     async def _chromium(self) -> Any:
         async with self._browser_lock:

@@ -48,23 +48,23 @@ class KnowledgeWatch:
             "browser",
             "How a page with no knowledge yet is learnt before locator drift shifts it: "
             "'browser' (its assets, what they name, and what its scripts load in a headless "
-            "Chromium), 'static' (without the browser), 'off' (not learnt: such a page is "
-            "shifted without locator drift).",
+            "Chromium), 'static' (without the browser), 'off' (not learnt: such a page gets "
+            "a 503 until a learn run covers it).",
             choices=LEARN_MODES,
         )
         loader.add_option(
             "ss_learn_timeout",
             float,
             30.0,
-            "Seconds a page's first learn may take; past it the page is shifted without "
-            "locator drift (and learnt again on its next load).",
+            "Seconds a page's first learn may take; past it that load gets a 503 (and the "
+            "page is learnt again on its next load).",
         )
         loader.add_option(
             "ss_asset_max_bytes",
             int,
             8 * 1024 * 1024,
-            "Largest stylesheet or script a learn reads; a page loading a bigger one is "
-            "shifted without locator drift.",
+            "Largest stylesheet or script a learn reads; a page loading a bigger one cannot "
+            "be learnt (503).",
         )
 
     def configure(self, updated: set[str]) -> None:

@@ -101,7 +101,7 @@ def test_the_service_is_one_addon_holding_every_member_in_hook_order() -> None:
         "ContextualRouting",
         "UpstreamGuard",
         "PageRewriter",
-        "AssetObserver",
+        "KnowledgeWatch",
         "UpstreamTimeout",
         "UpstreamErrors",
     ]

@@ -15,7 +15,7 @@ from proxy.pipeline import shift_offline
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
 from shifts.perceptual.locators import LocatorDrift, wrapper_tag
-from shifts.references import EMPTY, AssetRefs, css_refs, js_refs
+from shifts.references import EMPTY, AssetRefs, css_refs, js_refs, merge_refs
 from sites import GENERIC
 from tests.helpers.fixtures import fixture_pages
 
@@ -63,7 +63,7 @@ def test_what_something_depends_on_stays() -> None:
 
 
 def test_ids_and_classes_assets_reference_stay() -> None:
-    assets = css_refs("#banner .other { color: red }").merge(js_refs("find('qa-thing')"))
+    assets = merge_refs([css_refs("#banner .other { color: red }"), js_refs("find('qa-thing')")])
     out, _ = drift(assets=assets)
     assert b'id="banner"' in out and b"qa-thing other" in out
 

@@ -12,6 +12,7 @@ from shifts.references import (
     css_refs,
     inline_refs,
     js_refs,
+    merge_refs,
     page_assets,
 )
 
@@ -69,9 +70,9 @@ def test_scripts_reference_every_word_prefixes_and_selector_strings() -> None:
 
 
 def test_merging_keeps_everything_and_incompleteness_wins() -> None:
-    merged = css_refs("#a {}").merge(js_refs("b"), AssetRefs(complete=False))
+    merged = merge_refs([css_refs("#a {}"), js_refs("b"), AssetRefs(complete=False)])
     assert merged.references("a") and merged.references("b") and not merged.complete
-    assert EMPTY.merge(EMPTY).complete
+    assert merge_refs([EMPTY, EMPTY]).complete
 
 
 def test_a_page_loads_its_same_origin_stylesheets_scripts_and_modules() -> None:
