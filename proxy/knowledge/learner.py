@@ -227,7 +227,8 @@ class Learner:
 
     @staticmethod
     def forwarded(headers: dict[str, str]) -> dict[str, str]:
-        return {name: headers[name] for name in FORWARDED_HEADERS if name in headers}
+        lowered = {name.lower(): value for name, value in headers.items()}
+        return {name: lowered[name] for name in FORWARDED_HEADERS if name in lowered}
 
     async def read(self, key: str, kind: str, text: str) -> AssetRefs:
         """What an asset's text references (the same bytes are read once per process)."""
@@ -385,7 +386,8 @@ class Learner:
 
 def _browser_headers(headers: dict[str, str]) -> dict[str, str]:
     """What the learning browser's requests carry: no cookies, no credentials."""
-    return {name: headers[name] for name in ("user-agent", "accept-language") if name in headers}
+    lowered = {name.lower(): value for name, value in headers.items()}
+    return {name: lowered[name] for name in ("user-agent", "accept-language") if name in lowered}
 
 
 def _charset(content_type: str) -> str:

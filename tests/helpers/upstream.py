@@ -62,6 +62,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("content-length", "0"))
         body = self.rfile.read(length)
+        self.server.requests.append(
+            {"path": self.path, "method": "POST", "headers": dict(self.headers.items())}
+        )
         self._send(
             200,
             page("Posted", body=f"<pre>{len(body)} bytes</pre>").encode(),
@@ -75,6 +78,14 @@ class Handler(BaseHTTPRequestHandler):
         if path in self.server.extra:
             content_type, content = self.server.extra[path]
             self._send(200, content, {"Content-Type": content_type})
+        elif path in self.server.redirects:
+            self._send(302, b"", {"Location": self.server.redirects[path]})
+        elif path == "/hang":
+            # Answers only when the test releases it (a learn's timeout, whatever the speed).
+            self.server.release.wait(60)
+            self._send(200, page("Late").encode(), html)
+        elif path == "/error500":
+            self._send(500, page("Server error").encode(), html)
         elif path in ("/", "/page.html"):
             self._send(200, PAGE, html)
         elif path == "/login":
@@ -177,6 +188,8 @@ class UpstreamServer(ThreadingHTTPServer):
         self.requests: list[dict[str, Any]] = []
         # More pages to serve: path -> (content type, body), e.g. saved pages for benchmarks.
         self.extra: dict[str, tuple[str, bytes]] = {}
+        self.redirects: dict[str, str] = {}  # path -> Location
+        self.release = threading.Event()  # lets /hang answer
         scheme = "http"
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -192,6 +205,7 @@ class UpstreamServer(ThreadingHTTPServer):
         return self
 
     def stop(self) -> None:
+        self.release.set()
         self.shutdown()
         self.server_close()
 

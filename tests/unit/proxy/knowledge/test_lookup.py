@@ -1,0 +1,116 @@
+"""What a page is shifted against, across "processes" (two lookups on one store), epochs, learn
+runs and deletions, against a real local upstream."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from proxy.knowledge import FileKnowledge, KnowledgeLookup, Learner, LearnRequest
+from proxy.knowledge.runs import LearnRunFailed, learn_run
+from tests.helpers.chunked_app import add_chunked_app
+from tests.helpers.upstream import UpstreamServer
+
+
+@pytest.fixture
+def site() -> Iterator[UpstreamServer]:
+    server = UpstreamServer("chunks")
+    add_chunked_app(server)
+    server.start()
+    yield server
+    server.stop()
+
+
+def lookup_on(directory: Path, **options: object) -> KnowledgeLookup:
+    """A lookup as one service process has it (static learning: these tests are about what
+    is decided where, not about the browser pass)."""
+    return KnowledgeLookup(FileKnowledge(directory), Learner(mode="static"), **options)  # type: ignore[arg-type]
+
+
+def page_request(site: UpstreamServer, path: str = "/app") -> LearnRequest:
+    return LearnRequest(f"{site.origin}{path}", site.origin, site.extra["/app"][1])
+
+
+def asset_reads(site: UpstreamServer) -> int:
+    return sum(request["path"].endswith((".js", ".css")) for request in site.requests)
+
+
+async def test_two_processes_on_one_store_shift_against_one_record(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    first, second = lookup_on(tmp_path), lookup_on(tmp_path)
+    learnt = await first.for_page(0, page_request(site))
+    reads = asset_reads(site)
+    found = await second.for_page(0, page_request(site))
+    assert learnt.learnt is not None and found.learnt is None  # learnt once, by the first
+    assert found.records == learnt.records and found.refs == learnt.refs
+    assert found.refs is not None and found.refs.references("late-target")
+    assert asset_reads(site) == reads  # the second read the store, not the upstream
+
+
+async def test_concurrent_first_loads_learn_once(site: UpstreamServer, tmp_path: Path) -> None:
+    lookup = lookup_on(tmp_path)
+    found = await asyncio.gather(*(lookup.for_page(0, page_request(site)) for _ in range(5)))
+    assert sum(each.learnt is not None for each in found) == 1
+    assert len({each.records for each in found}) == 1
+    assert [r["path"] for r in site.requests].count("/entry.js") == 1
+
+
+async def test_a_fragment_is_shifted_against_the_page_that_fetched_it(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    lookup = lookup_on(tmp_path)
+    page = await lookup.for_page(0, page_request(site))
+    fragment = LearnRequest(f"{site.origin}/fragment", site.origin, b"<div>x</div>", browser=False)
+    found = await lookup.for_page(0, fragment, referer=f"{site.origin}/app")
+    assert found.records == page.records and found.learnt is None
+    stranger = await lookup.for_page(0, fragment, referer=f"{site.origin}/elsewhere")
+    assert stranger.refs is None and "fetched this fragment" in (stranger.error or "")
+
+
+async def test_a_learn_run_changes_nothing_for_episodes_created_before_it(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    lookup = lookup_on(tmp_path)
+    before = await lookup.for_page(0, page_request(site))  # an episode at epoch 0
+    unchanged = await learn_run(lookup, [f"{site.origin}/app"], browser=False)
+    assert unchanged["epoch"] == 0 and not unchanged["origins"][0]["new"]
+    site.extra["/chunk-a1.js"] = ("text/javascript", b"document.querySelector('.renamed')")
+    changed = await learn_run(lookup, [f"{site.origin}/app"], browser=False)
+    (origin,) = changed["origins"]
+    assert changed["epoch"] == 1 and origin["new"] and origin["pages"][0]["changed"]
+    old = await lookup_on(tmp_path).for_page(0, page_request(site))
+    assert old.records == before.records and old.outdated_by == origin["version"]
+    new = await lookup_on(tmp_path).for_page(1, page_request(site))
+    assert new.records != before.records and new.version == origin["version"]
+    assert new.refs is not None and new.refs.references("renamed")
+
+
+async def test_a_learn_run_that_fails_writes_nothing(site: UpstreamServer, tmp_path: Path) -> None:
+    lookup = lookup_on(tmp_path)
+    with pytest.raises(LearnRunFailed, match="error500 answered 500"):
+        await learn_run(lookup, [f"{site.origin}/app", f"{site.origin}/error500"], browser=False)
+    assert await lookup.store.origins() == [] and await lookup.store.epoch() == 0
+
+
+async def test_a_deleted_version_is_named_never_replaced(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    lookup = lookup_on(tmp_path)
+    await lookup.for_page(0, page_request(site))
+    await lookup.store.delete(site.origin, 1)
+    pinned = await lookup_on(tmp_path).for_page(0, page_request(site))
+    assert pinned.refs is None and "version 1" in (pinned.error or "")
+    fresh = await lookup_on(tmp_path).for_page(1, page_request(site))
+    assert fresh.refs is not None and fresh.version == 2 and fresh.learnt is not None
+
+
+async def test_with_learning_off_an_unknown_page_has_no_knowledge(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    found = await lookup_on(tmp_path, auto_learn=False).for_page(0, page_request(site))
+    assert found.refs is None and "not learnt" in (found.error or "")
+    assert asset_reads(site) == 0
