@@ -178,8 +178,10 @@ async def patch_episode(episode_id: str, body: EpisodePatch, request: Request) -
 
 @router.delete("/{episode_id}", status_code=204)
 async def delete_episode(episode_id: str, request: Request) -> Response:
+    """Delete the episode and unbind every listener whose default it is."""
     if not await _store(request).delete_episode(episode_id):
         raise ApiError(404, f"episode {episode_id!r} not found")
+    await meta.unbind_listener_defaults(request, episode_id)
     return Response(status_code=204)
 
 

@@ -163,3 +163,31 @@ def test_reports_table(page: Page, service: ServiceProcess) -> None:
     row = page.locator("#report-table tbody tr", has_text="report-ui")
     expect(row).to_contain_text("Tgt")
     expect(row.locator("td").nth(5)).to_have_text("1")  # SR
+
+
+# ---- the page agrees with the API ------------------------------------------------------------
+
+
+def test_deleting_a_listeners_default_unbinds_the_listener(
+    page: Page, service: ServiceProcess
+) -> None:
+    made = service.create_episode(condition="Src")
+    listener = str(service.desktop_port)
+    bound = httpx.put(
+        f"{service.api}/listeners/{listener}", json={"default_episode": made["id"]}, timeout=5
+    )
+    assert bound.status_code == 200, bound.text
+    page.reload()
+    page.get_by_role("button", name="Listeners").click()
+    default = page.get_by_label(f"Default episode of {listener}")
+    expect(default).to_have_value(str(made["id"]))
+
+    page.get_by_role("button", name="Episodes").click()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name=f"Delete {made['id']}").click()
+    expect(page.locator(f"tr[data-episode='{made['id']}']")).to_have_count(0)
+    listeners = httpx.get(f"{service.api}/listeners", timeout=5).json()["listeners"]
+    desktop = next(item for item in listeners if item["name"] == listener)
+    assert desktop["default_episode"] is None
+    page.get_by_role("button", name="Listeners").click()
+    expect(default).to_have_value("")
