@@ -191,3 +191,25 @@ def test_deleting_a_listeners_default_unbinds_the_listener(
     assert desktop["default_episode"] is None
     page.get_by_role("button", name="Listeners").click()
     expect(default).to_have_value("")
+
+
+def test_the_reports_table_scrolls_inside_the_page(page: Page, service: ServiceProcess) -> None:
+    page.set_viewport_size({"width": 1024, "height": 720})
+    made = service.create_episode(condition="Src", tags={"method": "wide-report"})
+    httpx.post(
+        f"{service.api}/episodes/{made['id']}/events",
+        json={"type": "task_result", "success": True, "steps": 3},
+        timeout=5,
+    )
+    page.get_by_role("button", name="Reports").click()
+    page.get_by_label("Group by").fill("condition,method,regime,seed")
+    page.get_by_role("button", name="Show").click()
+    table = page.locator("#report-table")
+    expect(table.locator("tbody tr", has_text="wide-report")).to_have_count(1)
+    document_width, window_width = page.evaluate(
+        "[document.documentElement.scrollWidth, window.innerWidth]"
+    )
+    assert document_width <= window_width
+    # The table is as wide as its columns need: its box scrolls, not the page.
+    box_width, table_width = table.evaluate("t => [t.parentElement.clientWidth, t.scrollWidth]")
+    assert table_width > box_width
