@@ -45,44 +45,63 @@ function button(label, action, title) {
   return node;
 }
 
-function parseJson(field) {
+// ---- forms: one control per API field, named by its path in data-field ---------------------
+
+function fieldControls(form) {
+  return [...form.querySelectorAll("[data-field]")];
+}
+
+function parseJson(control) {
   try {
-    return JSON.parse($(field).value || "{}");
+    return JSON.parse(control.value || "{}");
   } catch (error) {
-    throw new Error(`${$(field).name || field}: not valid JSON (${error.message})`);
+    throw new Error(`${control.dataset.field || control.id}: not valid JSON (${error.message})`);
   }
+}
+
+// The request body of a form: JSON fields parsed, numbers as numbers, "(none)" choices as
+// null; an empty number is left out, so the API's default applies.
+function formBody(form) {
+  const body = {};
+  for (const control of fieldControls(form)) {
+    if (control.disabled || (control.type === "number" && control.value === "")) continue;
+    const path = control.dataset.field.split(".");
+    const name = path.pop();
+    const parent = path.reduce((node, key) => (node[key] ??= {}), body);
+    if (control.tagName === "TEXTAREA") parent[name] = parseJson(control);
+    else if (control.type === "number") parent[name] = Number(control.value);
+    else parent[name] = control.value || null;
+  }
+  return body;
+}
+
+function showValue(control, value) {
+  control.value = control.tagName === "TEXTAREA" ? JSON.stringify(value ?? {}) : String(value ?? "");
+}
+
+// The episode form's defaults, bounds and choices are those of the API's own schema, so a form
+// left alone creates the episode the API would create from the same fields.
+async function applySchema() {
+  const schema = await api("GET", "/openapi.json");
+  const resolve = (node) => (node.$ref ? resolve(schema.components.schemas[node.$ref.split("/").pop()]) : node);
+  const create = schema.components.schemas.EpisodeCreate;
+  for (const control of fieldControls($("#episode-form"))) {
+    const property = control.dataset.field.split(".")
+      .reduce((node, name) => resolve(resolve(node).properties[name]), create);
+    if (property.enum) control.replaceChildren(...property.enum.map((v) => element("option", v)));
+    if (property.minimum !== undefined) control.min = property.minimum;
+    if (property.maximum !== undefined) control.max = property.maximum;
+    showValue(control, property.default);
+  }
+  $("#episode-fields").disabled = false; // usable once every control shows the API's default
 }
 
 // ---- episodes -------------------------------------------------------------------------------
 
-function formBody() {
-  return {
-    condition: $("#f-condition").value,
-    regime: $("#f-regime").value,
-    regime_params: {
-      p: Number($("#f-p").value),
-      min_ms: Number($("#f-min").value),
-      max_ms: Number($("#f-max").value),
-    },
-    seed: Number($("#f-seed").value),
-    site: $("#f-site").value || null,
-    targets: parseJson("#f-targets"),
-    tags: parseJson("#f-tags"),
-    shift_params: parseJson("#f-shift-params"),
-  };
-}
-
 function fillForm(episode) {
-  $("#f-condition").value = episode.condition;
-  $("#f-regime").value = episode.regime;
-  $("#f-p").value = episode.regime_params.p;
-  $("#f-min").value = episode.regime_params.min_ms;
-  $("#f-max").value = episode.regime_params.max_ms;
-  $("#f-seed").value = episode.seed;
-  $("#f-site").value = episode.site || "";
-  $("#f-targets").value = JSON.stringify(episode.targets);
-  $("#f-tags").value = JSON.stringify(episode.tags);
-  $("#f-shift-params").value = JSON.stringify(episode.shift_params);
+  for (const control of fieldControls($("#episode-form"))) {
+    showValue(control, control.dataset.field.split(".").reduce((node, key) => node?.[key], episode));
+  }
   $("#f-ttl").disabled = true; // the lifetime is fixed at creation
 }
 
@@ -96,13 +115,13 @@ function stopEditing() {
 
 async function submitEpisode(event) {
   event.preventDefault();
-  const body = formBody();
+  const body = formBody($("#episode-form"));
   if (state.editing) {
     await api("PATCH", `/episodes/${state.editing}`, body);
     say(`episode ${state.editing} changed`, true);
     stopEditing();
   } else {
-    const created = await api("POST", "/episodes", { ...body, ttl_s: Number($("#f-ttl").value) });
+    const created = await api("POST", "/episodes", body);
     say(`episode ${created.id} created — proxy ${created.proxy_url}`, true);
   }
   await loadEpisodes();
@@ -286,7 +305,7 @@ async function submitPreview(event) {
     url: $("#p-url").value,
     seed: Number($("#p-seed").value),
     site: $("#p-site").value || null,
-    targets: parseJson("#p-targets"),
+    targets: parseJson($("#p-targets")),
   });
   grid.replaceChildren(...data.shots.map((shot) => {
     const figure = element("figure", null, { "data-condition": shot.condition });
@@ -324,11 +343,11 @@ function showSection(name) {
 }
 
 async function loadCatalogue() {
-  const [conditions, sites] = await Promise.all([api("GET", "/conditions"), api("GET", "/sites")]);
-  $("#f-condition").replaceChildren(...conditions.conditions.map((c) => element("option", c.name)));
+  const sites = await api("GET", "/sites");
   for (const select of [$("#f-site"), $("#p-site")]) {
     select.append(...sites.sites.map((s) => element("option", s.name, { value: s.name })));
   }
+  await applySchema();
 }
 
 async function health() {

@@ -34,9 +34,11 @@ def api_episodes(service: ServiceProcess) -> list[dict[str, object]]:
     return list(httpx.get(f"{service.api}/episodes", timeout=5).json()["episodes"])
 
 
-def create_from_form(page: Page, condition: str, seed: int, tags: str = "{}") -> str:
+def create_from_form(
+    page: Page, condition: str, seed: int, tags: str = "{}", regime: str = "multiple"
+) -> str:
     page.get_by_label("Condition").select_option(condition)
-    page.get_by_label("Regime").select_option("multiple")
+    page.get_by_label("Regime").select_option(regime)
     page.get_by_label("Seed", exact=True).first.fill(str(seed))
     page.get_by_label("Tags (JSON)").fill(tags)
     page.get_by_role("button", name="Create episode").click()
@@ -166,6 +168,17 @@ def test_reports_table(page: Page, service: ServiceProcess) -> None:
 
 
 # ---- the page agrees with the API ------------------------------------------------------------
+
+
+def test_an_episode_made_with_the_forms_defaults_is_the_apis(
+    page: Page, service: ServiceProcess
+) -> None:
+    """Fields left at the form's defaults are the API's defaults: the same shift digest."""
+    episode_id = create_from_form(page, "Src-Exec", 3, regime="random")
+    from_page = httpx.get(f"{service.api}/episodes/{episode_id}", timeout=5).json()
+    from_api = service.create_episode(condition="Src-Exec", regime="random", seed=3)
+    assert from_page["regime_params"] == from_api["regime_params"]
+    assert from_page["shift_digest"] == from_api["shift_digest"]
 
 
 def test_deleting_a_listeners_default_unbinds_the_listener(
