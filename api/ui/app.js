@@ -32,6 +32,43 @@ function say(text, ok = false) {
   message.hidden = !text;
 }
 
+// What the user sees of a control: its label's own text, without the text of the control.
+function labelOf(control) {
+  const label = control.labels && control.labels[0];
+  if (!label) return control.getAttribute("aria-label") || control.dataset.field;
+  return [...label.childNodes]
+    .filter((node) => node.nodeType === Node.TEXT_NODE)
+    .map((node) => node.textContent).join(" ").replace(/\s+/g, " ").trim();
+}
+
+// The API names a field by its path ("regime_params.max_ms: ..."); the banner by its label.
+function labelled(message, form) {
+  if (!form) return message;
+  const controls = [...form.querySelectorAll("[data-field]")];
+  return message.split("; ").map((part) => {
+    const [, path, detail] = part.match(/^([\w.]+): ([\s\S]*)$/) || [];
+    const control = controls.find((c) => path === c.dataset.field
+      || (path || "").startsWith(`${c.dataset.field}.`));
+    if (!control) return part;
+    const rest = path.slice(control.dataset.field.length + 1);
+    return `${labelOf(control)}${rest ? ` (${rest})` : ""}: ${detail}`;
+  }).join("; ");
+}
+
+// Every user action: its failure goes to the banner, its success clears an error an earlier
+// action left there (a success message stays until another replaces it). The handler is
+// called at once, so a submit handler can still prevent the form's own submission.
+function act(handler, form) {
+  return async (event) => {
+    try {
+      await handler(event);
+      if ($("#message").className !== "ok") say("");
+    } catch (error) {
+      say(labelled(error.message, form));
+    }
+  };
+}
+
 function element(tag, text, attributes = {}) {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) node.textContent = String(text);
@@ -41,7 +78,7 @@ function element(tag, text, attributes = {}) {
 
 function button(label, action, title) {
   const node = element("button", label, { type: "button", ...(title ? { "aria-label": title } : {}) });
-  node.addEventListener("click", () => action().catch((error) => say(error.message)));
+  node.addEventListener("click", act(action));
   return node;
 }
 
@@ -55,7 +92,7 @@ function parseJson(control) {
   try {
     return JSON.parse(control.value || "{}");
   } catch (error) {
-    throw new Error(`${control.dataset.field || control.id}: not valid JSON (${error.message})`);
+    throw new Error(`${labelOf(control)}: not valid JSON (${error.message})`);
   }
 }
 
@@ -334,12 +371,12 @@ async function submitReport(event) {
 
 // ---- start ----------------------------------------------------------------------------------
 
-function showSection(name) {
+async function showSection(name) {
   for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== name;
   for (const tab of document.querySelectorAll("nav button")) {
     tab.setAttribute("aria-pressed", String(tab.dataset.section === name));
   }
-  if (name === "reports") submitReport().catch((error) => say(error.message));
+  if (name === "reports") await submitReport();
 }
 
 async function loadCatalogue() {
@@ -358,18 +395,19 @@ async function health() {
 
 async function start() {
   for (const tab of document.querySelectorAll("nav button")) {
-    tab.addEventListener("click", () => showSection(tab.dataset.section));
+    tab.addEventListener("click", act(() => showSection(tab.dataset.section)));
   }
-  const guard = (handler) => (event) => handler(event).catch((error) => say(error.message));
-  $("#episode-form").addEventListener("submit", guard(submitEpisode));
-  $("#episode-cancel").addEventListener("click", stopEditing);
-  $("#preview-form").addEventListener("submit", guard(submitPreview));
-  $("#pages-previous").addEventListener("click", guard(() => stepLoad(-1)));
-  $("#pages-next").addEventListener("click", guard(() => stepLoad(1)));
-  $("#pages-load").addEventListener("change", guard(() =>
+  const episodeForm = $("#episode-form");
+  const previewForm = $("#preview-form");
+  episodeForm.addEventListener("submit", act(submitEpisode, episodeForm));
+  $("#episode-cancel").addEventListener("click", act(async () => stopEditing()));
+  previewForm.addEventListener("submit", act(submitPreview, previewForm));
+  $("#pages-previous").addEventListener("click", act(() => stepLoad(-1)));
+  $("#pages-next").addEventListener("click", act(() => stepLoad(1)));
+  $("#pages-load").addEventListener("change", act(() =>
     showLoad(state.pagesEpisode, Number($("#pages-load").value))));
-  $("#report-form").addEventListener("submit", guard(submitReport));
-  $("#login").addEventListener("submit", guard(async (event) => {
+  $("#report-form").addEventListener("submit", act(submitReport));
+  $("#login").addEventListener("submit", act(async (event) => {
     event.preventDefault();
     await api("POST", "/ui/session", { token: $("#login-token").value });
     location.reload();

@@ -169,6 +169,8 @@ def test_reports_table(page: Page, service: ServiceProcess) -> None:
 
 # ---- the page agrees with the API ------------------------------------------------------------
 
+TARGETS_LABEL = "Targets (JSON: source origin → target origin)"
+
 
 def test_an_episode_made_with_the_forms_defaults_is_the_apis(
     page: Page, service: ServiceProcess
@@ -179,6 +181,23 @@ def test_an_episode_made_with_the_forms_defaults_is_the_apis(
     from_api = service.create_episode(condition="Src-Exec", regime="random", seed=3)
     assert from_page["regime_params"] == from_api["regime_params"]
     assert from_page["shift_digest"] == from_api["shift_digest"]
+
+
+def test_an_api_error_names_the_field_by_its_label(page: Page) -> None:
+    page.get_by_label(TARGETS_LABEL).fill('{"ftp:x": "y"}')
+    page.get_by_role("button", name="Create episode").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        f"{TARGETS_LABEL}: Value error, 'ftp:x' is not an origin like http://host:port"
+    )
+
+
+def test_an_error_clears_when_the_next_action_succeeds(page: Page) -> None:
+    alert = page.get_by_role("alert")
+    page.get_by_label(TARGETS_LABEL).fill('{"ftp:x": "y"}')
+    page.get_by_role("button", name="Create episode").click()
+    expect(alert).to_contain_text("not an origin")
+    page.get_by_role("button", name="Listeners").click()  # succeeds, and says nothing itself
+    expect(alert).to_be_hidden()
 
 
 def test_deleting_a_listeners_default_unbinds_the_listener(
