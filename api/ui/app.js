@@ -337,13 +337,15 @@ async function loadListeners() {
 async function submitPreview(event) {
   event.preventDefault();
   const grid = $("#preview-grid");
+  const body = formBody($("#preview-form"));
   grid.replaceChildren(element("p", "Rendering… (one browser, six conditions)"));
-  const data = await api("POST", "/ui/preview", {
-    url: $("#p-url").value,
-    seed: Number($("#p-seed").value),
-    site: $("#p-site").value || null,
-    targets: parseJson($("#p-targets")),
-  });
+  let data;
+  try {
+    data = await api("POST", "/ui/preview", body);
+  } catch (error) {
+    grid.replaceChildren();
+    throw error;
+  }
   grid.replaceChildren(...data.shots.map((shot) => {
     const figure = element("figure", null, { "data-condition": shot.condition });
     if (shot.png) figure.append(element("img", null, { src: shot.png, alt: `${shot.condition} screenshot` }));

@@ -245,3 +245,14 @@ def test_the_reports_table_scrolls_inside_the_page(page: Page, service: ServiceP
     # The table is as wide as its columns need: its box scrolls, not the page.
     box_width, table_width = table.evaluate("t => [t.parentElement.clientWidth, t.scrollWidth]")
     assert table_width > box_width
+
+
+def test_preview_with_invalid_targets_says_so_instead_of_rendering(
+    page: Page, service: ServiceProcess
+) -> None:
+    page.get_by_role("button", name="Preview").click()
+    page.get_by_label("URL").fill(f"{service.demo}/")
+    page.get_by_label("Targets (JSON)").last.fill("{nope")
+    page.get_by_role("button", name="Render all six conditions").click()
+    expect(page.get_by_role("alert")).to_contain_text("Targets (JSON): not valid JSON")
+    expect(page.locator("#preview-grid")).to_have_text("")
