@@ -15,13 +15,17 @@ async function api(method, path, body) {
     headers: { "X-SkillShift-UI": "1", ...(body ? { "Content-Type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  if (response.status === 401) {
+  // A 401 on signing in is a refused token, not a request to sign in.
+  if (response.status === 401 && path !== "/ui/session") {
     $("#login").hidden = false;
     throw new Error("sign in with the API token");
   }
   const text = await response.text();
   const data = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new Error((data && data.error) || `${response.status}`);
+  if (!response.ok) {
+    const error = new Error((data && data.error) || `${response.status}`);
+    throw Object.assign(error, { status: response.status });
+  }
   return data;
 }
 
@@ -395,6 +399,21 @@ async function health() {
   $("#health").textContent = `store ${data.store.kind}: ${data.status}`;
 }
 
+async function signIn(event) {
+  event.preventDefault();
+  const token = $("#login-token");
+  try {
+    await api("POST", "/ui/session", { token: token.value });
+  } catch (error) {
+    if (error.status !== 401) throw error;
+    token.value = "";
+    token.focus();
+    throw new Error("The API refused this token: it is not the token the service was started "
+      + "with (--api-token). Try again.");
+  }
+  location.reload();
+}
+
 async function start() {
   for (const tab of document.querySelectorAll("nav button")) {
     tab.addEventListener("click", act(() => showSection(tab.dataset.section)));
@@ -409,11 +428,7 @@ async function start() {
   $("#pages-load").addEventListener("change", act(() =>
     showLoad(state.pagesEpisode, Number($("#pages-load").value))));
   $("#report-form").addEventListener("submit", act(submitReport));
-  $("#login").addEventListener("submit", act(async (event) => {
-    event.preventDefault();
-    await api("POST", "/ui/session", { token: $("#login-token").value });
-    location.reload();
-  }));
+  $("#login").addEventListener("submit", act(signIn));
   await health().catch(() => {});
   await loadCatalogue();
   await loadEpisodes();

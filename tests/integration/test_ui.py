@@ -256,3 +256,27 @@ def test_preview_with_invalid_targets_says_so_instead_of_rendering(
     page.get_by_role("button", name="Render all six conditions").click()
     expect(page.get_by_role("alert")).to_contain_text("Targets (JSON): not valid JSON")
     expect(page.locator("#preview-grid")).to_have_text("")
+
+
+def test_a_refused_token_is_said_to_be_refused(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    token = "the-right-token"
+    service = ServiceProcess(tmp_path_factory.mktemp("ui-token"), "--api-token", token).start()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{service.api}/ui")
+        token_field = page.get_by_label("API token")
+        expect(token_field).to_be_visible()
+        token_field.fill("a-wrong-token")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("alert")).to_contain_text("refused this token")
+        token_field.fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        expect(token_field).to_be_hidden()
+        expect(page.get_by_role("alert")).to_be_hidden()
+        expect(page.get_by_label("Condition")).to_have_value("Src")
+    finally:
+        context.close()
+        service.stop()
