@@ -4,8 +4,10 @@
 "use strict";
 
 const $ = (selector) => document.querySelector(selector);
+const REFRESH_MS = 2000; // episodes and listener defaults also change through the API
 const state = {
   episodes: [], editing: null, logEpisode: null, logAfter: null, logTimer: null, pagesEpisode: null,
+  shown: null, loads: 0, listenerChoices: {},
 };
 
 async function api(method, path, body) {
@@ -212,11 +214,20 @@ function episodeRow(episode) {
   return row;
 }
 
+// Episodes and listeners, read together and redrawn only when they changed (a redraw while
+// nothing changed would throw away a choice being made). Only the latest read is drawn: an
+// older one finishing late would show what no longer is.
 async function loadEpisodes() {
-  const data = await api("GET", "/episodes");
-  state.episodes = data.episodes.filter((e) => e.tags.preview !== "1");
-  $("#episode-table tbody").replaceChildren(...state.episodes.map(episodeRow));
-  await loadListeners();
+  const load = ++state.loads;
+  const [episodes, listeners] = await Promise.all([api("GET", "/episodes"), api("GET", "/listeners")]);
+  if (load !== state.loads) return;
+  const shown = episodes.episodes.filter((e) => e.tags.preview !== "1");
+  const key = JSON.stringify([shown, listeners.listeners]);
+  if (key === state.shown) return;
+  state.shown = key;
+  state.episodes = shown;
+  $("#episode-table tbody").replaceChildren(...shown.map(episodeRow));
+  showListeners(listeners.listeners);
 }
 
 // ---- live event log -------------------------------------------------------------------------
@@ -305,9 +316,8 @@ function stepLoad(offset) {
 
 // ---- listeners ------------------------------------------------------------------------------
 
-async function loadListeners() {
-  const data = await api("GET", "/listeners");
-  const rows = data.listeners.map((listener) => {
+function showListeners(listeners) {
+  const rows = listeners.map((listener) => {
     const row = element("tr", null, { "data-listener": listener.name });
     row.append(element("td", listener.name), element("td", listener.kind),
       element("td", listener.upstream || "—"));
@@ -321,14 +331,20 @@ async function loadListeners() {
     for (const episode of state.episodes) {
       select.append(element("option", `${episode.id} (${episode.condition})`, { value: episode.id }));
     }
-    select.value = listener.default_episode || "";
+    // A choice not set yet survives a redraw, as long as its episode does.
+    const choice = state.listenerChoices[listener.name];
+    const offered = [...select.options].some((option) => option.value === choice);
+    select.value = choice !== undefined && offered ? choice : listener.default_episode || "";
+    select.addEventListener("change", () => { state.listenerChoices[listener.name] = select.value; });
     const cell = element("td");
     cell.append(select);
     row.append(cell);
     const set = element("td");
     set.append(button("Set", async () => {
       await api("PUT", `/listeners/${listener.name}`, { default_episode: select.value || null });
+      delete state.listenerChoices[listener.name];
       say(`listener ${listener.name}: default episode ${select.value || "cleared"}`, true);
+      await loadEpisodes();
     }, `Set default of ${listener.name}`));
     row.append(set);
     return row;
@@ -394,9 +410,12 @@ async function loadCatalogue() {
 }
 
 async function health() {
-  const response = await fetch("/health");
-  const data = await response.json();
-  $("#health").textContent = `store ${data.store.kind}: ${data.status}`;
+  try {
+    const data = await (await fetch("/health")).json();
+    $("#health").textContent = `store ${data.store.kind}: ${data.status}`;
+  } catch {
+    $("#health").textContent = "API unreachable";
+  }
 }
 
 async function signIn(event) {
@@ -429,10 +448,12 @@ async function start() {
     showLoad(state.pagesEpisode, Number($("#pages-load").value))));
   $("#report-form").addEventListener("submit", act(submitReport));
   $("#login").addEventListener("submit", act(signIn));
-  await health().catch(() => {});
+  await health();
+  setInterval(health, 5000);
   await loadCatalogue();
   await loadEpisodes();
-  setInterval(() => health().catch(() => {}), 5000);
+  // A failed refresh is not the user's doing: the health line says when the API is down.
+  setInterval(() => { if (!document.hidden) loadEpisodes().catch(() => {}); }, REFRESH_MS);
 }
 
 start().catch((error) => say(error.message));

@@ -26,6 +26,8 @@ def page(browser: Browser, service: ServiceProcess) -> Iterator[Page]:
     page = context.new_page()
     page.goto(f"{service.api}/ui")
     expect(page.get_by_role("status")).to_contain_text("MemoryStore: ok")
+    # Ready once the lists are drawn (the listeners' table is never empty).
+    expect(page.locator("#listener-table tbody tr").first).to_be_attached()
     yield page
     context.close()
 
@@ -170,6 +172,7 @@ def test_reports_table(page: Page, service: ServiceProcess) -> None:
 # ---- the page agrees with the API ------------------------------------------------------------
 
 TARGETS_LABEL = "Targets (JSON: source origin → target origin)"
+REFRESH_TIMEOUT_MS = 15_000  # the page re-reads the list every 2 s; a busy machine may take longer
 
 
 def test_an_episode_made_with_the_forms_defaults_is_the_apis(
@@ -198,6 +201,14 @@ def test_an_error_clears_when_the_next_action_succeeds(page: Page) -> None:
     expect(alert).to_contain_text("not an origin")
     page.get_by_role("button", name="Listeners").click()  # succeeds, and says nothing itself
     expect(alert).to_be_hidden()
+
+
+def test_the_episode_list_follows_the_api(page: Page, service: ServiceProcess) -> None:
+    made = service.create_episode(condition="Src-Perc", tags={"method": "api-made"})
+    row = page.locator(f"tr[data-episode='{made['id']}']")
+    expect(row).to_contain_text("method=api-made", timeout=REFRESH_TIMEOUT_MS)
+    assert httpx.delete(f"{service.api}/episodes/{made['id']}", timeout=5).status_code == 204
+    expect(row).to_have_count(0, timeout=REFRESH_TIMEOUT_MS)
 
 
 def test_deleting_a_listeners_default_unbinds_the_listener(
