@@ -70,11 +70,11 @@ async def store_new_episode(
 ) -> Episode:
     """Validate, create and log a new episode: the one way episodes come to be (API, preview).
     The deployment's `--targets` are written into it, under the episode's own mapping."""
-    config = {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
+    config = with_deployment_targets(settings, config)
     try:
         episode = new_episode(EpisodeConfig.model_validate(config), episode_id, **server_fields)
     except ValidationError as error:
-        raise ApiError(422, _validation_message(error)) from None
+        raise ApiError(422, validation_message(error)) from None
     if not await store.create_episode(
         episode.id, episode.model_dump(mode="json"), episode.expires_at
     ):
@@ -93,6 +93,11 @@ async def store_new_episode(
         episode.expires_at,
     )
     return episode
+
+
+def with_deployment_targets(settings: Settings, config: dict[str, Any]) -> dict[str, Any]:
+    """The episode's `targets` over the deployment's `--targets` (its own mapping wins)."""
+    return {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
 
 
 @router.post("", status_code=201)
@@ -166,7 +171,7 @@ async def patch_episode(episode_id: str, body: EpisodePatch, request: Request) -
     try:
         updated = Episode.model_validate(merged)
     except ValidationError as error:
-        raise ApiError(422, _validation_message(error)) from None
+        raise ApiError(422, validation_message(error)) from None
     await _save(store, updated)
     await store.append_event(
         episode_id,
@@ -320,7 +325,7 @@ async def _save(store: EpisodeStore, episode: Episode) -> None:
         raise ApiError(404, f"episode {episode.id!r} not found")
 
 
-def _validation_message(error: ValidationError) -> str:
+def validation_message(error: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in item['loc']) or 'body'}: {item['msg']}"
         for item in error.errors()

@@ -7,7 +7,7 @@ const $ = (selector) => document.querySelector(selector);
 const REFRESH_MS = 2000; // episodes and listener defaults also change through the API
 const state = {
   episodes: [], editing: null, logEpisode: null, logAfter: null, logTimer: null, pagesEpisode: null,
-  shown: null, loads: 0, listenerChoices: {},
+  shown: null, loads: 0, listenerChoices: {}, sites: [], conditions: {}, routings: 0,
 };
 
 async function api(method, path, body) {
@@ -146,6 +146,7 @@ function fillForm(episode) {
     showValue(control, control.dataset.field.split(".").reduce((node, key) => node?.[key], episode));
   }
   $("#f-ttl").disabled = true; // the lifetime is fixed at creation
+  showRouting($("#episode-form")).catch(() => {});
 }
 
 function stopEditing() {
@@ -352,6 +353,40 @@ function showListeners(listeners) {
   $("#listener-table tbody").replaceChildren(...rows);
 }
 
+// ---- what Tgt routes to ---------------------------------------------------------------------
+
+// Without a target deployment for a page's origin, a Tgt condition serves the synthetic
+// variant of a site profile; with the site left to "match by page", a profile's own targets do
+// not apply. The form says which, from the API's answer for its site and targets.
+async function showRouting(form) {
+  const note = form.querySelector(".routing");
+  const condition = form.querySelector("[data-field=condition]");
+  const applies = !condition || (state.conditions[condition.value] || []).includes("contextual");
+  note.hidden = !applies;
+  if (!applies) return;
+  const routing = ++state.routings;
+  let text;
+  try {
+    const site = form.querySelector("[data-field=site]").value || null;
+    const targets = parseJson(form.querySelector("[data-field=targets]"));
+    const { routes } = await api("POST", "/ui/routing", { site, targets });
+    const profile = site ? `the ${site} profile` : "the profile matched by each page";
+    const pairs = Object.entries(routes).map(([source, target]) => `${source} → ${target}`);
+    if (pairs.length) {
+      text = `Tgt routes ${pairs.join(", ")}; pages of other origins get the synthetic variant `
+        + `of ${profile}.`;
+    } else {
+      const withTargets = state.sites.filter((s) => Object.keys(s.targets).length).map((s) => s.name);
+      text = `Tgt has no target deployment here: every page gets the synthetic variant of ${profile} `
+        + "(a fixed re-skin, not a second version). Give Targets"
+        + (withTargets.length ? `, or pick a site that has them: ${withTargets.join(", ")}.` : ".");
+    }
+  } catch (error) {
+    text = `Tgt routing unknown: ${labelled(error.message, form)}`;
+  }
+  if (routing === state.routings) note.textContent = text;
+}
+
 // ---- preview and reports --------------------------------------------------------------------
 
 async function submitPreview(event) {
@@ -402,7 +437,9 @@ async function showSection(name) {
 }
 
 async function loadCatalogue() {
-  const sites = await api("GET", "/sites");
+  const [conditions, sites] = await Promise.all([api("GET", "/conditions"), api("GET", "/sites")]);
+  state.conditions = Object.fromEntries(conditions.conditions.map((c) => [c.name, c.shifts]));
+  state.sites = sites.sites;
   for (const select of [$("#f-site"), $("#p-site")]) {
     select.append(...sites.sites.map((s) => element("option", s.name, { value: s.name })));
   }
@@ -442,6 +479,9 @@ async function start() {
   episodeForm.addEventListener("submit", act(submitEpisode, episodeForm));
   $("#episode-cancel").addEventListener("click", act(async () => stopEditing()));
   previewForm.addEventListener("submit", act(submitPreview, previewForm));
+  for (const form of [episodeForm, previewForm]) {
+    form.addEventListener("input", () => showRouting(form).catch(() => {}));
+  }
   $("#pages-previous").addEventListener("click", act(() => stepLoad(-1)));
   $("#pages-next").addEventListener("click", act(() => stepLoad(1)));
   $("#pages-load").addEventListener("change", act(() =>
@@ -451,7 +491,7 @@ async function start() {
   await health();
   setInterval(health, 5000);
   await loadCatalogue();
-  await loadEpisodes();
+  await Promise.all([loadEpisodes(), showRouting(episodeForm), showRouting(previewForm)]);
   // A failed refresh is not the user's doing: the health line says when the API is down.
   setInterval(() => { if (!document.hidden) loadEpisodes().catch(() => {}); }, REFRESH_MS);
 }

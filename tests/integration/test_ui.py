@@ -236,6 +236,27 @@ def test_deleting_a_listeners_default_unbinds_the_listener(
     expect(default).to_have_value("")
 
 
+def test_the_form_says_what_tgt_routes_to_before_creating(
+    page: Page, service: ServiceProcess
+) -> None:
+    note = page.locator("#f-routing")
+    expect(note).to_be_hidden()  # Src: nothing is routed
+    page.get_by_label("Condition").select_option("Tgt")
+    expect(note).to_contain_text("every page gets the synthetic variant of the profile matched")
+    expect(note).to_contain_text(re.compile(r"pick a site that has them: [^.]*\bdemo\b"))
+
+    page.get_by_label(TARGETS_LABEL).fill('{"http://a.test:1": "http://b.test:2"}')
+    expect(note).to_contain_text("Tgt routes http://a.test:1 → http://b.test:2; pages of other")
+
+    page.get_by_label(TARGETS_LABEL).fill("{}")
+    page.get_by_label("Site").first.select_option("demo")
+    sites = httpx.get(f"{service.api}/sites", timeout=5).json()["sites"]
+    demo_targets = next(site["targets"] for site in sites if site["name"] == "demo")
+    for source, target in demo_targets.items():
+        expect(note).to_contain_text(f"{source} → {target}")
+    expect(note).to_contain_text("synthetic variant of the demo profile")
+
+
 def test_the_reports_table_scrolls_inside_the_page(page: Page, service: ServiceProcess) -> None:
     page.set_viewport_size({"width": 1024, "height": 720})
     made = service.create_episode(condition="Src", tags={"method": "wide-report"})
