@@ -74,11 +74,11 @@ async def store_new_episode(
     The deployment's `--targets` are written into it, under the episode's own mapping, and the
     site knowledge epoch it is shifted against is pinned (the current one, unless it names an
     earlier one)."""
-    config = {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
+    config = with_deployment_targets(settings, config)
     try:
         validated = EpisodeConfig.model_validate(config)
     except ValidationError as error:
-        raise ApiError(422, _validation_message(error)) from None
+        raise ApiError(422, validation_message(error)) from None
     if knowledge is not None and not validated.replay_of:
         validated = validated.model_copy(
             update={"knowledge": await _pinned_epoch(knowledge, validated.knowledge)}
@@ -115,6 +115,11 @@ async def _pinned_epoch(knowledge: KnowledgeStore, asked: int | None) -> int:
             422, f"knowledge: epoch {asked} does not exist yet (the current one is {current})"
         )
     return current if asked is None else asked
+
+
+def with_deployment_targets(settings: Settings, config: dict[str, Any]) -> dict[str, Any]:
+    """The episode's `targets` over the deployment's `--targets` (its own mapping wins)."""
+    return {**config, "targets": {**dict(settings.targets), **config.get("targets", {})}}
 
 
 @router.post("", status_code=201)
@@ -193,7 +198,7 @@ async def patch_episode(episode_id: str, body: EpisodePatch, request: Request) -
     try:
         updated = Episode.model_validate(merged)
     except ValidationError as error:
-        raise ApiError(422, _validation_message(error)) from None
+        raise ApiError(422, validation_message(error)) from None
     await _save(store, updated)
     await store.append_event(
         episode_id,
@@ -205,8 +210,10 @@ async def patch_episode(episode_id: str, body: EpisodePatch, request: Request) -
 
 @router.delete("/{episode_id}", status_code=204)
 async def delete_episode(episode_id: str, request: Request) -> Response:
+    """Delete the episode and unbind every listener whose default it is."""
     if not await _store(request).delete_episode(episode_id):
         raise ApiError(404, f"episode {episode_id!r} not found")
+    await meta.unbind_listener_defaults(request, episode_id)
     return Response(status_code=204)
 
 
@@ -345,7 +352,7 @@ async def _save(store: EpisodeStore, episode: Episode) -> None:
         raise ApiError(404, f"episode {episode.id!r} not found")
 
 
-def _validation_message(error: ValidationError) -> str:
+def validation_message(error: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in item['loc']) or 'body'}: {item['msg']}"
         for item in error.errors()

@@ -122,6 +122,16 @@ async def set_listener(name: str, body: ListenerUpdate, request: Request) -> dic
     return {"name": name, "default_episode": body.default_episode}
 
 
+async def unbind_listener_defaults(request: Request, episode_id: str) -> None:
+    """Clear every listener default naming `episode_id` (a deleted episode): a default left
+    behind would be shown as bound and turn the listener's unbound requests into 407s."""
+    store, settings = _state(request)
+    for listener in settings.listeners():
+        named = listener.takes_default and await store.get_listener_default(listener.name)
+        if named == episode_id:
+            await store.set_listener_default(listener.name, None, 0)
+
+
 @router.get("/health", tags=["operations"])
 async def health(request: Request) -> JSONResponse:
     store, settings = _state(request)

@@ -15,12 +15,14 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from api.episodes import validation_message, with_deployment_targets
 from api.errors import ApiError
 from api.evidence import evidence_of, page_view
 from api.preview import render_preview
 from api.settings import is_loopback
+from proxy.episode import EpisodeConfig
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 ASSETS = Path(__file__).parent / "ui"
@@ -111,6 +113,25 @@ async def preview(body: PreviewRequest, request: Request) -> dict[str, Any]:
         body.targets,
     )
     return {"url": body.url, "seed": body.seed, "shots": shots}
+
+
+class RoutingRequest(BaseModel):
+    model_config = {"extra": "forbid"}
+    site: str | None = None
+    targets: dict[str, str] = Field(default_factory=dict)
+
+
+@router.post("/routing")
+async def routing(body: RoutingRequest, request: Request) -> dict[str, Any]:
+    """Where a Tgt episode of this site and targets sends requests (source -> target origin),
+    as the proxy will route them; every other origin gets the synthetic variant. The page says
+    so before it creates the episode."""
+    config = with_deployment_targets(request.app.state.settings, body.model_dump())
+    try:
+        episode = EpisodeConfig.model_validate(config)
+    except ValidationError as error:
+        raise ApiError(422, validation_message(error)) from None
+    return {"routes": episode.all_targets()}
 
 
 @router.get("/pages/{episode_id}/{load}/{version}")

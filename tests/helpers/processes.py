@@ -98,7 +98,8 @@ class ServiceProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"service exited early:\n{self.log()}")
             try:
-                if httpx.get(f"{self.api}/version", timeout=1).status_code == 200:
+                # 401: up, behind its --api-token
+                if httpx.get(f"{self.api}/version", timeout=1).status_code in (200, 401):
                     wait_for_port(self.proxy_port)
                     return self
             except httpx.HTTPError:

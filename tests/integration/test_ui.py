@@ -26,6 +26,8 @@ def page(browser: Browser, service: ServiceProcess) -> Iterator[Page]:
     page = context.new_page()
     page.goto(f"{service.api}/ui")
     expect(page.get_by_role("status")).to_contain_text("MemoryStore: ok")
+    # Ready once the lists are drawn (the listeners' table is never empty).
+    expect(page.locator("#listener-table tbody tr").first).to_be_attached()
     yield page
     context.close()
 
@@ -34,9 +36,11 @@ def api_episodes(service: ServiceProcess) -> list[dict[str, object]]:
     return list(httpx.get(f"{service.api}/episodes", timeout=5).json()["episodes"])
 
 
-def create_from_form(page: Page, condition: str, seed: int, tags: str = "{}") -> str:
+def create_from_form(
+    page: Page, condition: str, seed: int, tags: str = "{}", regime: str = "multiple"
+) -> str:
     page.get_by_label("Condition").select_option(condition)
-    page.get_by_label("Regime").select_option("multiple")
+    page.get_by_label("Regime").select_option(regime)
     page.get_by_label("Seed", exact=True).first.fill(str(seed))
     page.get_by_label("Tags (JSON)").fill(tags)
     page.get_by_role("button", name="Create episode").click()
@@ -163,3 +167,148 @@ def test_reports_table(page: Page, service: ServiceProcess) -> None:
     row = page.locator("#report-table tbody tr", has_text="report-ui")
     expect(row).to_contain_text("Tgt")
     expect(row.locator("td").nth(5)).to_have_text("1")  # SR
+
+
+# ---- the page agrees with the API ------------------------------------------------------------
+
+TARGETS_LABEL = "Targets (JSON: source origin → target origin)"
+REFRESH_TIMEOUT_MS = 15_000  # the page re-reads the list every 2 s; a busy machine may take longer
+
+
+def test_an_episode_made_with_the_forms_defaults_is_the_apis(
+    page: Page, service: ServiceProcess
+) -> None:
+    """Fields left at the form's defaults are the API's defaults: the same shift digest."""
+    episode_id = create_from_form(page, "Src-Exec", 3, regime="random")
+    from_page = httpx.get(f"{service.api}/episodes/{episode_id}", timeout=5).json()
+    from_api = service.create_episode(condition="Src-Exec", regime="random", seed=3)
+    assert from_page["regime_params"] == from_api["regime_params"]
+    assert from_page["shift_digest"] == from_api["shift_digest"]
+
+
+def test_an_api_error_names_the_field_by_its_label(page: Page) -> None:
+    page.get_by_label(TARGETS_LABEL).fill('{"ftp:x": "y"}')
+    page.get_by_role("button", name="Create episode").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        f"{TARGETS_LABEL}: Value error, 'ftp:x' is not an origin like http://host:port"
+    )
+
+
+def test_an_error_clears_when_the_next_action_succeeds(page: Page) -> None:
+    alert = page.get_by_role("alert")
+    page.get_by_label(TARGETS_LABEL).fill('{"ftp:x": "y"}')
+    page.get_by_role("button", name="Create episode").click()
+    expect(alert).to_contain_text("not an origin")
+    page.get_by_role("button", name="Listeners").click()  # succeeds, and says nothing itself
+    expect(alert).to_be_hidden()
+
+
+def test_the_episode_list_follows_the_api(page: Page, service: ServiceProcess) -> None:
+    made = service.create_episode(condition="Src-Perc", tags={"method": "api-made"})
+    row = page.locator(f"tr[data-episode='{made['id']}']")
+    expect(row).to_contain_text("method=api-made", timeout=REFRESH_TIMEOUT_MS)
+    assert httpx.delete(f"{service.api}/episodes/{made['id']}", timeout=5).status_code == 204
+    expect(row).to_have_count(0, timeout=REFRESH_TIMEOUT_MS)
+
+
+def test_deleting_a_listeners_default_unbinds_the_listener(
+    page: Page, service: ServiceProcess
+) -> None:
+    made = service.create_episode(condition="Src")
+    listener = str(service.desktop_port)
+    bound = httpx.put(
+        f"{service.api}/listeners/{listener}", json={"default_episode": made["id"]}, timeout=5
+    )
+    assert bound.status_code == 200, bound.text
+    page.reload()
+    page.get_by_role("button", name="Listeners").click()
+    default = page.get_by_label(f"Default episode of {listener}")
+    expect(default).to_have_value(str(made["id"]))
+
+    page.get_by_role("button", name="Episodes").click()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name=f"Delete {made['id']}").click()
+    expect(page.locator(f"tr[data-episode='{made['id']}']")).to_have_count(0)
+    listeners = httpx.get(f"{service.api}/listeners", timeout=5).json()["listeners"]
+    desktop = next(item for item in listeners if item["name"] == listener)
+    assert desktop["default_episode"] is None
+    page.get_by_role("button", name="Listeners").click()
+    expect(default).to_have_value("")
+
+
+def test_the_form_says_what_tgt_routes_to_before_creating(
+    page: Page, service: ServiceProcess
+) -> None:
+    note = page.locator("#f-routing")
+    expect(note).to_be_hidden()  # Src: nothing is routed
+    page.get_by_label("Condition").select_option("Tgt")
+    expect(note).to_contain_text("every page gets the synthetic variant of the profile matched")
+    expect(note).to_contain_text(re.compile(r"pick a site that has them: [^.]*\bdemo\b"))
+
+    page.get_by_label(TARGETS_LABEL).fill('{"http://a.test:1": "http://b.test:2"}')
+    expect(note).to_contain_text("Tgt routes http://a.test:1 → http://b.test:2; pages of other")
+
+    page.get_by_label(TARGETS_LABEL).fill("{}")
+    page.get_by_label("Site").first.select_option("demo")
+    sites = httpx.get(f"{service.api}/sites", timeout=5).json()["sites"]
+    demo_targets = next(site["targets"] for site in sites if site["name"] == "demo")
+    for source, target in demo_targets.items():
+        expect(note).to_contain_text(f"{source} → {target}")
+    expect(note).to_contain_text("synthetic variant of the demo profile")
+
+
+def test_the_reports_table_scrolls_inside_the_page(page: Page, service: ServiceProcess) -> None:
+    page.set_viewport_size({"width": 1024, "height": 720})
+    made = service.create_episode(condition="Src", tags={"method": "wide-report"})
+    httpx.post(
+        f"{service.api}/episodes/{made['id']}/events",
+        json={"type": "task_result", "success": True, "steps": 3},
+        timeout=5,
+    )
+    page.get_by_role("button", name="Reports").click()
+    page.get_by_label("Group by").fill("condition,method,regime,seed")
+    page.get_by_role("button", name="Show").click()
+    table = page.locator("#report-table")
+    expect(table.locator("tbody tr", has_text="wide-report")).to_have_count(1)
+    document_width, window_width = page.evaluate(
+        "[document.documentElement.scrollWidth, window.innerWidth]"
+    )
+    assert document_width <= window_width
+    # The table is as wide as its columns need: its box scrolls, not the page.
+    box_width, table_width = table.evaluate("t => [t.parentElement.clientWidth, t.scrollWidth]")
+    assert table_width > box_width
+
+
+def test_preview_with_invalid_targets_says_so_instead_of_rendering(
+    page: Page, service: ServiceProcess
+) -> None:
+    page.get_by_role("button", name="Preview").click()
+    page.get_by_label("URL").fill(f"{service.demo}/")
+    page.get_by_label("Targets (JSON)").last.fill("{nope")
+    page.get_by_role("button", name="Render all six conditions").click()
+    expect(page.get_by_role("alert")).to_contain_text("Targets (JSON): not valid JSON")
+    expect(page.locator("#preview-grid")).to_have_text("")
+
+
+def test_a_refused_token_is_said_to_be_refused(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    token = "the-right-token"
+    service = ServiceProcess(tmp_path_factory.mktemp("ui-token"), "--api-token", token).start()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{service.api}/ui")
+        token_field = page.get_by_label("API token")
+        expect(token_field).to_be_visible()
+        token_field.fill("a-wrong-token")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("alert")).to_contain_text("refused this token")
+        token_field.fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        expect(token_field).to_be_hidden()
+        expect(page.get_by_role("alert")).to_be_hidden()
+        expect(page.get_by_label("Condition")).to_have_value("Src")
+    finally:
+        context.close()
+        service.stop()

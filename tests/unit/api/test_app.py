@@ -183,6 +183,27 @@ async def test_only_the_desktop_and_reverse_listeners_take_a_default() -> None:
         )
 
 
+async def test_deleting_an_episode_unbinds_every_listener_naming_it() -> None:
+    settings = Settings(desktop_proxy=("127.0.0.1", 8082), reverse=["http://127.0.0.1:9000@8083"])
+    async with in_process(settings, base_url="http://api") as api:
+        for episode_id in ("gone", "kept"):
+            await api.post("/episodes", json={"id": episode_id})
+        for name, episode_id in (("8082", "gone"), ("8083", "gone")):
+            await api.put(f"/listeners/{name}", json={"default_episode": episode_id})
+        assert (await api.delete("/episodes/gone")).status_code == 204
+        defaults = {
+            item["name"]: item["default_episode"]
+            for item in (await api.get("/listeners")).json()["listeners"]
+        }
+        assert defaults == {"8080": None, "8082": None, "8083": None}
+        # A default naming another episode stays.
+        await api.put("/listeners/8082", json={"default_episode": "kept"})
+        await api.post("/episodes", json={"id": "other"})
+        assert (await api.delete("/episodes/other")).status_code == 204
+        listeners = (await api.get("/listeners")).json()["listeners"]
+        assert [item["default_episode"] for item in listeners] == [None, "kept", None]
+
+
 async def test_a_chunked_body_over_the_limit_is_refused() -> None:
     """The limit holds however the body is framed: a chunked body has no Content-Length."""
 
