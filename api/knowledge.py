@@ -114,6 +114,7 @@ async def delete_version(
     version left, or, when none is, learn the origin's pages afresh."""
     store = _lookup(request).store
     deleted = await store.delete(origin, version)
+    _lookup(request).forget_generations(origin)
     if deleted is None:
         raise ApiError(404, f"{origin} has no live knowledge version {version}")
     return {"deleted": deleted.as_json(), "epoch": await store.epoch()}

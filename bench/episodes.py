@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 from bench.throughput import Row, _synthetic, add_assets, memory_mb, wrk
-from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
+from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
 CONDITIONS: list[dict[str, Any]] = [
@@ -269,8 +269,8 @@ def scaling(workdir: Path, redis: RedisProcess, upstream: UpstreamServer, second
         )
     episode = replicas[0].create_episode(condition="Src-Perc")
     header = "{}: {}".format(*next(iter(dict(episode["header"]).items())))  # type: ignore[call-overload]
-    one_behind = BalancerProcess(replicas[0].proxy_port)
-    two_behind = BalancerProcess(*(replica.proxy_port for replica in replicas))
+    one_behind = HAProxyProcess(workdir, replicas[0].proxy_port)
+    two_behind = HAProxyProcess(workdir, *(replica.proxy_port for replica in replicas))
     url = f"{upstream.origin}/page-300kb"
     rows = {
         "1 process": Row("1", replicas[0].proxy_port, replicas[0].process.pid, header),  # type: ignore[union-attr]

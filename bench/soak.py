@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.soak [--minutes 10] [--episodes 64] [--json F]
 
-Two skillshift processes on one redis-server (AOF on) behind tools/tcp_balancer.py, like a
+Two skillshift processes on one redis-server (AOF on) behind HAProxy, like a
 scaled-out deployment. `--episodes` slots run at once; each slot runs short sessions back to
 back: a new episode (conditions in turn), two "tabs" browsing it concurrently (navigation +
 subresources, as in bench/episodes.py), then the next. Afterwards every finished episode's event
@@ -42,7 +42,7 @@ import httpx
 
 from bench.episodes import browse, new_log
 from bench.throughput import add_assets, memory_mb
-from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
+from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
 THINK_S = (0.05, 0.3)  # short pauses: a soak is about volume
@@ -169,8 +169,8 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
     replicas = [
         ServiceProcess(workdir / name, "--redis-url", redis.url).start() for name in ("a", "b")
     ]
-    proxy = BalancerProcess(*(replica.proxy_port for replica in replicas))
-    api = BalancerProcess(*(replica.api_port for replica in replicas))
+    proxy = HAProxyProcess(workdir, *(replica.proxy_port for replica in replicas))
+    api = HAProxyProcess(workdir, *(replica.api_port for replica in replicas))
     api_url = f"http://127.0.0.1:{api.port}"
     rss: dict[str, list[float]] = {"a": [], "b": []}
     stop = threading.Event()

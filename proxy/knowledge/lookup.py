@@ -118,6 +118,14 @@ class KnowledgeLookup:
         self._refs: _Recent[tuple[str, ...], AssetRefs] = _Recent(1024)
         self._learning: dict[tuple[str, int, str, str], asyncio.Future[str]] = {}
 
+    def forget_generations(self, origin: str | None = None) -> None:
+        """Read the origin's (or every origin's) generations again on next use: a learn run or
+        a deletion in this process is seen at once (in other processes, within a second)."""
+        if origin is None:
+            self._generations.clear()
+        else:
+            self._generations.pop(origin, None)
+
     async def generation(self, origin: str, epoch: int | None) -> Generation:
         """The generation an episode created at `epoch` uses for `origin` (None: the current
         epoch's; the first generation is made when the origin has none). Raises

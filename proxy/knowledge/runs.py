@@ -115,4 +115,5 @@ async def learn_run(
         )
     if new_generations:
         epoch = await store.publish(new_generations)
+    lookup.forget_generations()
     return {"epoch": epoch, "origins": report}

@@ -151,15 +151,32 @@ class ServiceProcess:
         return httpx.Client(proxy=self.proxy, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]
 
 
-class BalancerProcess:
-    """tools/tcp_balancer.py in front of some ports, as a separate process."""
+class HAProxyProcess:
+    """A real HAProxy in front of some ports (TCP, round robin, each connection to the next
+    live backend; a dead one is skipped: health checks and redispatch on a refused connect)."""
 
-    def __init__(self, *backend_ports: int) -> None:
+    def __init__(self, workdir: Path, *backend_ports: int) -> None:
+        binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        if not Path(binary).exists():
+            raise RuntimeError("haproxy is not installed (./scripts/bootstrap installs it)")
         self.port = free_port()
-        args = [sys.executable, "-m", "tools.tcp_balancer", "--listen", f"127.0.0.1:{self.port}"]
-        for port in backend_ports:
-            args += ["--backend", f"127.0.0.1:{port}"]
-        self.process = subprocess.Popen(args, cwd=REPO, stderr=subprocess.DEVNULL)
+        servers = "\n".join(
+            f"    server r{n} 127.0.0.1:{port} check inter 200ms fall 1 rise 1"
+            for n, port in enumerate(backend_ports)
+        )
+        config = workdir / f"haproxy-{self.port}.cfg"
+        config.write_text(
+            "defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n"
+            "    timeout server 60s\n    retries 3\n    option redispatch\n"
+            f"frontend front\n    bind 127.0.0.1:{self.port}\n    default_backend replicas\n"
+            f"backend replicas\n    balance roundrobin\n{servers}\n"
+        )
+        # -db: in the foreground, so it is stopped by its PID like every other process here.
+        self.process = subprocess.Popen(
+            [binary, "-db", "-f", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_for_port(self.port)
 
     def stop(self) -> None:

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from api.settings import Settings
-from tests.helpers.processes import BalancerProcess, RedisProcess, ServiceProcess
+from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,7 +99,7 @@ def rewritten(replica: ServiceProcess) -> int:
 
 
 @pytest.fixture
-def topology(tmp_path: Path) -> Iterator[tuple[list[ServiceProcess], BalancerProcess, str]]:
+def topology(tmp_path: Path) -> Iterator[tuple[list[ServiceProcess], HAProxyProcess, str]]:
     """Two replicas on one redis-server; one balancer for the proxies, one for the APIs."""
     for name in ("redis", "replica0", "replica1"):
         (tmp_path / name).mkdir()
@@ -108,8 +108,8 @@ def topology(tmp_path: Path) -> Iterator[tuple[list[ServiceProcess], BalancerPro
         ServiceProcess(tmp_path / f"replica{index}", "--redis-url", redis.url).start()
         for index in range(2)
     ]
-    proxy = BalancerProcess(*(replica.proxy_port for replica in replicas))
-    api = BalancerProcess(*(replica.api_port for replica in replicas))
+    proxy = HAProxyProcess(tmp_path, *(replica.proxy_port for replica in replicas))
+    api = HAProxyProcess(tmp_path, *(replica.api_port for replica in replicas))
     yield replicas, proxy, f"http://127.0.0.1:{api.port}"
     for balancer in (proxy, api):
         balancer.stop()
@@ -119,7 +119,7 @@ def topology(tmp_path: Path) -> Iterator[tuple[list[ServiceProcess], BalancerPro
 
 
 def test_replicas_behind_a_balancer_act_as_one_service(
-    topology: tuple[list[ServiceProcess], BalancerProcess, str], upstream: UpstreamServer
+    topology: tuple[list[ServiceProcess], HAProxyProcess, str], upstream: UpstreamServer
 ) -> None:
     replicas, proxy, api = topology
     created = httpx.post(f"{api}/episodes", json={"condition": "Src-Exec", "regime": "once"})

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from proxy.knowledge import LearnFailed, Learner, LearnRequest
+from proxy.knowledge import Learner, LearnFailed, LearnRequest
 from shifts.references import merge_refs
 from tests.helpers.chunked_app import add_chunked_app
 from tests.helpers.upstream import UpstreamServer
