@@ -25,8 +25,8 @@ TIMEOUT = 20_000  # ms: the PHP built-in server is slow on a first, uncached pag
 def task(
     page: Any, base_url: str, env: dict[str, str], dismiss_popups: Callable[[Any], Any]
 ) -> None:
-    """Log in, edit "Lab Notes" (fill the edit form, save), sort the Lab Table by a column; assert
-    each outcome."""
+    """Log in, edit "Lab Notes" (fill the edit form, save), sort the Lab Table by a column, fold
+    and unfold its collapsible block; assert each outcome."""
     base = base_url.rstrip("/")
     user, password = env.get("LAB_USER", "admin"), env.get("LAB_PASSWORD", "admin-pass-123")
 
@@ -96,3 +96,13 @@ def task(
             break
         before = after
     assert after == sorted(original), (original, after)
+
+    # Fold the collapsible block (jQuery makeCollapsible, loaded by ResourceLoader) and unfold it.
+    block = page.get_by_text("This block can be collapsed.")
+    expect(block).to_be_visible(timeout=TIMEOUT)
+    dismiss_popups(page)
+    page.get_by_role("button", name="Collapse").click()
+    expect(block).to_be_hidden(timeout=TIMEOUT)
+    dismiss_popups(page)
+    page.get_by_role("button", name="Expand").click()
+    expect(block).to_be_visible(timeout=TIMEOUT)
