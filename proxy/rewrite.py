@@ -181,9 +181,10 @@ class PageRewriter:
             await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
             return
         started = time.perf_counter()
-        # One digest of the page for the shifted-page cache (a popup alone needs none).
+        # One digest of the page for its knowledge and the shifted-page cache (a popup alone
+        # needs neither).
         digest = page_digest(raw) if parses_document(episode) else None
-        context = await self._context(flow, episode, response, raw)
+        context = await self._context(flow, episode, response, raw, digest)
         knowledge: PageKnowledge | None = flow.metadata.get(KNOWLEDGE)
         work = functools.partial(
             _shift_to_bytes,
@@ -246,6 +247,7 @@ class PageRewriter:
         episode: Episode,
         response: http.Response,
         raw: bytes,
+        digest: bytes | None,
     ) -> ShiftContext:
         url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
@@ -255,7 +257,7 @@ class PageRewriter:
         policies = response.headers.get_all("content-security-policy")
         assets = None
         if "locator_drift" in active_shifts(episode):
-            knowledge = await self._knowledge(flow, episode, url, raw, is_navigation)
+            knowledge = await self._knowledge(flow, episode, url, raw, digest)
             flow.metadata[KNOWLEDGE] = knowledge
             assets = knowledge.refs
         context = build_context(
@@ -276,7 +278,7 @@ class PageRewriter:
         return context
 
     async def _knowledge(
-        self, flow: http.HTTPFlow, episode: Episode, url: str, raw: bytes, is_navigation: bool
+        self, flow: http.HTTPFlow, episode: Episode, url: str, raw: bytes, digest: bytes | None
     ) -> PageKnowledge:
         """What the page is shifted against (`proxy.knowledge`): its record in the episode's
         pinned knowledge, learnt first if it has none; an XHR fragment's is its page's. What
@@ -292,7 +294,7 @@ class PageRewriter:
             browser=kind is not classify.RequestKind.FRAGMENT,
         )
         fragment_of = referer if kind is classify.RequestKind.FRAGMENT and referer else None
-        found = await self.knowledge.for_page(episode.knowledge, request, fragment_of)
+        found = await self.knowledge.for_page(episode.knowledge, request, fragment_of, digest)
         if found.learnt is not None:
             record = found.learnt.record
             await self._record(

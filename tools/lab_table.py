@@ -1,4 +1,4 @@
-"""The lab table: every lab app x perceptual condition x seeds, through a fresh service.
+"""The lab table: every lab app x perceptual condition x seeds, each in a fresh service.
 
     .venv/bin/python -m tools.lab_table [--apps wordpress,mediawiki] [--seeds 5] [--json FILE]
 
@@ -7,8 +7,11 @@ oracle over every lab page under `Src-Perc` and `Tgt-Perc` for seeds 0..N-1 with
 set (violations, and the share of interactive elements whose locator changed, as rendered in
 Chromium), the extended set on the first page (restyle alone: any violation; the whole set:
 new errors, since relabel and relayout change geometry and what sits where by design), and the
-scripted task under all six conditions. Prints one row per app x condition; exit status 1 on
-any violation or failed task.
+scripted task under all six conditions. Every oracle run (one page, one condition, every
+seed) and every task runs in a service process started for it, with knowledge of its own: no
+process has seen the app before, so every shifted page is learnt on its first load. Prints one
+row per app x condition, then the lowest share per page; exit status 1 on any violation or
+failed task.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import json
 import statistics
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,25 +40,43 @@ RESTYLE_ONLY = {"relabel": {"rate": 0.0}, "relayout": {"rate": 0.0, "sidebar_rat
 JUDGED_WITH_EVERYTHING = ("error",)
 
 
-def measure_app(name: str, seeds: list[int], service: ServiceProcess, browser: Any) -> dict:  # type: ignore[type-arg]
+@contextmanager
+def fresh_service() -> Iterator[ServiceProcess]:
+    """A service process that has seen nothing, with knowledge of its own."""
+    with tempfile.TemporaryDirectory() as workdir:
+        service = ServiceProcess(Path(workdir)).start()
+        try:
+            yield service
+        finally:
+            service.stop()
+
+
+def fresh_oracle(
+    env: dict[str, str], page: str, condition: str, seeds: list[int], **options: Any
+) -> dict:  # type: ignore[type-arg]
+    with fresh_service() as service:
+        return oracle(service.api, env, page, condition, seeds, **options)
+
+
+def measure_app(name: str, seeds: list[int], browser: Any) -> dict:  # type: ignore[type-arg]
     app = APPS[name]
     rows: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as state, lab_app(app.script, Path(state), *app.args) as env:
         for condition in PERCEPTUAL:
-            violations, shares = 0, []
+            violations, shares, by_page = 0, [], {}
             for page in app.pages:
-                result = oracle(service.api, env, page, condition, seeds)
+                result = fresh_oracle(env, page, condition, seeds)
                 violations += result["violations"]
-                shares += [
+                page_shares = [
                     r["locator_share"] for r in result["runs"] if r["locator_share"] is not None
                 ]
-            restyle = oracle(
-                service.api, env, app.pages[0], condition, seeds[:1],
+                shares += page_shares
+                by_page[page] = min(page_shares) if page_shares else None
+            restyle = fresh_oracle(
+                env, app.pages[0], condition, seeds[:1],
                 perceptual="extended", shift_params=RESTYLE_ONLY,
             )  # fmt: skip
-            extended = oracle(
-                service.api, env, app.pages[0], condition, seeds[:1], perceptual="extended"
-            )
+            extended = fresh_oracle(env, app.pages[0], condition, seeds[:1], perceptual="extended")
             extended_violations = sum(len(run["violations"]) for run in restyle["runs"]) + sum(
                 v["kind"] in JUDGED_WITH_EVERYTHING
                 for run in extended["runs"]
@@ -65,11 +88,12 @@ def measure_app(name: str, seeds: list[int], service: ServiceProcess, browser: A
                 "extended_violations": extended_violations,
                 "share_min": min(shares) if shares else None,
                 "share_median": statistics.median(shares) if shares else None,
+                "share_min_by_page": by_page,
             }
-        rows["tasks"] = {
-            condition: task_under(browser, service.api, app, env, condition)
-            for condition in CONDITIONS
-        }
+        rows["tasks"] = {}
+        for condition in CONDITIONS:
+            with fresh_service() as service:
+                rows["tasks"][condition] = task_under(browser, service.api, app, env, condition)
     return rows
 
 
@@ -88,6 +112,13 @@ def render(table: dict[str, dict]) -> str:  # type: ignore[type-arg]
                 f"{app:<10} {condition:<9} {row['loads']:>5} {row['violations']:>5} "
                 f"{row['extended_violations']:>5} {low:>9} {mid:>7}  {tasks}"
             )
+    lines.append("")
+    lines.append("lowest share per page (seeds 0..N-1):")
+    for app, rows in table.items():
+        for condition in PERCEPTUAL:
+            for page, low in rows[condition]["share_min_by_page"].items():
+                shown = "-" if low is None else f"{low:.2f}"
+                lines.append(f"  {app:<10} {condition:<9} {shown:>5}  {page}")
     return "\n".join(lines)
 
 
@@ -98,16 +129,14 @@ def main() -> int:
     parser.add_argument("--json", help="also write everything to this file")
     args = parser.parse_args()
     table: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as workdir, sync_playwright() as playwright:
-        service = ServiceProcess(Path(workdir)).start()
+    with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         try:
             for name in args.apps.split(","):
-                table[name] = measure_app(name, list(range(args.seeds)), service, browser)
+                table[name] = measure_app(name, list(range(args.seeds)), browser)
                 sys.stderr.write(f"{name}: done\n")
         finally:
             browser.close()
-            service.stop()
     sys.stdout.write(render(table) + "\n")
     if args.json:
         Path(args.json).write_text(json.dumps(table, indent=2))

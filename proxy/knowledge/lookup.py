@@ -116,6 +116,7 @@ class KnowledgeLookup:
         self._entries: _Recent[tuple[str, int, str], dict[str, str]] = _Recent(8192)
         self._records: _Recent[str, PageRecord] = _Recent(4096)
         self._refs: _Recent[tuple[str, ...], AssetRefs] = _Recent(1024)
+        self._markups: _Recent[tuple[bytes, str], str] = _Recent(4096)
         self._learning: dict[tuple[str, int, str, str], asyncio.Future[str]] = {}
 
     def forget_generations(self, origin: str | None = None) -> None:
@@ -153,10 +154,16 @@ class KnowledgeLookup:
         return found
 
     async def for_page(
-        self, epoch: int | None, request: LearnRequest, referer: str | None = None
+        self,
+        epoch: int | None,
+        request: LearnRequest,
+        referer: str | None = None,
+        raw_digest: bytes | None = None,
     ) -> PageKnowledge:
         """The knowledge the page of `request` is shifted against: its own record (learnt now
-        if it has none), or, for a fragment (`referer` given), the records of its page."""
+        if it has none), or, for a fragment (`referer` given), the records of its page.
+        `raw_digest`: a digest of the markup, when the caller has one (its asset list is then
+        read once per distinct page, not once per load)."""
         origin = request.upstream_origin
         try:
             generation = await self.generation(origin, epoch)
@@ -167,8 +174,7 @@ class KnowledgeLookup:
         number = generation.number
         if referer is not None:
             return await self._for_fragment(origin, number, request.upstream_url(referer))
-        raw = request.raw or b""
-        markup = markup_digest(page_assets(raw, request.page_url)[:MAX_ASSETS_IN_MARKUP])
+        markup = self._markup_of(request, raw_digest)
         url = request.upstream_page
         digest = (await self.entry(origin, number, url)).get(markup)
         learnt = None
@@ -188,6 +194,17 @@ class KnowledgeLookup:
             return PageKnowledge(origin, None, number, (digest,), learnt, str(error))
         outdated = await self._newer_record(origin, generation, url, markup, digest)
         return PageKnowledge(origin, refs, number, (digest,), learnt, outdated_by=outdated)
+
+    def _markup_of(self, request: LearnRequest, raw_digest: bytes | None) -> str:
+        """The digest of the assets the page's markup loads (a scan of the whole page)."""
+        key = (raw_digest, request.page_url) if raw_digest is not None else None
+        found = self._markups.recall(key) if key else None
+        if found is None:
+            assets = page_assets(request.raw or b"", request.page_url)[:MAX_ASSETS_IN_MARKUP]
+            found = markup_digest(assets)
+            if key:
+                self._markups.keep(key, found)
+        return found
 
     async def _for_fragment(self, origin: str, number: int, page: str) -> PageKnowledge:
         digests = tuple(sorted((await self.entry(origin, number, page)).values()))
