@@ -153,10 +153,11 @@ async def audit(api: httpx.AsyncClient, result: dict) -> Counter[str]:
 
 
 def redis_keys(redis: RedisProcess) -> int:
+    """Episode keys in Redis: site knowledge (`kn:`) never expires, by design."""
     out = subprocess.run(
-        ["redis-cli", "-p", str(redis.port), "dbsize"], capture_output=True, text=True, check=True
+        ["redis-cli", "-p", str(redis.port), "--scan"], capture_output=True, text=True, check=True
     )
-    return int(out.stdout.strip())
+    return sum(1 for key in out.stdout.split() if ":kn:" not in key)
 
 
 def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl_s: int) -> dict:
@@ -196,8 +197,8 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
         problems: Counter[str] = sum((result["problems"] for result in results), Counter())
         errors = [error for result in results for error in result.get("errors", [])]
         # Expiry: probe episodes with the short TTL, browsed so they hold events, flags and
-        # counters; once their TTL has passed Redis must hold no key at all (audited episodes
-        # were deleted). Polled, not slept: slow machines only wait longer.
+        # counters; once their TTL has passed Redis must hold no episode key at all (audited
+        # episodes were deleted; site knowledge is kept). Polled, not slept: slow machines only wait longer.
         probes = asyncio.run(expiry_probes(api_url, proxy.port, upstream, target, ttl_s))
         keys_before_expiry = redis_keys(redis)
         expired_by = max(probe["expires_at"] for probe in probes)

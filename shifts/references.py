@@ -201,7 +201,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 1
+REFS_VERSION = 2
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -392,6 +392,9 @@ def _structure(selector: str) -> set[StructuralRule]:
     :is()/:not()/:where()/:has())."""
     rules: set[StructuralRule] = set()
     compounds, combinators = _compounds(selector)
+    # Each compound's context: the parent (`P > E`) or ancestor (`A E`) it needs. Siblings
+    # share their parent, so `.row > * + *` concerns children of `.row` only, on both sides.
+    contexts: list[tuple[Keys | None, Keys | None]] = []
     for index, compound in enumerate(compounds):
         for inner in re.findall(r":(?:not|is|where|has|matches)\((.*)\)", compound):
             for part in _split_top_level(inner):
@@ -400,9 +403,13 @@ def _structure(selector: str) -> set[StructuralRule]:
         keys = _keys(compound)
         combinator = combinators[index - 1] if index > 0 else ""
         previous = _keys(compounds[index - 1]) if index > 0 else None
-        # The compound's context, so `blockquote > :first-child` concerns blockquotes only.
-        parent = previous if combinator == ">" else None
-        ancestor = previous if combinator == " " else None
+        if combinator in ("+", "~"):
+            parent, ancestor = contexts[index - 1]
+        else:
+            # So `blockquote > :first-child` concerns blockquotes only.
+            parent = previous if combinator == ">" else None
+            ancestor = previous if combinator == " " else None
+        contexts.append((parent, ancestor))
         if _POSITIONAL.search(compound):  # `:not(:last-child)` is about this element too
             rules.add(StructuralRule("sibling", keys, parent, ancestor))
         if ":has(" in compound:
@@ -412,8 +419,8 @@ def _structure(selector: str) -> set[StructuralRule]:
         elif combinator in ("+", "~") and previous is not None:
             # Each side depends on the other being its sibling (`.a + *`: only what follows an
             # `.a`), so an element with no such sibling is free to move.
-            rules.add(StructuralRule("sibling", keys, sibling=previous))
-            rules.add(StructuralRule("sibling", previous, sibling=keys))
+            rules.add(StructuralRule("sibling", keys, parent, ancestor, sibling=previous))
+            rules.add(StructuralRule("sibling", previous, parent, ancestor, sibling=keys))
     return rules
 
 

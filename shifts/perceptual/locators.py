@@ -53,10 +53,12 @@ ID_REFERENCES = (
     "list",
     "headers",
 )
+# What an agent can interact with; not what a browser running scripts never renders (the
+# fallback inside <noscript>, the inert contents of a <template>).
 INTERACTIVE = etree.XPath(
-    "//a[@href] | //button | //input[not(@type='hidden')] | //select | //textarea | //summary"
+    "(//a[@href] | //button | //input[not(@type='hidden')] | //select | //textarea | //summary"
     " | //*[@role='button' or @role='link' or @role='tab' or @role='menuitem'"
-    " or @role='checkbox']"
+    " or @role='checkbox'])[not(ancestor::noscript) and not(ancestor::template)]"
 )
 # Elements worth wrapping: controls and the containers around them.
 WRAPPABLE = frozenset(
