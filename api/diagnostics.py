@@ -73,6 +73,26 @@ def failure_shift(event: dict[str, Any]) -> str:
     return shift if shift in ATTRIBUTIONS else "unattributed"
 
 
+def skill_counts(events: list[dict[str, Any]]) -> tuple[int, int]:
+    """(calls, failures) of an episode's skills, as the benchmark counts them: SFR is failures
+    of called skills over calls. Each failure is paired with a call of its skill made before it
+    and not yet failed; a failure with no such call counts as a call too (the skill ran and
+    failed, its call went unreported), so failures never exceed calls."""
+    unfailed: Counter[Any] = Counter()  # per skill: calls made and not failed yet
+    calls = failures = 0
+    for event in events:
+        if event["type"] == "skill_call":
+            calls += 1
+            unfailed[event.get("skill")] += 1
+        elif event["type"] == "skill_failure":
+            failures += 1
+            if unfailed[event.get("skill")]:
+                unfailed[event.get("skill")] -= 1
+            else:
+                calls += 1
+    return calls, failures
+
+
 def episode_outcome(events: list[dict[str, Any]]) -> dict[str, Any]:
     """What one episode contributes: its task result (last reported wins), skills, popups."""
     agent = [event for event in events if event.get("source") == "agent"]
@@ -83,12 +103,13 @@ def episode_outcome(events: list[dict[str, Any]]) -> dict[str, Any]:
         steps = sum(event["type"] == "step" for event in agent)
     count = Counter(str(event["type"]) for event in events)
     blamed = Counter(failure_shift(event) for event in events if event["type"] == "skill_failure")
+    calls, failures = skill_counts(events)
     return {
         "finished": result is not None,
         "success": bool(result and result.get("success") is True),
         "steps": steps,
-        "skill_calls": count["skill_call"],
-        "skill_failures": count["skill_failure"],
+        "skill_calls": calls,
+        "skill_failures": failures,
         **{f"failures_{shift}": blamed[shift] for shift in ATTRIBUTIONS},
         "popups_injected": count["popup_injected"],
         "popups_shown": count["popup_shown"],

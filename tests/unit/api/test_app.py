@@ -80,7 +80,8 @@ async def test_suspend_resume_reset_delete(api: httpx.AsyncClient) -> None:
 async def test_events_paging_and_agent_events(api: httpx.AsyncClient) -> None:
     await api.post("/episodes", json={"id": "e1"})
     for step in range(5):
-        posted = await api.post("/episodes/e1/events", json={"type": "skill_call", "step": step})
+        event = {"type": "skill_call", "skill": "s", "step": step}
+        posted = await api.post("/episodes/e1/events", json=event)
         assert posted.status_code == 201 and posted.json()["source"] == "agent"
     page = (await api.get("/episodes/e1/events", params={"limit": 3})).json()
     assert [e["type"] for e in page["events"]] == ["episode_created", "skill_call", "skill_call"]

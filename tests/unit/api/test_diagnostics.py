@@ -49,10 +49,11 @@ async def run(
 ) -> None:
     body = {"condition": condition, "tags": {"method": method, "run": "r1"}}
     episode = (await api.post("/episodes", json=body)).json()
+    events = f"/episodes/{episode['id']}/events"
     for index in range(calls):
-        await api.post(f"/episodes/{episode['id']}/events", json={"type": "skill_call"})
+        await api.post(events, json={"type": "skill_call", "skill": "s"})
         if index == 0 and not success:
-            await api.post(f"/episodes/{episode['id']}/events", json={"type": "skill_failure"})
+            await api.post(events, json={"type": "skill_failure", "skill": "s"})
     await api.post(
         f"/episodes/{episode['id']}/events",
         json={"type": "task_result", "success": success, "steps": steps},
