@@ -130,9 +130,21 @@ async def _replay_config(
 
 
 @router.get("")
-async def list_episodes(request: Request) -> dict[str, Any]:
+async def list_episodes(
+    request: Request,
+    include_internal: bool = Query(
+        False,
+        description="List the service's own episodes too (`internal`: the browser oracle's, "
+        "the preview's, calibration runs)",
+    ),
+) -> dict[str, Any]:
+    """Every live episode, oldest first; the service's own only with `include_internal`."""
     records = await _store(request).list_episodes()
-    episodes = [describe(Episode.model_validate(record), _settings(request)) for record in records]
+    episodes = [
+        describe(episode, _settings(request))
+        for episode in map(Episode.model_validate, records)
+        if include_internal or not episode.internal
+    ]
     return {"episodes": sorted(episodes, key=lambda e: e["created_at"])}
 
 

@@ -154,8 +154,9 @@ class _Calls:
         return _Call("GET", f"/episodes/{episode_id}", _json)
 
     @staticmethod
-    def list_episodes() -> _Call[list[dict[str, Any]]]:
-        return _Call("GET", "/episodes", lambda r: list(r.json()["episodes"]))
+    def list_episodes(include_internal: bool) -> _Call[list[dict[str, Any]]]:
+        params = _internal(include_internal)
+        return _Call("GET", "/episodes", lambda r: list(r.json()["episodes"]), params=params)
 
     @staticmethod
     def patch_episode(episode_id: str, changes: dict[str, Any]) -> _Call[Episode]:
@@ -185,11 +186,14 @@ class _Calls:
         return _Call("GET", f"/episodes/{episode_id}/report", _json)
 
     @staticmethod
-    def reports(group_by: list[str], tags: dict[str, str], fmt: str) -> _Call[Any]:
+    def reports(
+        group_by: list[str], tags: dict[str, str], fmt: str, include_internal: bool
+    ) -> _Call[Any]:
         params = {
             "group_by": ",".join(group_by),
             "tag": [f"{key}={value}" for key, value in tags.items()],
             "format": fmt,
+            **_internal(include_internal),
         }
         return _Call("GET", "/reports", _REPORT_PARSERS.get(fmt, _json), params=params)
 
@@ -208,6 +212,11 @@ class _Calls:
     @staticmethod
     def set_listener_default(listener: str, episode_id: str | None) -> _Call[Any]:
         return _Call("PUT", f"/listeners/{listener}", _json, {"default_episode": episode_id})
+
+
+def _internal(include_internal: bool) -> dict[str, Any]:
+    """The query that asks for the service's own episodes too (the oracle's, the preview's)."""
+    return {"include_internal": "true"} if include_internal else {}
 
 
 def _client_settings(base_url: str | None, token: str | None, timeout: float) -> dict[str, Any]:
@@ -259,8 +268,9 @@ class SkillShift:
     def get_episode(self, episode_id: str) -> dict[str, Any]:
         return self._run(_Calls.get_episode(episode_id))
 
-    def list_episodes(self) -> list[dict[str, Any]]:
-        return self._run(_Calls.list_episodes())
+    def list_episodes(self, include_internal: bool = False) -> list[dict[str, Any]]:
+        """Live episodes; the service's own (`internal`) only with `include_internal`."""
+        return self._run(_Calls.list_episodes(include_internal))
 
     def patch_episode(self, episode_id: str, **changes: Any) -> Episode:
         return self._run(_Calls.patch_episode(episode_id, changes))
@@ -316,14 +326,18 @@ class SkillShift:
         group_by: list[str] | None = None,
         tags: dict[str, str] | None = None,
         format: str = "json",
+        include_internal: bool = False,
     ) -> Any:
         """Diagnostics over episodes (SR, AS, ASC, SFR, attributed failures, popups).
 
         `format`: `json` (rows per group, a dict), `csv` (str), `benchmark` (the benchmark's
         macro-averaged table by website, condition and overall, a dict; `group_by` is
-        ignored) or `per_task` (one record per task attempt, a list of dicts).
+        ignored) or `per_task` (one record per task attempt, a list of dicts). The service's
+        own episodes (`internal`: the oracle's, the preview's) count only with
+        `include_internal`.
         """
-        return self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+        call = _Calls.reports(group_by or ["condition"], tags or {}, format, include_internal)
+        return self._run(call)
 
     def har(self, episode_id: str) -> dict[str, Any]:
         """The episode's recording as a HAR 1.2 document (the service needs --record-dir)."""
@@ -379,8 +393,8 @@ class AsyncSkillShift:
     async def get_episode(self, episode_id: str) -> dict[str, Any]:
         return await self._run(_Calls.get_episode(episode_id))
 
-    async def list_episodes(self) -> list[dict[str, Any]]:
-        return await self._run(_Calls.list_episodes())
+    async def list_episodes(self, include_internal: bool = False) -> list[dict[str, Any]]:
+        return await self._run(_Calls.list_episodes(include_internal))
 
     async def patch_episode(self, episode_id: str, **changes: Any) -> Episode:
         return await self._run(_Calls.patch_episode(episode_id, changes))
@@ -438,8 +452,10 @@ class AsyncSkillShift:
         group_by: list[str] | None = None,
         tags: dict[str, str] | None = None,
         format: str = "json",
+        include_internal: bool = False,
     ) -> Any:
-        return await self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+        call = _Calls.reports(group_by or ["condition"], tags or {}, format, include_internal)
+        return await self._run(call)
 
     async def har(self, episode_id: str) -> dict[str, Any]:
         return await self._run(_Calls.har(episode_id))
