@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -205,13 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(given)
     except SettingsError as error:
         parser.error(str(error))
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    if settings.log_level != "debug":
-        # mitmproxy logs every connection at info; that is debugging detail here.
-        logging.getLogger("mitmproxy").setLevel(logging.WARNING)
+    from api.logs import configure_logging
     from api.server import StartupFailed, serve  # late: --help need not import mitmproxy
+
+    configure_logging(settings.log_level)
 
     try:
         asyncio.run(serve(settings))

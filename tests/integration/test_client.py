@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -85,6 +86,26 @@ async def test_async_client_round_trip(service: ServiceProcess) -> None:
             csv = await client.reports(["condition"], {"method": "async"}, format="csv")
             assert csv.splitlines()[1].startswith("Tgt,1,1,0,1.0")
         assert episode.id not in {e["id"] for e in await client.list_episodes()}
+
+
+def test_a_step_is_posted_as_the_readme_shows(service: ServiceProcess) -> None:
+    """`step(episode.id, "click")`: the action is the step's first argument, in both clients."""
+    with SkillShift(service.api) as client, client.episode() as episode:
+        client.step(episode.id, "click", target="#buy")
+        client.step(episode.id)
+        steps = [e for e in client.iter_events(episode.id) if e["type"] == "step"]
+        assert [(e.get("action"), e.get("target")) for e in steps] == [
+            ("click", "#buy"),
+            (None, None),
+        ]
+
+    async def posted_async() -> list[object]:
+        async with AsyncSkillShift(service.api) as client, client.episode() as episode:
+            await client.step(episode.id, "type", duration_ms=12)
+            return [e async for e in client.iter_events(episode.id) if e["type"] == "step"]
+
+    [step] = asyncio.run(posted_async())
+    assert step["action"] == "type" and step["duration_ms"] == 12  # type: ignore[index]
 
 
 def test_unreachable_api_is_a_clear_error() -> None:

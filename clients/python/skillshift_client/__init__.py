@@ -105,6 +105,11 @@ class _Call(Generic[T]):  # not `_Call[T]`: the client runs on Python 3.10
     ok: tuple[int, ...] = (200, 201, 204)
 
 
+def _given(**fields: Any) -> dict[str, Any]:
+    """The optional fields that were given (None: left out of the event)."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
 def _json(response: httpx.Response) -> Any:
     return response.json()
 
@@ -296,14 +301,16 @@ class SkillShift:
     def skill_failure(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
         return self.post_event(episode_id, "skill_failure", skill=skill, **fields)
 
-    def step(self, episode_id: str, **fields: Any) -> dict[str, Any]:
-        return self.post_event(episode_id, "step", **fields)
+    def step(self, episode_id: str, action: str | None = None, **fields: Any) -> dict[str, Any]:
+        """One step of the agent, e.g. `step(episode.id, "click", target="#buy")`."""
+        return self.post_event(episode_id, "step", **_given(action=action), **fields)
 
     def task_result(
         self, episode_id: str, success: bool, steps: int | None = None, **fields: Any
     ) -> dict[str, Any]:
-        extra = {"steps": steps} if steps is not None else {}
-        return self.post_event(episode_id, "task_result", success=success, **extra, **fields)
+        return self.post_event(
+            episode_id, "task_result", success=success, **_given(steps=steps), **fields
+        )
 
     def events(self, episode_id: str, after: str | None = None, limit: int = 100) -> dict[str, Any]:
         return self._run(_Calls.events(episode_id, after, limit))
@@ -420,14 +427,17 @@ class AsyncSkillShift:
     async def skill_failure(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
         return await self.post_event(episode_id, "skill_failure", skill=skill, **fields)
 
-    async def step(self, episode_id: str, **fields: Any) -> dict[str, Any]:
-        return await self.post_event(episode_id, "step", **fields)
+    async def step(
+        self, episode_id: str, action: str | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        return await self.post_event(episode_id, "step", **_given(action=action), **fields)
 
     async def task_result(
         self, episode_id: str, success: bool, steps: int | None = None, **fields: Any
     ) -> dict[str, Any]:
-        extra = {"steps": steps} if steps is not None else {}
-        return await self.post_event(episode_id, "task_result", success=success, **extra, **fields)
+        return await self.post_event(
+            episode_id, "task_result", success=success, **_given(steps=steps), **fields
+        )
 
     async def events(
         self, episode_id: str, after: str | None = None, limit: int = 100
