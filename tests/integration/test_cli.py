@@ -224,7 +224,7 @@ def test_episodes_export_writes_the_har(workdir: Path, upstream: UpstreamServer)
         assert asyncio.run(read_async()) == (har, listed, one)
         missing = workdir / "missing.har"
         unknown = admin(service, "episodes", "export", "nope", "--har", "-o", str(missing))
-        assert unknown.returncode == 1 and "404" in unknown.stderr
+        assert unknown.returncode == 2 and "404" in unknown.stderr
         assert not missing.exists()  # nothing written when the API refuses
     finally:
         service.stop()
@@ -233,8 +233,54 @@ def test_episodes_export_writes_the_har(workdir: Path, upstream: UpstreamServer)
 def test_episodes_export_har_needs_a_recording_service(service: ServiceProcess) -> None:
     episode = service.create_episode(condition="Src")
     refused = admin(service, "episodes", "export", str(episode["id"]), "--har")
-    assert refused.returncode == 1
+    assert refused.returncode == 2
     assert "404" in refused.stderr and "--record-dir" in refused.stderr
+
+
+def test_errors_are_one_line_with_one_prefix_and_status_2(service: ServiceProcess) -> None:
+    """Every error the command writes starts with `skillshift-proxy:`; a user's error shows no
+    traceback (unless --debug asks for it) and exits 2, the status of "could not"; 1 is only
+    ever "violations found"."""
+    dead = f"http://127.0.0.1:{free_port()}"
+    cases = {
+        ("check",): "skillshift-proxy: check: give PAGE (a file or URL) or --browser URL",
+        ("check", "--seeds", "x"): "skillshift-proxy: check: argument --seeds: invalid int "
+        "value: 'x'",
+        ("serve", "--proxy", "nonsense"): "skillshift-proxy: --proxy='nonsense': ",
+        ("report", "--api-url", dead): f"skillshift-proxy: cannot reach the API at {dead}: ",
+        ("episodes", "export", "nope"): "skillshift-proxy: the API answered 404: episode "
+        "'nope' not found",
+    }
+    for args, message in cases.items():
+        shown = admin(service, *args)
+        assert shown.returncode == 2, (args, shown)
+        last = shown.stderr.splitlines()[-1]
+        assert last.startswith(message), (args, shown.stderr)
+        assert "Traceback" not in shown.stderr, args
+    debugged = admin(service, "report", "--api-url", dead, "--debug")
+    assert debugged.returncode == 2 and "Traceback (most recent call last)" in debugged.stderr
+    assert debugged.stderr.splitlines()[-1].startswith(cases[("report", "--api-url", dead)])
+
+
+def test_a_refused_request_is_told_in_words(service: ServiceProcess) -> None:
+    """A 422 of the API is its message, not its JSON (it is refused before any browser)."""
+    shown = admin(service, "check", "--browser", "http://127.0.0.1:9/", "--condition", "Src-Exec")
+    assert shown.returncode == 2, shown
+    assert shown.stderr == (
+        "skillshift-proxy: the API answered 422: condition: Src-Exec covers the page with a "
+        "popup by design; check Src-Perc or Tgt-Perc\n"
+    )
+
+
+def test_ca_help_describes_the_command_and_its_options() -> None:
+    text = re.sub(
+        r"\s+",
+        " ",
+        subprocess.run([SKILLSHIFT, "ca", "--help"], capture_output=True, text=True).stdout,
+    )
+    assert "Print where the CA that signs intercepted HTTPS is" in text
+    assert "--confdir CONFDIR the service's CA directory" in text
+    assert "--proxy-server PROXY_SERVER the proxy listener the printed flags point" in text
 
 
 def test_the_start_up_line_names_every_listener_and_the_record_directory(

@@ -131,10 +131,13 @@ def test_report_and_export_commands(service: ServiceProcess) -> None:
         listing = run_cli(service, "episodes", "list")
         assert episode.id in listing.stdout
         missing = run_cli(service, "episodes", "export", "nope")
-        assert missing.returncode == 1 and "404: episode 'nope' not found" in missing.stderr
+        assert missing.returncode == 2
+        assert (
+            missing.stderr == "skillshift-proxy: the API answered 404: episode 'nope' not found\n"
+        )
         client.delete_episode(episode.id)
     dead = run_cli(service, "report", "--api-url", "http://127.0.0.1:9")
-    assert dead.returncode == 1 and "cannot reach the API at http://127.0.0.1:9" in dead.stderr
+    assert dead.returncode == 2 and "cannot reach the API at http://127.0.0.1:9" in dead.stderr
 
 
 def test_ca_command_matches_the_service(service: ServiceProcess, tmp_path: Path) -> None:

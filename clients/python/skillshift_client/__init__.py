@@ -48,6 +48,15 @@ class SkillShiftError(Exception):
         self.status = status
         self.message = message
 
+    @classmethod
+    def from_response(cls, response: httpx.Response) -> SkillShiftError:
+        """The error an API answer carries (`{"error": ..., "status": ...}`), or its text."""
+        try:
+            message = str(response.json().get("error", response.text))
+        except ValueError:
+            message = response.text or response.reason_phrase
+        return cls(response.status_code, message)
+
 
 @dataclass(frozen=True)
 class Episode:
@@ -138,13 +147,8 @@ _REPORT_PARSERS: dict[str, Callable[[httpx.Response], Any]] = {
 
 
 def _raise_for_error(response: httpx.Response, call: _Call[Any]) -> None:
-    if response.status_code in call.ok:
-        return
-    try:
-        message = str(response.json().get("error", response.text))
-    except ValueError:
-        message = response.text or response.reason_phrase
-    raise SkillShiftError(response.status_code, message)
+    if response.status_code not in call.ok:
+        raise SkillShiftError.from_response(response)
 
 
 class _Calls:
