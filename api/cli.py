@@ -199,7 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[column_name(*column) for column in COLUMNS],
         help="only this condition column (repeatable)",
     )
-    calibrate.add_argument("--json", help="also write the full result to this file")
+    calibrate.add_argument(
+        "--output", "-o", metavar="FILE", help="also write the full result to FILE, as JSON"
+    )
+    # Elsewhere --json is a flag that prints JSON; here it named the file.
+    calibrate.add_argument("--json", dest="output", action=DeprecatedAlias, replacement="--output")
     admin_commands.add_parsers(commands)
     return parser
 

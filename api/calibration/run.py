@@ -184,6 +184,6 @@ def main(args: Any) -> int:
     with SkillShift(args.api_url, args.api_token) as api:
         result = calibrate(api, Path(args.wordpress_env), args.runs, args.skill, args.column)
     sys.stdout.write(render(result) + "\n")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+    if args.output:
+        Path(args.output).write_text(json.dumps(result, indent=2))
     return 0

@@ -52,3 +52,11 @@ def test_every_command_names_the_api_alike(capsys: pytest.CaptureFixture[str]) -
     assert capsys.readouterr().err == "skillshift-proxy: --api is deprecated; use --api-url\n"
     help_text = parser._subparsers._group_actions[0].choices["calibrate"].format_help()  # type: ignore[union-attr]
     assert "--api-url" in help_text and "--api " not in help_text
+    # --json is a flag that prints JSON elsewhere; calibrate's file is --output, as for export.
+    assert parser.parse_args(["calibrate", "--wordpress-env", "env", "-o", "r.json"]).output == (
+        "r.json"
+    )
+    old = parser.parse_args(["calibrate", "--wordpress-env", "env", "--json", "r.json"])
+    assert old.output == "r.json"
+    assert capsys.readouterr().err == "skillshift-proxy: --json is deprecated; use --output\n"
+    assert "--json" not in help_text and "--output FILE" in help_text
