@@ -1,6 +1,7 @@
-"""The alignment check of one page under an episode's shifts (CLI `skillshift check` and the
-API's GET /episodes/{id}/check): fetch the page directly, shift it exactly as the proxy would,
-and list what a task needs that changed."""
+"""The alignment check of one page under an episode's shifts (CLI `skillshift-proxy check` and
+the API's GET /episodes/{id}/check): fetch the page directly, shift it exactly as the proxy
+would, and list what a task needs that changed. A page that cannot be fetched, answers a
+non-2xx status or is not HTML is `unchecked` (api/verdicts.py), never aligned."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from api.verdicts import Unchecked, html_problem, of_violations
 from proxy.episode import Episode
 from proxy.knowledge import Learner, LearnFailed, LearnRequest
 from proxy.pipeline import shift_offline
@@ -38,6 +40,7 @@ def check_page(
         "site": ctx.site.name,
         "condition": episode.condition,
         "seed": episode.seed,
+        "status": of_violations(len(violations)),
         "changed": doc.changed,
         "shifts": doc.notes,
         "violations": [violation.as_dict() for violation in violations],
@@ -56,11 +59,29 @@ class UpstreamRefused(ValueError):
     """The check would contact an upstream the proxy may not reach."""
 
 
+async def fetch_page(
+    client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None, shown: str = ""
+) -> httpx.Response:
+    """GET `url` (every redirect followed) for a check. `Unchecked` when it cannot be fetched or
+    is no page to check (a non-2xx status, not HTML); `shown` is the URL the message names."""
+    shown = shown or url
+    try:
+        response = await client.get(url, headers=headers, follow_redirects=True)
+    except httpx.HTTPError as error:
+        raise Unchecked(f"could not fetch {shown}: {error or type(error).__name__}") from None
+    content_type = response.headers.get("content-type", "")
+    problem = html_problem(response.status_code, response.reason_phrase, content_type)
+    if problem:
+        raise Unchecked(f"{shown}: {problem}")
+    return response
+
+
 async def fetch_and_check(
     episode: Episode, url: str, allowed: Callable[[str, int], bool]
 ) -> dict[str, Any]:
     """Fetch `url` as the proxy would (the same allow-list, every redirect included), shift
-    it under the episode and compare."""
+    it under the episode and compare. `UpstreamRefused` when the allow-list refuses it,
+    `Unchecked` when there is no page to check."""
 
     async def refuse_unless_allowed(request: httpx.Request) -> None:
         if not allowed(request.url.host, request.url.port or _default_port(request.url)):
@@ -75,15 +96,8 @@ async def fetch_and_check(
         event_hooks={"request": [refuse_unless_allowed]},
     ) as client:
         # The source's Host, as the proxy sends it when it routes to a target deployment.
-        response = await client.get(
-            fetch_url(episode, url),
-            headers={"Host": httpx.URL(url).netloc.decode()},
-            follow_redirects=True,
-        )
-    if response.status_code >= 400 or "html" not in response.headers.get("content-type", ""):
-        raise ValueError(
-            f"{url} answered {response.status_code} {response.headers.get('content-type', '')!r}; "
-            "the check needs an HTML page"
+        response = await fetch_page(
+            client, fetch_url(episode, url), {"Host": httpx.URL(url).netloc.decode()}, url
         )
     return check_page(
         episode,
@@ -113,4 +127,4 @@ def _default_port(url: httpx.URL) -> int:
     return 443 if url.scheme == "https" else 80
 
 
-__all__ = ["UpstreamRefused", "check_page", "fetch_and_check"]
+__all__ = ["UpstreamRefused", "check_page", "fetch_and_check", "fetch_page"]

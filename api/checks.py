@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from api import oracle
 from api.errors import ErrorBody
-from api.oracle import run_browser_check
 from proxy.episode import Origin, Seed
 
 router = APIRouter(prefix="/checks", tags=["checks"])
@@ -82,24 +86,43 @@ class BrowserCheck(BaseModel):
         return condition
 
 
+NDJSON = "application/x-ndjson"
+
+
 @router.post(
     "/browser",
+    response_model=None,
     responses={
-        status: {"model": ErrorBody, "description": description}
-        for status, description in {
-            403: "The URL's upstream is not allowed through this proxy",
-            501: "Playwright is not installed",
-            502: "A baseline load failed (the page does not load unshifted)",
-            503: "The proxy is not listening, or Chromium cannot start",
-        }.items()
+        200: {
+            "content": {"application/json": {}, NDJSON: {}},
+            "description": "The result (JSON); or, when the request accepts "
+            f"{NDJSON}, one JSON line per step as it finishes, the result last",
+        },
+        **{
+            status: {"model": ErrorBody, "description": description}
+            for status, description in {
+                403: "The URL's upstream is not allowed through this proxy",
+                501: "Playwright is not installed",
+                503: "The proxy is not listening, or Chromium cannot start",
+            }.items()
+        },
     },
 )
-async def browser_check(body: BrowserCheck, request: Request) -> dict[str, Any]:
-    """The browser alignment oracle. Answers `{url, condition, runs: [{seed, load_ms,
-    violations: [{kind, detail, element}]}], violations}` (violations: the total). Kinds:
-    structure, error, visibility, covered, moved, resized, image, listeners, label,
-    relabelled. Every episode it creates is tagged `oracle` and deleted before it answers."""
-    return await run_browser_check(
+async def browser_check(body: BrowserCheck, request: Request) -> Response:
+    """The browser alignment oracle. Answers `{url, condition, status, reason, runs: [{seed,
+    load_ms, locator_share, violations: [{kind, detail, element}]}], violations}` (violations:
+    the total). `status` is `aligned`, `violations`, or `unchecked` with a `reason` when the
+    page could not be checked: the unshifted page did not load or answered a non-2xx status
+    (an unreachable upstream gives the proxy's 502), or the browser crashed. Kinds: structure,
+    error, visibility, covered, moved, resized, image, listeners, label, relabelled. Every
+    episode it creates is internal (kept out of /reports), tagged `oracle` and deleted before
+    it answers.
+
+    With `Accept: application/x-ndjson` the answer is streamed, one JSON object per line as
+    each step finishes: `{"type": "started"}`, `{"type": "baseline", load, of, status,
+    load_ms}` per unshifted load, `{"type": "run", seed, ...}` per seed, and last `{"type":
+    "result", ...}`, the answer above."""
+    steps = oracle.browser_check(
         request.app.state.store,
         request.app.state.settings,
         url=body.url,
@@ -115,3 +138,22 @@ async def browser_check(body: BrowserCheck, request: Request) -> dict[str, Any]:
         settle_ms=body.settle_ms,
         baseline_runs=body.baseline_runs,
     )
+    if NDJSON not in request.headers.get("accept", ""):
+        async with contextlib.aclosing(steps):
+            async for step in steps:
+                if step.pop("type") == "result":
+                    return JSONResponse(step)
+        raise AssertionError("the browser check ends with its result")
+    # A request the check refuses (no Chromium, say) is refused before its first line: as an
+    # error status, not as a stream that says so.
+    first = await anext(steps)
+    return StreamingResponse(_lines(first, steps), media_type=NDJSON)
+
+
+async def _lines(
+    first: dict[str, Any], rest: AsyncGenerator[dict[str, Any], None]
+) -> AsyncIterator[str]:
+    async with contextlib.aclosing(rest):
+        yield json.dumps(first) + "\n"
+        async for step in rest:
+            yield json.dumps(step) + "\n"

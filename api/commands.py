@@ -8,10 +8,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-import httpx
-
 from api.ca import load_ca
-from api.client import SkillShift, SkillShiftError
+from api.client import SkillShift
 
 
 def add_api_options(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +22,19 @@ def add_api_options(parser: argparse.ArgumentParser) -> None:
         "--api-token",
         default=os.environ.get("SKILLSHIFT_API_TOKEN"),
         help="its bearer token, if it has one (SKILLSHIFT_API_TOKEN)",
+    )
+
+
+def auth_headers(args: argparse.Namespace) -> dict[str, str]:
+    return {"Authorization": f"Bearer {args.api_token}"} if args.api_token else {}
+
+
+def add_internal_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="count the service's own episodes too (the browser oracle's, the preview's, "
+        "calibration runs), which are left out by default",
     )
 
 
@@ -53,10 +64,13 @@ def add_parsers(commands: Any) -> None:
         help="table (default), csv or json: one row per group; benchmark: the benchmark's "
         "table (--group-by ignored); per_task: JSON lines, one per task attempt",
     )
+    add_internal_option(report)
     add_api_options(report)
     episodes = commands.add_parser("episodes", help="list episodes or export one's event log")
     actions = episodes.add_subparsers(dest="action", required=True)
-    add_api_options(actions.add_parser("list", help="one line per episode"))
+    listing = actions.add_parser("list", help="one line per live episode")
+    add_internal_option(listing)
+    add_api_options(listing)
     export = actions.add_parser(
         "export", help="an episode's full event log as JSONL, or its recording as HAR"
     )
@@ -70,10 +84,24 @@ def add_parsers(commands: Any) -> None:
     export.add_argument("--output", "-o", help="write to this file (default: stdout)")
     add_api_options(export)
     ca = commands.add_parser(
-        "ca", help="where the HTTPS interception CA is, its SPKI hash, and browser flags"
+        "ca",
+        help="where the HTTPS interception CA is, its SPKI hash, and browser flags",
+        description="Print where the CA that signs intercepted HTTPS is (making it, as the "
+        "service would on its first start, when there is none yet), its SPKI hash, and the "
+        "exact settings that make Playwright, Chromium, a desktop Chrome and Firefox use the "
+        "proxy and trust it. GET /ca answers the same as JSON.",
     )
-    ca.add_argument("--confdir", default=os.environ.get("SKILLSHIFT_CONFDIR", "~/.mitmproxy"))
-    ca.add_argument("--proxy-server", default="http://127.0.0.1:8080")
+    ca.add_argument(
+        "--confdir",
+        default=os.environ.get("SKILLSHIFT_CONFDIR", "~/.mitmproxy"),
+        help="the service's CA directory, its --confdir (SKILLSHIFT_CONFDIR, default %(default)s)",
+    )
+    ca.add_argument(
+        "--proxy-server",
+        default="http://127.0.0.1:8080",
+        help="the proxy listener the printed flags point the browser at (default %(default)s; "
+        "a desktop browser's is the service's --desktop-proxy)",
+    )
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
@@ -142,17 +170,21 @@ def _flagged(value: Any, low_calls: bool, fewer_cells: bool, marks: set[str]) ->
 def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     group_by = args.group_by.split(",")
     tags = dict(tag.partition("=")[::2] for tag in args.tag)
+
+    def reports(format: str) -> Any:  # noqa: A002 - the API's name for it
+        return client.reports(group_by, tags, format, include_internal=args.include_internal)
+
     if args.format == "csv":
-        out.write(client.reports(group_by, tags, format="csv"))
+        out.write(reports("csv"))
         return
     if args.format == "per_task":
-        for record in client.reports(group_by, tags, format="per_task"):
+        for record in reports("per_task"):
             out.write(json.dumps(record) + "\n")
         return
     if args.format == "benchmark":
-        out.write(format_benchmark(client.reports(group_by, tags, format="benchmark")) + "\n")
+        out.write(format_benchmark(reports("benchmark")) + "\n")
         return
-    result = client.reports(group_by, tags)
+    result = reports("json")
     if args.format == "json":
         out.write(json.dumps(result, indent=2) + "\n")
         return
@@ -161,7 +193,7 @@ def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
 
 def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     if args.action == "list":
-        rows = client.list_episodes()
+        rows = client.list_episodes(include_internal=args.include_internal)
         columns = ["id", "condition", "regime", "seed", "site", "suspended"]
         out.write(format_table(rows, columns) + "\n")
         return
@@ -195,19 +227,14 @@ def _ca(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """`ca`, `report` or `episodes`; an API that answers an error raises SkillShiftError, one
+    that cannot be reached httpx.HTTPError (the command tells either in one line)."""
     if args.command == "ca":
         _ca(args, out)
         return 0
-    try:
-        with SkillShift(args.api_url, args.api_token) as client:
-            if args.command == "report":
-                _report(client, args, out)
-            else:
-                _episodes(client, args, out)
-    except SkillShiftError as error:
-        sys.stderr.write(f"skillshift: the API answered {error}\n")
-        return 1
-    except httpx.HTTPError as error:
-        sys.stderr.write(f"skillshift: cannot reach the API at {args.api_url}: {error}\n")
-        return 1
+    with SkillShift(args.api_url, args.api_token) as client:
+        if args.command == "report":
+            _report(client, args, out)
+        else:
+            _episodes(client, args, out)
     return 0

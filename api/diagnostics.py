@@ -73,6 +73,26 @@ def failure_shift(event: dict[str, Any]) -> str:
     return shift if shift in ATTRIBUTIONS else "unattributed"
 
 
+def skill_counts(events: list[dict[str, Any]]) -> tuple[int, int]:
+    """(calls, failures) of an episode's skills, as the benchmark counts them: SFR is failures
+    of called skills over calls. Each failure is paired with a call of its skill made before it
+    and not yet failed; a failure with no such call counts as a call too (the skill ran and
+    failed, its call went unreported), so failures never exceed calls."""
+    unfailed: Counter[Any] = Counter()  # per skill: calls made and not failed yet
+    calls = failures = 0
+    for event in events:
+        if event["type"] == "skill_call":
+            calls += 1
+            unfailed[event.get("skill")] += 1
+        elif event["type"] == "skill_failure":
+            failures += 1
+            if unfailed[event.get("skill")]:
+                unfailed[event.get("skill")] -= 1
+            else:
+                calls += 1
+    return calls, failures
+
+
 def episode_outcome(events: list[dict[str, Any]]) -> dict[str, Any]:
     """What one episode contributes: its task result (last reported wins), skills, popups."""
     agent = [event for event in events if event.get("source") == "agent"]
@@ -83,12 +103,13 @@ def episode_outcome(events: list[dict[str, Any]]) -> dict[str, Any]:
         steps = sum(event["type"] == "step" for event in agent)
     count = Counter(str(event["type"]) for event in events)
     blamed = Counter(failure_shift(event) for event in events if event["type"] == "skill_failure")
+    calls, failures = skill_counts(events)
     return {
         "finished": result is not None,
         "success": bool(result and result.get("success") is True),
         "steps": steps,
-        "skill_calls": count["skill_call"],
-        "skill_failures": count["skill_failure"],
+        "skill_calls": calls,
+        "skill_failures": failures,
         **{f"failures_{shift}": blamed[shift] for shift in ATTRIBUTIONS},
         "popups_injected": count["popup_injected"],
         "popups_shown": count["popup_shown"],
@@ -139,23 +160,26 @@ def aggregate(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def attempts(
-    evidence: Evidence, tags: dict[str, str]
+    evidence: Evidence, tags: dict[str, str], include_internal: bool = False
 ) -> list[tuple[Episode, dict[str, Any]]]:
     """Every task attempt with its outcome: live and archived episodes alike, those with every
-    wanted tag; replays are not task attempts and are left out."""
+    wanted tag. Replays are not task attempts and are left out, and so are the service's own
+    (`internal`) episodes unless `include_internal`."""
     found = []
     for episode, live in await evidence.episodes():
-        if episode.replay_of or any(episode.tags.get(k) != v for k, v in tags.items()):
+        if episode.replay_of or (episode.internal and not include_internal):
+            continue
+        if any(episode.tags.get(k) != v for k, v in tags.items()):
             continue
         found.append((episode, episode_outcome(await evidence.events(episode.id, live))))
     return found
 
 
-async def build_report(
-    evidence: Evidence, group_by: list[str], tags: dict[str, str]
+def build_report(
+    found: list[tuple[Episode, dict[str, Any]]], group_by: list[str]
 ) -> list[dict[str, Any]]:
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
-    for episode, outcome in await attempts(evidence, tags):
+    for episode, outcome in found:
         groups[tuple(group_value(episode, name) for name in group_by)].append(outcome)
     return [
         {**dict(zip(group_by, key, strict=True)), **aggregate(outcomes)}
@@ -315,17 +339,22 @@ async def reports(
         "averaged over (website, condition) cells, by website, by condition and overall; "
         "per_task: JSON lines, one per task attempt",
     ),
+    include_internal: bool = Query(
+        False,
+        description="Count the service's own episodes too (`internal`: the browser oracle's, "
+        "the preview's, calibration runs), which are no task attempts",
+    ),
 ) -> Response:
     """SR, AS, ASC, SFR, attributed skill failures and popup counts over all stored episodes:
-    one row per group, the benchmark's macro-averaged table, or one line per task attempt."""
-    tags = _parse_tags(tag)
+    one row per group, the benchmark's macro-averaged table, or one line per task attempt.
+    Replays and the service's own episodes are no task attempts and are left out."""
+    found = await attempts(evidence_of(request), _parse_tags(tag), include_internal)
     if format == "benchmark":
-        return JSONResponse(benchmark(await attempts(evidence_of(request), tags)))
+        return JSONResponse(benchmark(found))
     if format == "per_task":
-        lines = per_task(await attempts(evidence_of(request), tags))
-        return Response(lines, media_type="application/x-ndjson")
+        return Response(per_task(found), media_type="application/x-ndjson")
     keys = group_by.split(",")
-    rows = await build_report(evidence_of(request), keys, tags)
+    rows = build_report(found, keys)
     if format == "csv":
         return PlainTextResponse(to_csv(rows, keys), media_type="text/csv")
     return JSONResponse({"group_by": keys, "columns": list(COLUMNS), "rows": rows})

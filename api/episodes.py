@@ -6,7 +6,6 @@ import logging
 import time
 from typing import Any
 
-import httpx
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
@@ -18,6 +17,7 @@ from api.evidence import evidence_of
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
 from api.report import summarise
 from api.settings import Settings
+from api.verdicts import Unchecked, unchecked
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.guard import upstream_allowed
 from proxy.knowledge import KnowledgeStore
@@ -162,9 +162,21 @@ async def _replay_config(
 
 
 @router.get("")
-async def list_episodes(request: Request) -> dict[str, Any]:
+async def list_episodes(
+    request: Request,
+    include_internal: bool = Query(
+        False,
+        description="List the service's own episodes too (`internal`: the browser oracle's, "
+        "the preview's, calibration runs)",
+    ),
+) -> dict[str, Any]:
+    """Every live episode, oldest first; the service's own only with `include_internal`."""
     records = await _store(request).list_episodes()
-    episodes = [describe(Episode.model_validate(record), _settings(request)) for record in records]
+    episodes = [
+        describe(episode, _settings(request))
+        for episode in map(Episode.model_validate, records)
+        if include_internal or not episode.internal
+    ]
     return {"episodes": sorted(episodes, key=lambda e: e["created_at"])}
 
 
@@ -285,7 +297,8 @@ async def check(
     url: str = Query(..., pattern=r"^https?://", description="Page to fetch and check"),
 ) -> dict[str, Any]:
     """Fetch `url` directly (only from upstreams the proxy may reach), shift it as this episode
-    would, and list alignment violations."""
+    would, and list alignment violations. `status`: `aligned`, `violations`, or `unchecked`
+    with a `reason` (the page could not be fetched, answered a non-2xx status, is not HTML)."""
     episode = await load_episode(_store(request), episode_id)
     settings = _settings(request)
     forbidden = ",".join(settings.own_addresses())
@@ -297,10 +310,9 @@ async def check(
         return await fetch_and_check(episode, url, allowed)
     except UpstreamRefused as error:
         raise ApiError(403, str(error)) from None
-    except httpx.HTTPError as error:
-        raise ApiError(502, f"could not fetch {url}: {error}") from None
-    except ValueError as error:
-        raise ApiError(422, str(error)) from None
+    except Unchecked as error:
+        labels = {"condition": episode.condition, "seed": episode.seed}
+        return unchecked(str(error), url=url, **labels)
 
 
 @router.post("/{episode_id}/events", status_code=201)

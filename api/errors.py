@@ -54,8 +54,21 @@ def _describe_validation(error: RequestValidationError) -> str:
     parts = []
     for item in error.errors():
         location = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
-        parts.append(f"{location or 'body'}: {item.get('msg', 'invalid')}")
+        message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(f"{location or 'body'}: {message}")
     return "; ".join(parts) or "invalid request"
+
+
+def _not_json(error: RequestValidationError) -> str | None:
+    """What is wrong with a body that is not JSON at all (400, as the schema says); None when
+    the body is JSON and only its content is invalid (422)."""
+    for item in error.errors():
+        if item.get("type") == "json_invalid":
+            reason = (item.get("ctx") or {}).get("error") or item.get("msg", "")
+            position = item.get("loc", ())[-1:]
+            at = f" at character {position[0]}" if position and isinstance(position[0], int) else ""
+            return f"the body is not valid JSON: {reason}{at}"
+    return None
 
 
 def allowed_methods(app: FastAPI, request: Request) -> list[str]:
@@ -82,6 +95,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, error: RequestValidationError) -> JSONResponse:
+        not_json = _not_json(error)
+        if not_json is not None:
+            return error_json(400, not_json)
         return error_json(422, _describe_validation(error))
 
     @app.exception_handler(StoreUnavailable)

@@ -109,9 +109,17 @@ class Evidence:
         return entry, await self.recorded().body(digest)
 
 
+# The tags the service gave its own episodes before they were marked `internal`.
+SERVICE_TAGS = ("oracle", "preview")
+
+
 def _archived_episode(record: dict[str, Any]) -> tuple[Episode, bool] | None:
     """An archived episode (its token is not kept); None, logged, for a record this version
-    cannot read (a site profile since removed, say), so one old record breaks no report."""
+    cannot read (a site profile since removed, say), so one old record breaks no report. A
+    record from before `internal` existed is internal when the service's own tags say so."""
+    if "internal" not in record:
+        tags = record.get("tags") or {}
+        record = {**record, "internal": any(tags.get(tag) == "1" for tag in SERVICE_TAGS)}
     try:
         return Episode.model_validate({**record, "token": ""}), False
     except ValidationError as error:

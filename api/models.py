@@ -80,14 +80,33 @@ class TaskResult(_AgentEvent):
     steps: StrictInt | None = Field(None, ge=0, description="steps the agent took")
 
 
-class SkillCall(_AgentEvent):
+class _SkillEvent(_AgentEvent):
+    """A skill's call or failure. It names its skill: SFR pairs each failure with a call of the
+    same skill (api/diagnostics.py), so an unnamed one could be counted against nothing."""
+
+    skill: Name
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_its_skill(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("skill") is None:
+            kind = data.get("type", "skill event")
+            raise ValueError(
+                f'a {kind} names its skill ("skill": "search"): the skill failure rate '
+                "counts failures of the skills that were called"
+            )
+        return data
+
+
+class SkillCall(_SkillEvent):
     type: Literal["skill_call"]
-    skill: Name | None = None
 
 
-class SkillFailure(_AgentEvent):
+class SkillFailure(_SkillEvent):
+    """A called skill failed. One with no unfailed call of its skill before it counts as a
+    call as well (the skill ran and failed), so SFR never exceeds 1."""
+
     type: Literal["skill_failure"]
-    skill: Name | None = None
     error: Text | None = None
     target: Text | None = Field(
         None, description="what the failed skill looked for: a selector, XPath, role+name or text"

@@ -20,7 +20,7 @@ import re
 import struct
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -34,6 +34,7 @@ from api.episodes import store_new_episode
 from api.errors import ApiError
 from api.report import all_events
 from api.settings import Settings
+from api.verdicts import UNCHECKED, of_violations
 from proxy.episode import EpisodeConfig
 from proxy.guard import upstream_allowed
 from proxy.store import EpisodeStore
@@ -75,6 +76,11 @@ RUNTIME_LABELS = """() => {
 }"""
 
 
+# The start of a page's visible text, on one line.
+PAGE_TEXT = """() => (document.body ? document.body.innerText : "")
+  .replace(/\\s+/g, " ").trim().slice(0, 300)"""
+
+
 @cache
 def page_script() -> str:
     return resources.files("api").joinpath("oracle_page.js").read_text(encoding="utf-8")
@@ -98,6 +104,8 @@ class Snapshot:
     errors: list[str] = field(default_factory=list)
     images: dict[str, bytes] = field(default_factory=dict)
     load_ms: float = 0.0
+    # The start of the page's text when its status is not 2xx: what an error page says.
+    text: str = ""
 
     def by_key(self) -> dict[str, dict[str, Any]]:
         return {element["key"]: element for element in self.elements}
@@ -420,10 +428,12 @@ async def load_snapshot(
         data = await page.evaluate(script, {"mode": "snapshot", "wrappers": tags})
         images = await _image_clips(page, script, data["elements"], tags)
         mapping = await page.evaluate(RUNTIME_LABELS)
+        status = response.status if response else None
+        text = "" if status and 200 <= status < 300 else await page.evaluate(PAGE_TEXT)
         return Snapshot(
             url=data["url"],
             elements=data["elements"],
-            status=response.status if response else None,
+            status=status,
             window=data["window"],
             document=data["document"],
             labels_at_load=labels,
@@ -431,6 +441,7 @@ async def load_snapshot(
             errors=list(errors),
             images=images,
             load_ms=round((time.perf_counter() - started) * 1000, 1),
+            text=text,
         )
     finally:
         await context.close()
@@ -520,7 +531,7 @@ def wrapper_tags_of(events: Sequence[dict[str, Any]], page_url: str) -> list[str
 # --- the route's run: temporary episodes through this process's proxy -------------------------
 
 
-async def run_browser_check(
+async def browser_check(
     store: EpisodeStore,
     settings: Settings,
     *,
@@ -536,9 +547,17 @@ async def run_browser_check(
     tolerance_ratio: float = 0.05,
     settle_ms: int = 800,
     baseline_runs: int = 2,
-) -> dict[str, Any]:
+) -> AsyncGenerator[dict[str, Any], None]:
     """Baseline loads under the condition without its perceptual part, one shifted load per
-    seed, each in its own temporary episode (tagged `oracle`, deleted after its load)."""
+    seed, each in its own temporary episode (internal, tagged `oracle`, deleted after its load).
+
+    Yields as it goes: `{"type": "started"}` once Chromium runs, `{"type": "baseline", "load",
+    "of", "status", "load_ms"}` per baseline load, `{"type": "run", "seed", "load_ms",
+    "locator_share", "violations"}` per seed and, last, `{"type": "result", ...}`: the whole
+    answer, whose `status` is `aligned`, `violations` or `unchecked` (with a `reason`: the
+    unshifted page did not load or answered a non-2xx status, or the browser crashed; nothing
+    can be said about the shift then). Raises ApiError only before its first item (a refused
+    request, no Playwright, no Chromium)."""
     try:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
@@ -553,6 +572,7 @@ async def run_browser_check(
         "targets": dict(targets or {}),
         "ttl_s": ORACLE_TTL_S,
         "tags": {"oracle": "1"},
+        "internal": True,  # the service's own: no task attempt, kept out of /reports
         **({"perceptual": perceptual} if perceptual is not None else {}),
     }
     params = dict(shift_params or {})
@@ -590,7 +610,14 @@ async def run_browser_check(
         finally:
             await store.delete_episode(episode.id)
 
+    async def crashed(browser: Any, error: Exception, which: str) -> str | None:
+        """The reason of an unchecked result when Chromium went away during a load, else None."""
+        if await _alive(browser, PlaywrightError):
+            return None
+        return f"the browser crashed during {which}: {_first_line(error)}"
+
     runs: list[dict[str, Any]] = []
+    reason: str | None = None
     try:
         async with _one_at_a_time, async_playwright() as playwright:
             try:
@@ -598,54 +625,102 @@ async def run_browser_check(
                     executable_path=CHROMIUM, args=CHROMIUM_ARGS
                 )
             except PlaywrightError as error:
-                reason = _first_line(error)
-                message = f"the browser check needs Chromium at {CHROMIUM}: {reason}"
+                message = f"the browser check needs Chromium at {CHROMIUM}: {_first_line(error)}"
                 raise ApiError(503, message) from None
             try:
-                baselines = []
-                for _ in range(baseline_runs):
+                yield {"type": "started", "url": url, "condition": condition}
+                baselines: list[Snapshot] = []
+                for index in range(baseline_runs):
+                    which = f"the unshifted load of {url}"
                     try:
-                        baselines.append(await load(browser, baseline_config, seeds[0]))
+                        snapshot = await load(browser, baseline_config, seeds[0])
                     except PlaywrightError as error:
-                        reason = _first_line(error)
-                        message = f"the baseline load of {url} failed: {reason}"
-                        raise ApiError(502, message) from None
-                for seed in seeds:
+                        failed = f"{which} failed: {_first_line(error)}"
+                        reason = await crashed(browser, error, which) or failed
+                        break
+                    if not _loaded(snapshot):
+                        reason = f"{which} {_answered(snapshot)}"
+                        break
+                    baselines.append(snapshot)
+                    yield {
+                        "type": "baseline",
+                        "load": index + 1,
+                        "of": baseline_runs,
+                        "status": snapshot.status,
+                        "load_ms": snapshot.load_ms,
+                    }
+                for seed in seeds if reason is None else ():
                     try:
                         shifted = await load(browser, shifted_config, seed)
                     except PlaywrightError as error:
+                        reason = await crashed(browser, error, f"the load of seed {seed}")
+                        if reason:
+                            break
+                        # The unshifted page loads and this one does not: the shift broke it.
                         failure = Violation("error", f"no load: {_first_line(error)}", "page")
-                        runs.append({"seed": seed, "load_ms": None, "violations": [failure]})
-                        continue
-                    found = compare(
-                        baselines,
-                        shifted,
-                        tolerance_px=tolerance_px,
-                        tolerance_ratio=tolerance_ratio,
-                        expect_relabel=expect_relabel,
-                    )
-                    runs.append(
-                        {
+                        run: dict[str, Any] = {
+                            "seed": seed,
+                            "load_ms": None,
+                            "violations": [failure],
+                        }
+                    else:
+                        found = compare(
+                            baselines,
+                            shifted,
+                            tolerance_px=tolerance_px,
+                            tolerance_ratio=tolerance_ratio,
+                            expect_relabel=expect_relabel,
+                        )
+                        run = {
                             "seed": seed,
                             "load_ms": shifted.load_ms,
                             "violations": found,
                             "locator_share": locator_share(baselines[0], shifted),
                         }
-                    )
+                    run["violations"] = [violation.as_dict() for violation in run["violations"]]
+                    runs.append(run)
+                    yield {"type": "run", **run}
             finally:
-                await browser.close()
+                with contextlib.suppress(PlaywrightError):
+                    await browser.close()
     finally:
         for episode_id in created:
             await store.delete_episode(episode_id)
-    return {
+    total = sum(len(run["violations"]) for run in runs)
+    yield {
+        "type": "result",
         "url": url,
         "condition": condition,
-        "runs": [
-            {**run, "violations": [violation.as_dict() for violation in run["violations"]]}
-            for run in runs
-        ],
-        "violations": sum(len(run["violations"]) for run in runs),
+        "status": UNCHECKED if reason else of_violations(total),
+        "reason": reason,
+        "runs": runs,
+        "violations": total,
     }
+
+
+def _loaded(snapshot: Snapshot) -> bool:
+    return snapshot.status is not None and 200 <= snapshot.status < 300
+
+
+def _answered(snapshot: Snapshot) -> str:
+    """What a load that gave no page answered, its status and what the page said: there is
+    nothing to compare a shifted load with."""
+    if snapshot.status is None:
+        return "got no response"
+    said = f"; the page says: {snapshot.text}" if snapshot.text else ""
+    return f"answered {snapshot.status}, not a page that loads{said}"
+
+
+async def _alive(browser: Any, error: type[Exception]) -> bool:
+    """Whether Chromium still runs: it can still open a context."""
+    if not browser.is_connected():
+        return False
+    try:
+        context = await browser.new_context()
+        await context.close()
+    except error:
+        return False
+    return True
 
 
 async def _preflight(settings: Settings, url: str) -> None:
@@ -690,7 +765,7 @@ __all__ = [
     "compare_urls",
     "decode_png",
     "images_differ",
+    "browser_check",
     "load_snapshot",
-    "run_browser_check",
     "wrapper_tags_of",
 ]

@@ -1,8 +1,8 @@
 """One URL under all six conditions, side by side: screenshots taken through this proxy.
 
-Each condition gets a short-lived episode (tagged `preview`) and a fresh browser context bound
-to it, so the screenshots are exactly what an agent would see with that seed. `-Exec` uses the
-`multiple` regime with no delay, so the popup is on the screenshot.
+Each condition gets a short-lived episode (internal, tagged `preview`) and a fresh browser
+context bound to it, so the screenshots are exactly what an agent would see with that seed.
+`-Exec` uses the `multiple` regime with no delay, so the popup is on the screenshot.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ async def render_preview(
         "targets": targets,
         "ttl_s": PREVIEW_TTL_S,
         "tags": {"preview": "1"},
+        "internal": True,  # the service's own: no task attempt, kept out of /reports
     }
     episodes: list[Episode] = []
     shots = []

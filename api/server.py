@@ -168,11 +168,12 @@ async def serve(settings: Settings) -> None:
 
     api = settings.api_url
     logger.info(
-        "starting: proxy %s, admin API %s (admin page %s/ui, OpenAPI %s/docs)%s",
-        settings.proxy_server,
+        "starting: %s, admin API %s (admin page %s/ui, OpenAPI %s/docs), %s%s",
+        ", ".join(listener.describe() for listener in settings.listeners()),
         api,
         api,
         api,
+        f"record directory {settings.record_dir}" if settings.record_dir else "no record directory",
         f", demo shop http://127.0.0.1:{settings.demo_port}" if settings.demo else "",
     )
     # Everything built so far (mitmproxy, FastAPI, lxml, the profiles, the shifts' tables)

@@ -88,6 +88,14 @@ class Listener:
         would answer first, so an agent's pages would be served under someone else's episode."""
         return self.kind != "regular"
 
+    def describe(self) -> str:
+        """What it is and where, for the start-up line."""
+        address = f"http://{self.mode.rpartition('@')[2]}"
+        if self.kind == "reverse":
+            return f"reverse proxy {address} -> {self.upstream}"
+        who = "agents'" if self.kind == "regular" else "desktop browsers'"
+        return f"{who} proxy {address}"
+
 
 class Settings(BaseSettings):
     """`serve`'s options. Each field is one option `--field-name` and one variable

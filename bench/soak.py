@@ -198,7 +198,8 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
         errors = [error for result in results for error in result.get("errors", [])]
         # Expiry: probe episodes with the short TTL, browsed so they hold events, flags and
         # counters; once their TTL has passed Redis must hold no episode key at all (audited
-        # episodes were deleted; site knowledge is kept). Polled, not slept: slow machines only wait longer.
+        # episodes were deleted; site knowledge is kept). Polled, not slept: slow machines only
+        # wait longer.
         probes = asyncio.run(expiry_probes(api_url, proxy.port, upstream, target, ttl_s))
         keys_before_expiry = redis_keys(redis)
         expired_by = max(probe["expires_at"] for probe in probes)

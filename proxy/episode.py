@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     Field,
+    StrictBool,
     StringConstraints,
     WithJsonSchema,
     field_validator,
@@ -96,6 +97,12 @@ class EpisodeConfig(BaseModel):
         DEFAULT_TTL_S, ge=10, le=30 * 24 * 3600, strict=True, description="Lifetime in seconds"
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Free labels for reports")
+    internal: StrictBool = Field(
+        False,
+        description="An episode made for the service's own use (the browser oracle's, the "
+        "preview's, a calibration run), not a task attempt: left out of GET /episodes and "
+        "GET /reports (every format) unless they are asked with include_internal=true",
+    )
     record: Annotated[RecordWhat, BeforeValidator(_record_choice)] = Field(
         "pages",
         description="What the service records of this episode when it runs with a record "

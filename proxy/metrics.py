@@ -15,6 +15,8 @@ HELP = {
     "rewrite_errors_total": "Responses that failed closed because shifting failed",
     "beacon_events_total": "Client runtime events accepted by the beacon",
     "recording_errors_total": "Responses, episodes or events the record directory could not keep",
+    "tls_handshake_failures_total": "Client TLS handshakes that failed, logged at most once "
+    "a minute per host (mostly browsers' background requests refusing the interception CA)",
 }
 
 

@@ -22,6 +22,7 @@ import httpx
 from api.browser import launch_chromium
 from api.calibration import COLUMNS, column_name
 from api.calibration.wordpress import SETUP, SKILLS, TEARDOWN, Lab, Skill, Steps
+from api.client import SkillShift
 
 
 @dataclass
@@ -59,7 +60,7 @@ def editor_cookies(lab: Lab) -> list[dict[str, Any]]:
 
 def run_once(
     browser: Any,
-    api: str,
+    api: SkillShift,
     lab: Lab,
     skill: Skill,
     condition: str,
@@ -73,17 +74,22 @@ def run_once(
         "site": "wordpress",
         "ttl_s": 3600,
         "tags": {"skill": skill.name},
+        # Reference runs of the service's own skills, not an agent's task attempts: kept out
+        # of /reports unless asked for.
+        "internal": True,
     }
     if condition.startswith("Tgt"):
         config["targets"] = {lab.url: target_url}
     if regime:
         config["regime"] = regime
         config["regime_params"] = {"p": 0.5, "min_ms": 0, "max_ms": 1500}
-    episode = httpx.post(f"{api}/episodes", json=config, timeout=10).json()
+    episode = api.create_episode(**config)
     token = secrets.token_hex(4)
     if skill.name in SETUP:
         SETUP[skill.name](lab, token)
-    context = browser.new_context(proxy=episode["proxy"], viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        proxy=episode.playwright_proxy(), viewport={"width": 1280, "height": 900}
+    )
     if skill.needs_login:
         context.add_cookies(editor_cookies(lab))
     page = context.new_page()
@@ -95,28 +101,21 @@ def run_once(
         error = f"{type(failure).__name__}: {str(failure).splitlines()[0][:160]}"
     finally:
         context.close()
-    events = httpx.get(f"{api}/episodes/{episode['id']}/events?limit=1000", timeout=10).json()[
-        "events"
-    ]
+    events = list(api.iter_events(episode.id))
     succeeded = skill.succeeded(lab, token, events)
     if skill.name in TEARDOWN:
         TEARDOWN[skill.name](lab, token)
     shown = sum(1 for event in events if event["type"] == "popup_shown")
-    httpx.post(
-        f"{api}/episodes/{episode['id']}/events",
-        timeout=10,
-        json={
-            "type": "task_result",
-            "skill": skill.name,
-            "success": succeeded,
-            "steps": steps.count,
-        },
-    )
+    api.task_result(episode.id, success=succeeded, steps=steps.count, skill=skill.name)
     return succeeded, steps.count, shown, error
 
 
 def calibrate(
-    api: str, wordpress_env: Path, runs: int, skills: list[str] | None, columns: list[str] | None
+    api: SkillShift,
+    wordpress_env: Path,
+    runs: int,
+    skills: list[str] | None,
+    columns: list[str] | None,
 ) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
@@ -182,8 +181,9 @@ def render(result: dict[str, Any]) -> str:
 
 
 def main(args: Any) -> int:
-    result = calibrate(args.api, Path(args.wordpress_env), args.runs, args.skill, args.column)
+    with SkillShift(args.api_url, args.api_token) as api:
+        result = calibrate(api, Path(args.wordpress_env), args.runs, args.skill, args.column)
     sys.stdout.write(render(result) + "\n")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+    if args.output:
+        Path(args.output).write_text(json.dumps(result, indent=2))
     return 0

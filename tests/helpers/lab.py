@@ -101,7 +101,10 @@ def oracle(
     response = httpx.post(f"{api}/checks/browser", json=body, timeout=600)
     if response.status_code != 200:
         raise RuntimeError(f"the oracle answered {response.status_code}: {response.text}")
-    return dict(response.json())
+    result = dict(response.json())
+    if result["status"] == "unchecked":  # a page that did not load proves nothing
+        raise RuntimeError(f"the oracle could not check {body['url']}: {result['reason']}")
+    return result
 
 
 def task_under(

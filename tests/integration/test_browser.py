@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
+from api.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
@@ -237,3 +239,79 @@ def test_an_unverifiable_upstream_gets_the_neutral_page_over_http1_and_http2(
         context.close()
     finally:
         service.stop()
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_desktop_chromium() -> list[str]:
+    """The arguments of the Chromium command in the README's desktop-browser paragraph."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("**A desktop browser**") :]
+    start = section.index("\nchromium ") + 1
+    lines = []
+    for line in section[start:].splitlines():
+        lines.append(line.rstrip("\\ "))
+        if not line.endswith("\\"):
+            break
+    return shlex.split(" ".join(lines))[1:]
+
+
+def test_the_readmes_desktop_chromium_sees_the_shifted_page(
+    browser: Browser, tmp_path: Path, upstream: UpstreamServer
+) -> None:
+    """The README's raw Chromium flags, pointed at a desktop listener whose default is a
+    relabelling episode: the page is the shifted one. Without `--proxy-bypass-list=<-loopback>`
+    Chromium loads the loopback upstream directly, unshifted (which is why the README says
+    so)."""
+    flags = readme_desktop_chromium()
+    assert "--proxy-server=http://127.0.0.1:8082" in flags
+    assert "--proxy-bypass-list=<-loopback>" in flags
+    desktop_port = free_port()
+    service = ServiceProcess(tmp_path, "--desktop-proxy", f"127.0.0.1:{desktop_port}").start()
+    try:
+        episode = service.create_episode(**RELABEL_ONLY)
+        default = {"default_episode": episode["id"]}
+        assert httpx.put(f"{service.api}/listeners/{desktop_port}", json=default).is_success
+        proxy = f"--proxy-server=http://127.0.0.1:{desktop_port}"
+        proxied = [proxy if flag.startswith("--proxy-server=") else flag for flag in flags]
+        # The proxy flags: Playwright gives every launch a fresh profile, and HTTP needs no CA.
+        proxied = [flag for flag in proxied if flag.startswith("--proxy")]
+        for args, shifted in ((proxied, True), ([proxy], False)):
+            chromium = browser.browser_type.launch(
+                executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *args]
+            )
+            try:
+                page = chromium.new_page()
+                assert page.goto(f"{upstream.origin}/login").status == 200  # type: ignore[union-attr]
+                assert page.get_by_role("link", name="Log in").count() == int(shifted), args
+            finally:
+                chromium.close()
+        served = [e for e in service.events(str(episode["id"])) if e["type"] == "page_served"]
+        assert len(served) == 1  # the load without the bypass list never reached the proxy
+    finally:
+        service.stop()
+
+
+@pytest.mark.parametrize(
+    ("path", "rendered"),
+    [("/redoc", "h1:has-text('skillshift admin API')"), ("/docs", ".swagger-ui .info .title")],
+)
+def test_the_api_docs_load_nothing_from_elsewhere(
+    browser: Browser, service: ServiceProcess, path: str, rendered: str
+) -> None:
+    """ReDoc and Swagger UI render, and every request Chromium makes for them is to the API
+    itself (ReDoc's sidebar logo came from its vendor's CDN)."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        assert page.goto(f"{service.api}{path}").status == 200  # type: ignore[union-attr]
+        page.wait_for_selector(rendered)
+        page.wait_for_load_state("networkidle")
+        own = (service.api, f"blob:{service.api}", "data:")
+        assert [url for url in requested if not url.startswith(own)] == []
+        assert any(url.endswith("/openapi.json") for url in requested)
+    finally:
+        context.close()

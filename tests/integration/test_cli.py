@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -221,7 +224,7 @@ def test_episodes_export_writes_the_har(workdir: Path, upstream: UpstreamServer)
         assert asyncio.run(read_async()) == (har, listed, one)
         missing = workdir / "missing.har"
         unknown = admin(service, "episodes", "export", "nope", "--har", "-o", str(missing))
-        assert unknown.returncode == 1 and "404" in unknown.stderr
+        assert unknown.returncode == 2 and "404" in unknown.stderr
         assert not missing.exists()  # nothing written when the API refuses
     finally:
         service.stop()
@@ -230,5 +233,125 @@ def test_episodes_export_writes_the_har(workdir: Path, upstream: UpstreamServer)
 def test_episodes_export_har_needs_a_recording_service(service: ServiceProcess) -> None:
     episode = service.create_episode(condition="Src")
     refused = admin(service, "episodes", "export", str(episode["id"]), "--har")
-    assert refused.returncode == 1
+    assert refused.returncode == 2
     assert "404" in refused.stderr and "--record-dir" in refused.stderr
+
+
+def test_errors_are_one_line_with_one_prefix_and_status_2(service: ServiceProcess) -> None:
+    """Every error the command writes starts with `skillshift-proxy:`; a user's error shows no
+    traceback (unless --debug asks for it) and exits 2, the status of "could not"; 1 is only
+    ever "violations found"."""
+    dead = f"http://127.0.0.1:{free_port()}"
+    cases = {
+        ("check",): "skillshift-proxy: check: give PAGE (a file or URL) or --browser URL",
+        ("check", "--seeds", "x"): "skillshift-proxy: check: argument --seeds: invalid int "
+        "value: 'x'",
+        ("serve", "--proxy", "nonsense"): "skillshift-proxy: --proxy='nonsense': ",
+        ("report", "--api-url", dead): f"skillshift-proxy: cannot reach the API at {dead}: ",
+        ("episodes", "export", "nope"): "skillshift-proxy: the API answered 404: episode "
+        "'nope' not found",
+    }
+    for args, message in cases.items():
+        shown = admin(service, *args)
+        assert shown.returncode == 2, (args, shown)
+        last = shown.stderr.splitlines()[-1]
+        assert last.startswith(message), (args, shown.stderr)
+        assert "Traceback" not in shown.stderr, args
+    debugged = admin(service, "report", "--api-url", dead, "--debug")
+    assert debugged.returncode == 2 and "Traceback (most recent call last)" in debugged.stderr
+    assert debugged.stderr.splitlines()[-1].startswith(cases[("report", "--api-url", dead)])
+
+
+def test_a_refused_request_is_told_in_words(service: ServiceProcess) -> None:
+    """A 422 of the API is its message, not its JSON (it is refused before any browser)."""
+    shown = admin(service, "check", "--browser", "http://127.0.0.1:9/", "--condition", "Src-Exec")
+    assert shown.returncode == 2, shown
+    assert shown.stderr == (
+        "skillshift-proxy: the API answered 422: condition: Src-Exec covers the page with a "
+        "popup by design; check Src-Perc or Tgt-Perc\n"
+    )
+
+
+def test_ca_help_describes_the_command_and_its_options() -> None:
+    text = re.sub(
+        r"\s+",
+        " ",
+        subprocess.run([SKILLSHIFT, "ca", "--help"], capture_output=True, text=True).stdout,
+    )
+    assert "Print where the CA that signs intercepted HTTPS is" in text
+    assert "--confdir CONFDIR the service's CA directory" in text
+    assert "--proxy-server PROXY_SERVER the proxy listener the printed flags point" in text
+
+
+def test_the_start_up_line_names_every_listener_and_the_record_directory(
+    workdir: Path, upstream: UpstreamServer
+) -> None:
+    desktop, reverse = free_port(), free_port()
+    service = ServiceProcess(
+        workdir,
+        "--desktop-proxy",
+        f"127.0.0.1:{desktop}",
+        "--reverse",
+        f"{upstream.origin}@{reverse}",
+        "--record-dir",
+        str(workdir / "recordings"),
+        "--log-level",
+        "info",
+    ).start()
+    try:
+        [line] = [line for line in service.log().splitlines() if "api.server: starting:" in line]
+        assert (
+            f"starting: agents' proxy http://127.0.0.1:{service.proxy_port}, desktop browsers' "
+            f"proxy http://127.0.0.1:{desktop}, reverse proxy http://127.0.0.1:{reverse} -> "
+            f"{upstream.origin}, admin API {service.api} "
+        ) in line
+        assert line.endswith(f", record directory {workdir / 'recordings'}")
+    finally:
+        service.stop()
+
+
+def refuse_the_certificate(service: ServiceProcess, host: str) -> None:
+    """A TLS handshake through the proxy (bound to an episode) that, like Chromium's background
+    requests, does not trust the interception CA."""
+    episode = service.create_episode(condition="Src")
+    credentials = base64.b64encode(f"{episode['id']}:{episode['token']}".encode()).decode()
+    with socket.create_connection(("127.0.0.1", service.proxy_port), timeout=10) as raw:
+        raw.sendall(
+            f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n"
+            f"Proxy-Authorization: Basic {credentials}\r\n\r\n".encode()
+        )
+        assert raw.recv(4096).startswith(b"HTTP/1.1 200")
+        with pytest.raises(ssl.SSLCertVerificationError):
+            ssl.create_default_context().wrap_socket(raw, server_hostname=host)
+
+
+def counter(service: ServiceProcess, name: str) -> int:
+    metrics = httpx.get(f"{service.api}/metrics", timeout=5).text
+    found = re.search(rf"^skillshift_{name} (\d+)$", metrics, re.MULTILINE)
+    assert found, metrics
+    return int(found.group(1))
+
+
+def test_refused_handshakes_are_summarised_not_logged_one_by_one(workdir: Path) -> None:
+    # The hosts Chromium's background requests go to; nothing is sent there: the handshake
+    # with the client fails before the proxy connects anywhere.
+    allowed = "127.0.0.1,localhost,*.googleapis.com"
+    service = ServiceProcess(workdir, "--upstream-allow", allowed).start()
+    try:
+        started = time.monotonic()
+        for _ in range(30):
+            refuse_the_certificate(service, "content-autofill.googleapis.com")
+        refuse_the_certificate(service, "update.googleapis.com")
+        deadline = time.monotonic() + 30
+        while counter(service, "tls_handshake_failures_total") < 31:  # all reached the log
+            assert time.monotonic() < deadline, service.log()
+            time.sleep(0.05)
+        minutes = (time.monotonic() - started) / 60
+        log = service.log().splitlines()
+        autofill = [line for line in log if "content-autofill.googleapis.com" in line]
+        # One line per host per minute (at most one more for each minute the run took).
+        assert 1 <= len(autofill) <= 1 + int(minutes), autofill
+        assert "more failures for content-autofill.googleapis.com are counted" in autofill[0]
+        assert len([line for line in log if "update.googleapis.com" in line]) == 1
+    finally:
+        service.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -87,6 +88,26 @@ async def test_async_client_round_trip(service: ServiceProcess) -> None:
         assert episode.id not in {e["id"] for e in await client.list_episodes()}
 
 
+def test_a_step_is_posted_as_the_readme_shows(service: ServiceProcess) -> None:
+    """`step(episode.id, "click")`: the action is the step's first argument, in both clients."""
+    with SkillShift(service.api) as client, client.episode() as episode:
+        client.step(episode.id, "click", target="#buy")
+        client.step(episode.id)
+        steps = [e for e in client.iter_events(episode.id) if e["type"] == "step"]
+        assert [(e.get("action"), e.get("target")) for e in steps] == [
+            ("click", "#buy"),
+            (None, None),
+        ]
+
+    async def posted_async() -> list[object]:
+        async with AsyncSkillShift(service.api) as client, client.episode() as episode:
+            await client.step(episode.id, "type", duration_ms=12)
+            return [e async for e in client.iter_events(episode.id) if e["type"] == "step"]
+
+    [step] = asyncio.run(posted_async())
+    assert step["action"] == "type" and step["duration_ms"] == 12  # type: ignore[index]
+
+
 def test_unreachable_api_is_a_clear_error() -> None:
     with SkillShift("http://127.0.0.1:9", timeout=2) as client, pytest.raises(httpx.ConnectError):
         client.list_episodes()
@@ -110,10 +131,13 @@ def test_report_and_export_commands(service: ServiceProcess) -> None:
         listing = run_cli(service, "episodes", "list")
         assert episode.id in listing.stdout
         missing = run_cli(service, "episodes", "export", "nope")
-        assert missing.returncode == 1 and "404: episode 'nope' not found" in missing.stderr
+        assert missing.returncode == 2
+        assert (
+            missing.stderr == "skillshift-proxy: the API answered 404: episode 'nope' not found\n"
+        )
         client.delete_episode(episode.id)
     dead = run_cli(service, "report", "--api-url", "http://127.0.0.1:9")
-    assert dead.returncode == 1 and "cannot reach the API at http://127.0.0.1:9" in dead.stderr
+    assert dead.returncode == 2 and "cannot reach the API at http://127.0.0.1:9" in dead.stderr
 
 
 def test_ca_command_matches_the_service(service: ServiceProcess, tmp_path: Path) -> None:

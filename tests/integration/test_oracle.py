@@ -106,7 +106,8 @@ async def test_the_route_end_to_end(service: ServiceProcess, pages: str) -> None
         response = await client.post(f"{service.api}/checks/browser", json=body)
         assert response.status_code == 200, response.text
         result = response.json()
-        assert set(result) == {"url", "condition", "runs", "violations"}
+        assert set(result) == {"url", "condition", "status", "reason", "runs", "violations"}
+        assert result["status"] in ("aligned", "violations") and result["reason"] is None
         assert (result["url"], result["condition"]) == (body["url"], "Src-Perc")
         assert [run["seed"] for run in result["runs"]] == [0, 1]
         for run in result["runs"]:

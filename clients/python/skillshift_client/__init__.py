@@ -48,6 +48,15 @@ class SkillShiftError(Exception):
         self.status = status
         self.message = message
 
+    @classmethod
+    def from_response(cls, response: httpx.Response) -> SkillShiftError:
+        """The error an API answer carries (`{"error": ..., "status": ...}`), or its text."""
+        try:
+            message = str(response.json().get("error", response.text))
+        except ValueError:
+            message = response.text or response.reason_phrase
+        return cls(response.status_code, message)
+
 
 @dataclass(frozen=True)
 class Episode:
@@ -105,6 +114,11 @@ class _Call(Generic[T]):  # not `_Call[T]`: the client runs on Python 3.10
     ok: tuple[int, ...] = (200, 201, 204)
 
 
+def _given(**fields: Any) -> dict[str, Any]:
+    """The optional fields that were given (None: left out of the event)."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
 def _json(response: httpx.Response) -> Any:
     return response.json()
 
@@ -133,13 +147,8 @@ _REPORT_PARSERS: dict[str, Callable[[httpx.Response], Any]] = {
 
 
 def _raise_for_error(response: httpx.Response, call: _Call[Any]) -> None:
-    if response.status_code in call.ok:
-        return
-    try:
-        message = str(response.json().get("error", response.text))
-    except ValueError:
-        message = response.text or response.reason_phrase
-    raise SkillShiftError(response.status_code, message)
+    if response.status_code not in call.ok:
+        raise SkillShiftError.from_response(response)
 
 
 class _Calls:
@@ -154,8 +163,9 @@ class _Calls:
         return _Call("GET", f"/episodes/{episode_id}", _json)
 
     @staticmethod
-    def list_episodes() -> _Call[list[dict[str, Any]]]:
-        return _Call("GET", "/episodes", lambda r: list(r.json()["episodes"]))
+    def list_episodes(include_internal: bool) -> _Call[list[dict[str, Any]]]:
+        params = _internal(include_internal)
+        return _Call("GET", "/episodes", lambda r: list(r.json()["episodes"]), params=params)
 
     @staticmethod
     def patch_episode(episode_id: str, changes: dict[str, Any]) -> _Call[Episode]:
@@ -185,11 +195,14 @@ class _Calls:
         return _Call("GET", f"/episodes/{episode_id}/report", _json)
 
     @staticmethod
-    def reports(group_by: list[str], tags: dict[str, str], fmt: str) -> _Call[Any]:
+    def reports(
+        group_by: list[str], tags: dict[str, str], fmt: str, include_internal: bool
+    ) -> _Call[Any]:
         params = {
             "group_by": ",".join(group_by),
             "tag": [f"{key}={value}" for key, value in tags.items()],
             "format": fmt,
+            **_internal(include_internal),
         }
         return _Call("GET", "/reports", _REPORT_PARSERS.get(fmt, _json), params=params)
 
@@ -208,6 +221,11 @@ class _Calls:
     @staticmethod
     def set_listener_default(listener: str, episode_id: str | None) -> _Call[Any]:
         return _Call("PUT", f"/listeners/{listener}", _json, {"default_episode": episode_id})
+
+
+def _internal(include_internal: bool) -> dict[str, Any]:
+    """The query that asks for the service's own episodes too (the oracle's, the preview's)."""
+    return {"include_internal": "true"} if include_internal else {}
 
 
 def _client_settings(base_url: str | None, token: str | None, timeout: float) -> dict[str, Any]:
@@ -259,8 +277,9 @@ class SkillShift:
     def get_episode(self, episode_id: str) -> dict[str, Any]:
         return self._run(_Calls.get_episode(episode_id))
 
-    def list_episodes(self) -> list[dict[str, Any]]:
-        return self._run(_Calls.list_episodes())
+    def list_episodes(self, include_internal: bool = False) -> list[dict[str, Any]]:
+        """Live episodes; the service's own (`internal`) only with `include_internal`."""
+        return self._run(_Calls.list_episodes(include_internal))
 
     def patch_episode(self, episode_id: str, **changes: Any) -> Episode:
         return self._run(_Calls.patch_episode(episode_id, changes))
@@ -286,14 +305,16 @@ class SkillShift:
     def skill_failure(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
         return self.post_event(episode_id, "skill_failure", skill=skill, **fields)
 
-    def step(self, episode_id: str, **fields: Any) -> dict[str, Any]:
-        return self.post_event(episode_id, "step", **fields)
+    def step(self, episode_id: str, action: str | None = None, **fields: Any) -> dict[str, Any]:
+        """One step of the agent, e.g. `step(episode.id, "click", target="#buy")`."""
+        return self.post_event(episode_id, "step", **_given(action=action), **fields)
 
     def task_result(
         self, episode_id: str, success: bool, steps: int | None = None, **fields: Any
     ) -> dict[str, Any]:
-        extra = {"steps": steps} if steps is not None else {}
-        return self.post_event(episode_id, "task_result", success=success, **extra, **fields)
+        return self.post_event(
+            episode_id, "task_result", success=success, **_given(steps=steps), **fields
+        )
 
     def events(self, episode_id: str, after: str | None = None, limit: int = 100) -> dict[str, Any]:
         return self._run(_Calls.events(episode_id, after, limit))
@@ -316,14 +337,18 @@ class SkillShift:
         group_by: list[str] | None = None,
         tags: dict[str, str] | None = None,
         format: str = "json",
+        include_internal: bool = False,
     ) -> Any:
         """Diagnostics over episodes (SR, AS, ASC, SFR, attributed failures, popups).
 
         `format`: `json` (rows per group, a dict), `csv` (str), `benchmark` (the benchmark's
         macro-averaged table by website, condition and overall, a dict; `group_by` is
-        ignored) or `per_task` (one record per task attempt, a list of dicts).
+        ignored) or `per_task` (one record per task attempt, a list of dicts). The service's
+        own episodes (`internal`: the oracle's, the preview's) count only with
+        `include_internal`.
         """
-        return self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+        call = _Calls.reports(group_by or ["condition"], tags or {}, format, include_internal)
+        return self._run(call)
 
     def har(self, episode_id: str) -> dict[str, Any]:
         """The episode's recording as a HAR 1.2 document (the service needs --record-dir)."""
@@ -379,8 +404,8 @@ class AsyncSkillShift:
     async def get_episode(self, episode_id: str) -> dict[str, Any]:
         return await self._run(_Calls.get_episode(episode_id))
 
-    async def list_episodes(self) -> list[dict[str, Any]]:
-        return await self._run(_Calls.list_episodes())
+    async def list_episodes(self, include_internal: bool = False) -> list[dict[str, Any]]:
+        return await self._run(_Calls.list_episodes(include_internal))
 
     async def patch_episode(self, episode_id: str, **changes: Any) -> Episode:
         return await self._run(_Calls.patch_episode(episode_id, changes))
@@ -406,14 +431,17 @@ class AsyncSkillShift:
     async def skill_failure(self, episode_id: str, skill: str, **fields: Any) -> dict[str, Any]:
         return await self.post_event(episode_id, "skill_failure", skill=skill, **fields)
 
-    async def step(self, episode_id: str, **fields: Any) -> dict[str, Any]:
-        return await self.post_event(episode_id, "step", **fields)
+    async def step(
+        self, episode_id: str, action: str | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        return await self.post_event(episode_id, "step", **_given(action=action), **fields)
 
     async def task_result(
         self, episode_id: str, success: bool, steps: int | None = None, **fields: Any
     ) -> dict[str, Any]:
-        extra = {"steps": steps} if steps is not None else {}
-        return await self.post_event(episode_id, "task_result", success=success, **extra, **fields)
+        return await self.post_event(
+            episode_id, "task_result", success=success, **_given(steps=steps), **fields
+        )
 
     async def events(
         self, episode_id: str, after: str | None = None, limit: int = 100
@@ -438,8 +466,10 @@ class AsyncSkillShift:
         group_by: list[str] | None = None,
         tags: dict[str, str] | None = None,
         format: str = "json",
+        include_internal: bool = False,
     ) -> Any:
-        return await self._run(_Calls.reports(group_by or ["condition"], tags or {}, format))
+        call = _Calls.reports(group_by or ["condition"], tags or {}, format, include_internal)
+        return await self._run(call)
 
     async def har(self, episode_id: str) -> dict[str, Any]:
         return await self._run(_Calls.har(episode_id))

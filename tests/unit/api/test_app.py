@@ -4,6 +4,7 @@ catalogue, tokens, limits."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from api.settings import Settings
 from tests.unit.api.conftest import in_process
@@ -40,7 +41,6 @@ async def test_errors_have_one_shape_and_change_nothing(api: httpx.AsyncClient) 
     assert_error(await api.post("/episodes", json={"targets": {"ftp:x": "y"}}), 422, "origin")
     assert_error(await api.post("/episodes", json={"regime_params": {"p": 2}}), 422, "p")
     assert_error(await api.post("/episodes", json={"unknown": 1}), 422, "unknown")
-    assert_error(await api.post("/episodes", content=b"{not json"), 422, "")
     assert (await api.get("/episodes")).json()["episodes"] == []
     assert (await api.post("/episodes", json={"id": "fixed"})).status_code == 201
     assert_error(await api.post("/episodes", json={"id": "fixed", "seed": 3}), 409, "exists")
@@ -77,10 +77,32 @@ async def test_suspend_resume_reset_delete(api: httpx.AsyncClient) -> None:
     assert_error(await api.delete("/episodes/e1"), 404, "not found")
 
 
+NOT_JSON = [
+    ("POST", "/episodes", "/episodes", b"{not json"),
+    ("PATCH", "/episodes/e1", "/episodes/{episode_id}", b'{"seed": 1,}'),
+    ("POST", "/episodes/e1/events", "/episodes/{episode_id}/events", b"[1,"),
+    ("PUT", "/listeners/8080", "/listeners/{name}", b"{"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "route", "body"), NOT_JSON)
+async def test_a_body_that_is_not_json_is_a_400_as_the_schema_says(
+    api: httpx.AsyncClient, method: str, path: str, route: str, body: bytes
+) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    schema = (await api.get("/openapi.json")).json()
+    assert "400" in schema["paths"][route][method.lower()]["responses"]
+    assert_error(await api.request(method, path, content=body), 400, "the body is not valid JSON")
+    # JSON of the wrong shape is a 422, naming what is wrong.
+    assert_error(await api.post("/episodes", content=b'{"seed": "x"}'), 422, "seed")
+    assert [e["id"] for e in (await api.get("/episodes")).json()["episodes"]] == ["e1"]
+
+
 async def test_events_paging_and_agent_events(api: httpx.AsyncClient) -> None:
     await api.post("/episodes", json={"id": "e1"})
     for step in range(5):
-        posted = await api.post("/episodes/e1/events", json={"type": "skill_call", "step": step})
+        event = {"type": "skill_call", "skill": "s", "step": step}
+        posted = await api.post("/episodes/e1/events", json=event)
         assert posted.status_code == 201 and posted.json()["source"] == "agent"
     page = (await api.get("/episodes/e1/events", params={"limit": 3})).json()
     assert [e["type"] for e in page["events"]] == ["episode_created", "skill_call", "skill_call"]

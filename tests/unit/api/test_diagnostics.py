@@ -49,10 +49,11 @@ async def run(
 ) -> None:
     body = {"condition": condition, "tags": {"method": method, "run": "r1"}}
     episode = (await api.post("/episodes", json=body)).json()
+    events = f"/episodes/{episode['id']}/events"
     for index in range(calls):
-        await api.post(f"/episodes/{episode['id']}/events", json={"type": "skill_call"})
+        await api.post(events, json={"type": "skill_call", "skill": "s"})
         if index == 0 and not success:
-            await api.post(f"/episodes/{episode['id']}/events", json={"type": "skill_failure"})
+            await api.post(events, json={"type": "skill_failure", "skill": "s"})
     await api.post(
         f"/episodes/{episode['id']}/events",
         json={"type": "task_result", "success": success, "steps": steps},
@@ -351,3 +352,32 @@ async def test_per_task_is_one_benchmark_record_per_attempt(api: httpx.AsyncClie
         },
     ]
     assert (await api.get("/reports?format=per_task&tag=run=none")).text == ""
+
+
+async def test_the_services_own_episodes_are_no_task_attempts(api: httpx.AsyncClient) -> None:
+    """`internal` episodes (the oracle's, the preview's, calibration runs) are left out of every
+    format of /reports and of the listing, unless asked for."""
+    await run(api, "Src", "agent", True, 4, 1)
+    own = {"condition": "Tgt-Perc", "site": "wordpress", "internal": True}
+    internal = (await api.post("/episodes", json=own)).json()
+    assert internal["internal"] is True
+    await api.post(
+        f"/episodes/{internal['id']}/events", json={"type": "task_result", "success": False}
+    )
+    for everything, conditions, websites in (
+        (False, ["Src"], ["auto"]),
+        (True, ["Src", "Tgt-Perc"], ["auto", "wordpress"]),
+    ):
+        query = {"include_internal": "true"} if everything else {}
+        rows = (await api.get("/reports", params=query)).json()["rows"]
+        assert [row["condition"] for row in rows] == conditions
+        table = (await api.get("/reports", params={**query, "format": "benchmark"})).json()
+        assert table["websites"] == websites
+        lines = (await api.get("/reports", params={**query, "format": "per_task"})).text
+        assert len(lines.splitlines()) == len(conditions)
+        csv = (await api.get("/reports", params={**query, "format": "csv"})).text
+        assert len(csv.splitlines()) == 1 + len(conditions)
+        listed = (await api.get("/episodes", params=query)).json()["episodes"]
+        assert (internal["id"] in [e["id"] for e in listed]) is everything
+    refused = await api.post("/episodes", json={"internal": "yes"})
+    assert refused.status_code == 422

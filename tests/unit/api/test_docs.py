@@ -54,6 +54,29 @@ async def test_unknown_docs_asset_is_404(api: httpx.AsyncClient) -> None:
     assert (await api.get("/docs/static/index.html")).status_code == 404
 
 
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+async def test_docs_pages_may_load_only_from_the_api(api: httpx.AsyncClient, page: str) -> None:
+    """ReDoc's sidebar shows its vendor's logo from a CDN: the page's policy keeps the browser
+    from fetching it (tests/integration/test_browser.py watches Chromium load both pages)."""
+    policy = (await api.get(page)).headers["content-security-policy"]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["default-src"] == "'self'" and directives["img-src"] == "'self' data:"
+    assert "http" not in policy
+
+
+async def test_redoc_is_served_without_its_vendors_logo(api: httpx.AsyncClient) -> None:
+    bundle = (await api.get("/docs/static/redoc.standalone.js")).text
+    assert "Redoc" in bundle and len(bundle) > 500_000
+    assert "cdn.redoc.ly" not in bundle  # else ReDoc's sidebar fetches its logo from there
+
+
+async def test_the_favicon_answers_without_the_token() -> None:
+    async with in_process(Settings(api_token="s3cret"), base_url="http://api") as api:
+        icon = await api.get("/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/png"
+        assert icon.content.startswith(b"\x89PNG")
+
+
 async def test_docs_are_open_but_the_schema_needs_the_token() -> None:
     async with in_process(Settings(api_token="s3cret"), base_url="http://api") as api:
         assert (await api.get("/docs")).status_code == 200

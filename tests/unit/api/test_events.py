@@ -3,6 +3,8 @@ reaches the log (a bad event would corrupt SR/AS)."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -19,9 +21,13 @@ REFUSED = [
     ({"type": "episode_created"}, "episode_created"),
     ({"type": "anything_else"}, "anything_else"),
     ({"type": "skill_call", "skill": ""}, "skill"),
-    ({"type": "skill_call", "args": {"q": "x" * 3000}}, "args"),
-    ({"type": "skill_call", "ts": 5}, "ts"),
-    ({"type": "skill_failure", "error": "x" * 3000}, "error"),
+    ({"type": "skill_call", "skill": "s", "args": {"q": "x" * 3000}}, "args"),
+    ({"type": "skill_call", "skill": "s", "ts": 5}, "ts"),
+    ({"type": "skill_failure", "skill": "s", "error": "x" * 3000}, "error"),
+    # A failure belongs to a named skill (SFR pairs it with a call of that skill).
+    ({"type": "skill_failure"}, "a skill_failure names its skill"),
+    ({"type": "skill_failure", "skill": None, "error": "gone"}, "a skill_failure names its skill"),
+    ({"type": "skill_call"}, "a skill_call names its skill"),
     ({"type": "note", **{f"f{i}": i for i in range(40)}}, "at most 32"),
 ]
 
@@ -66,3 +72,39 @@ async def test_the_openapi_documents_each_agent_event(api: httpx.AsyncClient) ->
     assert schema["components"]["schemas"]["TaskResult"]["properties"]["success"]["type"] == (
         "boolean"
     )
+
+
+async def episode_with(api: httpx.AsyncClient, case: str, events: list[dict[str, str]]) -> None:
+    created = await api.post("/episodes", json={"id": case, "tags": {"run": "sfr", "case": case}})
+    assert created.status_code == 201, created.text
+    for event in events:
+        response = await api.post(f"/episodes/{case}/events", json=event)
+        assert response.status_code == 201, response.text
+
+
+def call(skill: str) -> dict[str, str]:
+    return {"type": "skill_call", "skill": skill}
+
+
+def failure(skill: str) -> dict[str, str]:
+    return {"type": "skill_failure", "skill": skill}
+
+
+async def test_sfr_is_failures_of_called_skills_over_calls(api: httpx.AsyncClient) -> None:
+    """A failure is paired with an earlier unfailed call of its skill; one without such a call
+    counts as a call too (the skill ran, its call went unreported): SFR never exceeds 1."""
+    await episode_with(api, "paired", [call("search"), call("search"), failure("search")])
+    # Four failures of a skill never called: 1 call and 5 failures gave an SFR of 5.0.
+    await episode_with(api, "uncalled", [call("search"), failure("search"), *[failure("buy")] * 4])
+    query = {"group_by": "case", "tag": "run=sfr"}
+    rows = {row["case"]: row for row in (await api.get("/reports", params=query)).json()["rows"]}
+    assert (rows["paired"]["skill_calls"], rows["paired"]["skill_failures"]) == (2, 1)
+    assert rows["paired"]["SFR"] == 0.5
+    assert (rows["uncalled"]["skill_calls"], rows["uncalled"]["skill_failures"]) == (5, 5)
+    assert rows["uncalled"]["SFR"] == 1.0
+    per_task = await api.get("/reports", params={"format": "per_task", "tag": "run=sfr"})
+    records = [json.loads(line) for line in per_task.text.splitlines()]
+    assert sorted((r["skill_calls"], r["skill_failures"]) for r in records) == [(2, 1), (5, 5)]
+    table = (await api.get("/reports", params={"format": "benchmark", "tag": "run=sfr"})).json()
+    # One (website, condition) cell: 6 failures over 7 calls.
+    assert table["metrics"]["SFR"]["overall"] == round(6 / 7, 4)

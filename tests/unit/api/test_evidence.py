@@ -122,3 +122,24 @@ async def test_a_replay_of_an_archived_episode_reports_with_its_pages_key(
     await api.delete("/episodes/orig")
     replay = (await api.post("/episodes", json={"replay_of": "orig"})).json()
     assert replay["replayed_beacon_key"] == beacon_key_of("orig", original["token"])
+
+
+async def test_archived_service_episodes_from_before_the_marker_are_internal(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    """An archive written before `internal` existed: the oracle's and the preview's episodes
+    (tagged so by the service) stay out of /reports; a user's episode counts."""
+    api, recording = recorded
+    for episode_id, tags in (("o1", {"oracle": "1"}), ("p1", {"preview": "1"}), ("u1", {})):
+        created = (await api.post("/episodes", json={"id": episode_id, "tags": tags})).json()
+        old_record = {
+            key: value
+            for key, value in created.items()
+            if key in ("id", "condition", "seed", "tags", "created_at", "expires_at", "ttl_s")
+        }
+        await recording.save_episode(old_record)
+        await api.delete(f"/episodes/{episode_id}")
+    rows = (await api.get("/reports")).json()["rows"]
+    assert [row["episodes"] for row in rows] == [1]
+    everything = (await api.get("/reports", params={"include_internal": "true"})).json()
+    assert [row["episodes"] for row in everything["rows"]] == [3]
