@@ -404,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "check":
         return run_check(args)
-    if args.command in ("report", "episodes", "ca"):
+    if args.command in ("report", "episodes", "learn", "knowledge", "ca"):
         return admin_commands.run(args)
     if args.command == "calibrate":
         from api.calibration.run import main as calibrate_main

@@ -1,4 +1,5 @@
-"""Commands that talk to a running service through its API: `report`, `episodes`, and `ca`."""
+"""Commands that talk to a running service through its API: `report`, `episodes`, `learn`,
+`knowledge`, and `ca`."""
 
 from __future__ import annotations
 
@@ -83,6 +84,35 @@ def add_parsers(commands: Any) -> None:
     )
     export.add_argument("--output", "-o", help="write to this file (default: stdout)")
     add_api_options(export)
+    learn = commands.add_parser(
+        "learn",
+        help="learn pages' site knowledge afresh (what locator drift shifts them against)",
+        description="Learn each page from its upstream (without cookies): its stylesheets and "
+        "scripts, what they name, and what its scripts load in a headless Chromium. Where the "
+        "app's code changed, a new knowledge version is published at a new epoch: episodes "
+        "created from then on are shifted against it, earlier ones keep theirs. Nothing is "
+        "written unless every page was learnt (exit status 2, naming why).",
+    )
+    learn.add_argument("urls", nargs="+", metavar="URL", help="a page to learn")
+    learn.add_argument(
+        "--static", action="store_true", help="without the browser pass (assets and imports)"
+    )
+    learn.add_argument("--json", action="store_true", help="print the API's answer as JSON")
+    add_api_options(learn)
+    knowledge = commands.add_parser(
+        "knowledge", help="list, show or delete site knowledge versions"
+    )
+    verbs = knowledge.add_subparsers(dest="action", required=True)
+    listing = verbs.add_parser("list", help="the epoch, and every origin's versions")
+    add_api_options(listing)
+    show = verbs.add_parser("show", help="one version's pages and their records")
+    delete = verbs.add_parser(
+        "delete", help="delete a version (episodes that pinned it get a 503 naming it)"
+    )
+    for verb in (show, delete):
+        verb.add_argument("origin", help="e.g. http://127.0.0.1:8000")
+        verb.add_argument("version", type=int)
+        add_api_options(verb)
     ca = commands.add_parser(
         "ca",
         help="where the HTTPS interception CA is, its SPKI hash, and browser flags",
@@ -214,6 +244,47 @@ def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None
             target.close()
 
 
+def _learn(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    result = client.learn(args.urls, browser=not args.static)
+    if args.json:
+        out.write(json.dumps(result, indent=2) + "\n")
+        return
+    for origin in result["origins"]:
+        verdict = "new version" if origin["new"] else "unchanged: version"
+        out.write(f"{origin['origin']}: {verdict} {origin['version']}\n")
+        for page in origin["pages"]:
+            changed = ", changed" if page["changed"] else ""
+            out.write(
+                f"  {page['url']}: {page['assets']} assets ({page['learnt_by']}{changed}, "
+                f"{page['seconds']} s) {page['record']}\n"
+            )
+    out.write(f"knowledge epoch {result['epoch']}\n")
+
+
+def _knowledge(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    if args.action == "show":
+        version = client.knowledge_version(args.origin, args.version)
+        rows = [
+            {"url": p["url"], "markup": p["markup"], "record": p["record"]}
+            for p in version["pages"]
+        ]
+        out.write(format_table(rows, ["url", "markup", "record"]) + "\n")
+        return
+    if args.action == "delete":
+        deleted = client.delete_knowledge_version(args.origin, args.version)
+        out.write(f"deleted version {args.version} of {args.origin} (epoch {deleted['epoch']})\n")
+        return
+    listed = client.knowledge()
+    out.write(f"knowledge epoch {listed['epoch']} (learning: {listed['learn']})\n")
+    rows = [
+        {**version, "current": version["number"] == origin["current"]}
+        for origin in listed["origins"]
+        for version in origin["versions"]
+    ]
+    columns = ["origin", "number", "epoch", "made_by", "pages", "deleted_at", "current"]
+    out.write(format_table(rows, columns) + "\n")
+
+
 def _ca(args: argparse.Namespace, out: TextIO) -> None:
     authority = load_ca(args.confdir, create=True)
     assert authority is not None  # created just above
@@ -235,6 +306,10 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     with SkillShift(args.api_url, args.api_token) as client:
         if args.command == "report":
             _report(client, args, out)
+        elif args.command == "learn":
+            _learn(client, args, out)
+        elif args.command == "knowledge":
+            _knowledge(client, args, out)
         else:
             _episodes(client, args, out)
     return 0

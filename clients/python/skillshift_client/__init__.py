@@ -222,6 +222,28 @@ class _Calls:
     def set_listener_default(listener: str, episode_id: str | None) -> _Call[Any]:
         return _Call("PUT", f"/listeners/{listener}", _json, {"default_episode": episode_id})
 
+    @staticmethod
+    def knowledge() -> _Call[dict[str, Any]]:
+        return _Call("GET", "/knowledge", _json)
+
+    @staticmethod
+    def knowledge_version(origin: str, version: int) -> _Call[dict[str, Any]]:
+        params = {"origin": origin, "version": version}
+        return _Call("GET", "/knowledge/version", _json, params=params)
+
+    @staticmethod
+    def knowledge_record(digest: str) -> _Call[dict[str, Any]]:
+        return _Call("GET", f"/knowledge/records/{digest}", _json)
+
+    @staticmethod
+    def learn(urls: list[str], browser: bool) -> _Call[dict[str, Any]]:
+        return _Call("POST", "/knowledge/learn", _json, {"urls": urls, "browser": browser})
+
+    @staticmethod
+    def delete_knowledge_version(origin: str, version: int) -> _Call[dict[str, Any]]:
+        params = {"origin": origin, "version": version}
+        return _Call("DELETE", "/knowledge/version", _json, params=params)
+
 
 def _internal(include_internal: bool) -> dict[str, Any]:
     """The query that asks for the service's own episodes too (the oracle's, the preview's)."""
@@ -365,6 +387,25 @@ class SkillShift:
     def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
         return dict(self._run(_Calls.set_listener_default(listener, episode_id)))
 
+    def knowledge(self) -> dict[str, Any]:
+        """The knowledge epoch new episodes pin, and every origin's knowledge versions."""
+        return self._run(_Calls.knowledge())
+
+    def knowledge_version(self, origin: str, version: int) -> dict[str, Any]:
+        """One version of an origin's knowledge: its pages and their records."""
+        return self._run(_Calls.knowledge_version(origin, version))
+
+    def knowledge_record(self, digest: str) -> dict[str, Any]:
+        """One page record: every stylesheet and script the page was learnt to load."""
+        return self._run(_Calls.knowledge_record(digest))
+
+    def learn(self, urls: list[str], browser: bool = True) -> dict[str, Any]:
+        """Learn pages afresh; where the app's code changed, a new version is published."""
+        return self._run(_Calls.learn(urls, browser))
+
+    def delete_knowledge_version(self, origin: str, version: int) -> dict[str, Any]:
+        return self._run(_Calls.delete_knowledge_version(origin, version))
+
 
 class AsyncSkillShift:
     """Asynchronous client, the same methods as `SkillShift`, awaited."""
@@ -482,3 +523,18 @@ class AsyncSkillShift:
 
     async def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
         return dict(await self._run(_Calls.set_listener_default(listener, episode_id)))
+
+    async def knowledge(self) -> dict[str, Any]:
+        return await self._run(_Calls.knowledge())
+
+    async def knowledge_version(self, origin: str, version: int) -> dict[str, Any]:
+        return await self._run(_Calls.knowledge_version(origin, version))
+
+    async def knowledge_record(self, digest: str) -> dict[str, Any]:
+        return await self._run(_Calls.knowledge_record(digest))
+
+    async def learn(self, urls: list[str], browser: bool = True) -> dict[str, Any]:
+        return await self._run(_Calls.learn(urls, browser))
+
+    async def delete_knowledge_version(self, origin: str, version: int) -> dict[str, Any]:
+        return await self._run(_Calls.delete_knowledge_version(origin, version))

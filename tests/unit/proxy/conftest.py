@@ -29,8 +29,10 @@ def store() -> MemoryStore:
 
 @pytest.fixture
 def addons(store: MemoryStore) -> Iterator[AddonManager]:
-    """The service's addon chain as `serve` loads it, behind mitmproxy's addon manager."""
+    """The service's addon chain as `serve` loads it, behind mitmproxy's addon manager. Pages
+    are learnt without the browser pass here (tests/unit/proxy/knowledge has it)."""
     with taddons.context(*build_addons(store)) as context:
+        context.options.update(ss_learn="static")
         yield context.master.addons
 
 

@@ -35,6 +35,7 @@ def recording(tmp_path: Path) -> Iterator[Recording]:
 @pytest.fixture
 def chain(store: MemoryStore, recording: Recording) -> Iterator[AddonManager]:
     with taddons.context(*build_addons(store, recording)) as context:
+        context.options.update(ss_learn="static")
         yield context.master.addons
 
 
