@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from api import meta
 from api.attribution import attribute
 from api.check import UpstreamRefused, fetch_and_check
-from api.errors import ApiError
+from api.errors import ApiError, validation_message
 from api.evidence import evidence_of
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
 from api.report import summarise
@@ -364,8 +364,3 @@ async def _save(store: EpisodeStore, episode: Episode) -> None:
         raise ApiError(404, f"episode {episode.id!r} not found")
 
 
-def validation_message(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in item['loc']) or 'body'}: {item['msg']}"
-        for item in error.errors()
-    )

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -50,7 +50,9 @@ def error_json(status: int, message: str, headers: dict[str, str] | None = None)
     return JSONResponse({"error": message, "status": status}, status_code=status, headers=headers)
 
 
-def _describe_validation(error: RequestValidationError) -> str:
+def validation_message(error: RequestValidationError | ValidationError) -> str:
+    """One line naming each invalid field and why, the same for a request body that FastAPI
+    refused and for a model the routes validate themselves."""
     parts = []
     for item in error.errors():
         location = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
@@ -98,7 +100,7 @@ def install_error_handlers(app: FastAPI) -> None:
         not_json = _not_json(error)
         if not_json is not None:
             return error_json(400, not_json)
-        return error_json(422, _describe_validation(error))
+        return error_json(422, validation_message(error))
 
     @app.exception_handler(StoreUnavailable)
     async def store_error(_: Request, error: StoreUnavailable) -> JSONResponse:

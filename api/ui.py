@@ -17,8 +17,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
-from api.episodes import validation_message, with_deployment_targets
-from api.errors import ApiError
+from api.episodes import with_deployment_targets
+from api.errors import ApiError, validation_message
 from api.evidence import evidence_of, page_view
 from api.preview import render_preview
 from api.settings import is_loopback

@@ -201,7 +201,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 2
+REFS_VERSION = 3
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -396,10 +396,14 @@ def _structure(selector: str) -> set[StructuralRule]:
     # share their parent, so `.row > * + *` concerns children of `.row` only, on both sides.
     contexts: list[tuple[Keys | None, Keys | None]] = []
     for index, compound in enumerate(compounds):
-        for inner in re.findall(r":(?:not|is|where|has|matches)\((.*)\)", compound):
-            for part in _split_top_level(inner):
-                if _compounds(part.lstrip(">+~ "))[1]:  # only arguments with combinators
-                    rules |= _structure(part.lstrip(">+~ "))
+        for name, argument in _pseudo_arguments(compound):
+            for part in _split_top_level(argument):
+                if name == "has":
+                    # Relative to the element itself: `li:has(> a)` is `li > a`, whose `a`
+                    # depends on being a child of such an `li`.
+                    part = f"{_without_pseudo(compound)}{'' if part[:1] in '>+~' else ' '}{part}"
+                if _compounds(part)[1]:  # only arguments with combinators
+                    rules |= _structure(part)
         keys = _keys(compound)
         combinator = combinators[index - 1] if index > 0 else ""
         previous = _keys(compounds[index - 1]) if index > 0 else None
@@ -425,16 +429,22 @@ def _structure(selector: str) -> set[StructuralRule]:
 
 
 def _compounds(selector: str) -> tuple[list[str], list[str]]:
-    """Compound selectors and the combinators between them (outside brackets/parentheses)."""
+    """Compound selectors and the combinators between them (outside brackets/parentheses).
+    A selector that starts with a combinator (a nested rule's `> .b`, relative to a parent
+    rule this reader does not track) is taken as relative to any element (`* > .b`)."""
+    selector = selector.strip()
+    if selector[:1] in (">", "+", "~"):
+        selector = f"* {selector}"
     compounds, combinators = [], []
     depth, current, pending = 0, "", ""
-    for char in selector.strip():
-        if char in "([":
+    # Structure is read with strings masked (`[title="a > b"]` has no combinator), text kept.
+    for char, masked in zip(selector, _masked_strings(selector), strict=True):
+        if masked in "([":
             depth += 1
-        elif char in ")]":
+        elif masked in ")]":
             depth -= 1
-        if depth == 0 and (char in ">+~" or char.isspace()):
-            pending = (pending or " ") if char.isspace() else char
+        if depth == 0 and (masked in ">+~" or masked.isspace()):
+            pending = (pending or " ") if masked.isspace() else masked
             continue
         if pending and current:
             compounds.append(current)
@@ -447,17 +457,65 @@ def _compounds(selector: str) -> tuple[list[str], list[str]]:
     return compounds, combinators
 
 
+def _masked_strings(text: str) -> str:
+    """`text` with every quoted string's characters replaced by NULs (the same length)."""
+    return _STRING.sub(lambda m: "\0" * len(m.group()), text)
+
+
+def _pseudo_arguments(compound: str) -> list[tuple[str, str]]:
+    """The selector-list arguments of a compound's functional pseudo-classes (`:not(...)`,
+    `:is(...)`, `:where(...)`, `:has(...)`), each with its name, parentheses balanced."""
+    masked = _masked_strings(compound)
+    found = []
+    for match in re.finditer(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(", masked):
+        depth, start = 1, match.end()
+        for end in range(start, len(masked)):
+            depth += {"(": 1, ")": -1}.get(masked[end], 0)
+            if depth == 0:
+                found.append((match.group(1), compound[start:end].strip()))
+                break
+    return found
+
+
+def _without_pseudo(compound: str) -> str:
+    """A compound without its pseudo-classes and their arguments (`li.x:has(a)` -> `li.x`)."""
+    text = _top_level(compound, keep_brackets=True)
+    masked = re.sub(r"\[[^\]]*\]", lambda m: "\0" * len(m.group()), _masked_strings(text))
+    colon = masked.find(":")
+    return (text if colon < 0 else text[:colon]) or "*"
+
+
+def _top_level(compound: str, keep_brackets: bool) -> str:
+    """The compound's text outside parentheses; attribute tests kept as they are or blanked
+    to `[]` (so a value such as `[data-k="x.y"]` is never read as a class or an id)."""
+    masked = _masked_strings(compound)
+    kept, depth = [], 0
+    for char, mask in zip(compound, masked, strict=True):
+        if mask == "(":
+            depth += 1
+        elif mask == ")":
+            depth -= 1
+        elif depth == 0:
+            kept.append((char, mask))
+    text = "".join(char for char, _ in kept)
+    if keep_brackets:
+        return text
+    return re.sub(r"\[[^\]]*\]", "[]", "".join(mask for _, mask in kept))
+
+
 def _keys(compound: str) -> Keys:
-    plain = re.sub(r"\(.*\)", "", compound)
-    tag = re.match(r"(" + _IDENT + r")", plain)
-    id_match = _ID.search(plain)
+    outside = _top_level(compound, keep_brackets=False)
+    tag = re.match(r"(" + _IDENT + r")", outside)
+    id_match = _ID.search(outside)
     return (
         tag.group(1).lower() if tag else None,
-        frozenset(_unescape(m) for m in _CLASS.findall(plain)),
+        frozenset(_unescape(m) for m in _CLASS.findall(outside)),
         _unescape(id_match.group(1)) if id_match else None,
         frozenset(
             (name.lower(), operator, value.strip("\"'"))
-            for name, operator, value in _ATTRIBUTE_TEST.findall(plain)
+            for name, operator, value in _ATTRIBUTE_TEST.findall(
+                _top_level(compound, keep_brackets=True)
+            )
         ),
     )
 

@@ -21,6 +21,14 @@ stop_all() {  # stop_all NAME...: every process whose PID is in $dir/NAME.pid
     done
 }
 
+# Packages are installed by one lab script at a time (apt's own lock fails a second one at
+# once): `prepare` in the background and an `up` that needs the same packages take turns.
+with_package_lock() {  # with_package_lock COMMAND...
+    local locks="${SKILLSHIFT_LAB_CACHE:-$HOME/.cache/skillshift-lab}"
+    mkdir -p "$locks"
+    ( flock 8; "$@" ) 8>"$locks/.lock-packages"
+}
+
 running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
 wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS

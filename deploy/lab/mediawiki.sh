@@ -3,6 +3,7 @@
 #
 #   deploy/lab/mediawiki.sh up   [--dir DIR] [--port 8010] [--target-port 8011]
 #   deploy/lab/mediawiki.sh down [--dir DIR]
+#   deploy/lab/mediawiki.sh prepare   (what `up` builds or installs once, nothing started)
 #
 # `up` installs what is missing (mediawiki, php-cli, php-sqlite3 and the PHP extensions MediaWiki
 # needs), installs a fresh wiki with SQLite under DIR non-interactively and starts two PHP
@@ -91,7 +92,7 @@ start_php() {  # start_php NAME PORT SKIN
 
 up() {
     mkdir -p "$dir"
-    install_packages
+    with_package_lock install_packages
     install_wiki
     # The seed compares before it writes, so a repeated `up` changes nothing (and keeps user edits
     # to Lab Notes).
@@ -114,6 +115,7 @@ ENV
 
 case "$command" in
     up) up ;;
+    prepare) with_package_lock install_packages ;;
     down) down ;;
-    *) echo "usage: mediawiki.sh up|down [--dir DIR] [--port PORT] [--target-port PORT]" >&2; exit 2 ;;
+    *) echo "usage: mediawiki.sh up|down|prepare [--dir DIR] [--port PORT] [--target-port PORT]" >&2; exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 #
 #   deploy/lab/spa.sh up   --app react|vue [--dir DIR] [--port P] [--target-port P2]
 #   deploy/lab/spa.sh down --app react|vue [--dir DIR]
+#   deploy/lab/spa.sh prepare --app react|vue   (what `up` builds or installs once, nothing started)
 #
 # `up` scaffolds each starter non-interactively with its scaffolder from npm, pinned to an exact
 # version (react: create-vite's `react` template; vue: create-vue with the router), runs
@@ -37,7 +38,7 @@ case "$app" in
            pages="/"; : "${port:=8030}" "${target_port:=8031}" ;;
     vue)   scaffolder=create-vue; source_version=3.10.4; target_version=3.24.0
            pages="/,/about"; : "${port:=8040}" "${target_port:=8041}" ;;
-    *) echo "usage: spa.sh up|down --app react|vue [--dir DIR] [--port P] [--target-port P2]" >&2
+    *) echo "usage: spa.sh up|down|prepare --app react|vue [--dir DIR] [--port P] [--target-port P2]" >&2
        exit 2 ;;
 esac
 # The scaffolders' own default project names (newer create-vite puts it in the page title).
@@ -113,13 +114,18 @@ serve() {  # serve NAME PORT VERSION
         || { echo "spa.sh: the $1 server on $2 did not start (see $dir/$1.log)" >&2; exit 1; }
 }
 
-up() {
-    mkdir -p "$dir" "$cache"
+prepare() {  # both builds in the cache, nothing served
+    mkdir -p "$cache" "$dir"  # (DIR holds the build logs)
     (
         flock 9  # two labs coming up at once share the cache: one builds, the other waits
         build "$source_version"
         build "$target_version"
     ) 9>"$cache/.lock-$app"
+}
+
+up() {
+    mkdir -p "$dir"
+    prepare
     serve source "$port" "$source_version"
     serve target "$target_port" "$target_version"
     cat >"$dir/env" <<ENV
@@ -135,7 +141,8 @@ ENV
 
 case "$command" in
     up) up ;;
+    prepare) prepare ;;
     down) down ;;
-    *) echo "usage: spa.sh up|down --app react|vue [--dir DIR] [--port P] [--target-port P2]" >&2
+    *) echo "usage: spa.sh up|down|prepare --app react|vue [--dir DIR] [--port P] [--target-port P2]" >&2
        exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 #
 #   deploy/lab/wagtail.sh up   [--dir DIR] [--port 8020] [--target-port 8021]
 #   deploy/lab/wagtail.sh down [--dir DIR]
+#   deploy/lab/wagtail.sh prepare   (what `up` builds or installs once, nothing started)
 #
 # `up` builds two virtualenvs once, exactly as locked in wagtail-VERSION.txt next to this script
 # (cached under ${SKILLSHIFT_LAB_CACHE:-~/.cache/skillshift-lab}/wagtail): the source is the
@@ -113,13 +114,18 @@ start_server() {  # start_server NAME VERSION PORT
     fi
 }
 
-up() {
-    mkdir -p "$dir" "$cache"
+prepare() {  # both virtualenvs in the cache, no project, nothing served
+    mkdir -p "$cache"
     (
         flock 9  # two labs coming up at once share the cache
         make_venv "$source_version"
         make_venv "$target_version"
     ) 9>"$cache/.lock"
+}
+
+up() {
+    mkdir -p "$dir"
+    prepare
     make_project source "$source_version"
     make_project target "$target_version"
     start_server source "$source_version" "$port"
@@ -144,6 +150,7 @@ ENV
 
 case "$command" in
     up) up ;;
+    prepare) prepare ;;
     down) down ;;
-    *) echo "usage: wagtail.sh up|down [--dir DIR] [--port P] [--target-port P]" >&2; exit 2 ;;
+    *) echo "usage: wagtail.sh up|down|prepare [--dir DIR] [--port P] [--target-port P]" >&2; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 #
 #   deploy/wordpress/wordpress.sh up   [--dir DIR] [--port 8000] [--target-port 8001]
 #   deploy/wordpress/wordpress.sh down [--dir DIR]
+#   deploy/wordpress/wordpress.sh prepare   (what `up` builds or installs once, nothing started)
 #
 # `up` installs what is missing (wordpress, a second theme, mariadb-server, php-cli, php-mysql),
 # starts MariaDB on a private socket and two PHP built-in servers on the same site and database:
@@ -103,7 +104,7 @@ install_wordpress() {
 
 up() {
     mkdir -p "$dir"
-    install_packages
+    with_package_lock install_packages
     export WPLAB_DB_SOCKET="$dir/mysql.sock" WPLAB_URL="http://127.0.0.1:$port"
     start_mariadb
     start_php source "$port" ""
@@ -133,6 +134,7 @@ ENV
 
 case "$command" in
     up) up ;;
+    prepare) with_package_lock install_packages ;;
     down) down ;;
-    *) echo "usage: wordpress.sh up|down [--dir DIR] [--port PORT] [--target-port PORT]" >&2; exit 2 ;;
+    *) echo "usage: wordpress.sh up|down|prepare [--dir DIR] [--port PORT] [--target-port PORT]" >&2; exit 2 ;;
 esac

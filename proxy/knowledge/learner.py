@@ -57,13 +57,21 @@ JS_TYPES = (
     "text/ecmascript",
     "module",
 )
-MAX_ASSETS_PER_PAGE = 256
+MAX_ASSETS_PER_PAGE = 256  # of those the markup names
+MAX_FOLLOWED_PER_PAGE = 256  # of those stylesheets import and scripts name
+MAX_PARALLEL_FETCHES = 8
 MAX_DEPTH = 4
 MAX_REDIRECTS = 5
 # Headers of the page request the static pass sends with each asset request: the browser's own
 # would carry them (cookies decide what a signed-in page's assets are).
 FORWARDED_HEADERS = ("cookie", "user-agent", "accept-language", "authorization")
 LearnMode = Literal["browser", "static"]
+# What the learning browser fetches: what a page is made of and what its scripts ask for.
+# Images, media and fonts reference no code; they are refused, never fetched.
+ROUTED_TYPES = frozenset({"document", "script", "stylesheet", "xhr", "fetch"})
+# Anything the browser would send past the learner's routing (its own background requests)
+# goes to a port where nothing listens: learning never reaches the network.
+NOWHERE_PROXY = ("--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>")
 
 
 class LearnFailed(RuntimeError):
@@ -122,6 +130,10 @@ class _Learn:
         self.assets: dict[str, AssetRecord] = {}  # upstream URL -> record
         self.refs: dict[str, AssetRefs] = {}
         self.fetched: dict[str, _Fetched] = {}  # browser URL -> what the upstream answered
+        # The static pass's bound: URLs followed beyond the markup's own (what stylesheets
+        # import, what scripts name), counted before they are fetched, and fetches at once.
+        self.followed = 0
+        self.fetch_slots = asyncio.Semaphore(MAX_PARALLEL_FETCHES)
 
     async def fetch(self, url: str, headers: dict[str, str]) -> _Fetched:
         """GET one URL of the page's origin from its upstream (no redirects followed: the
@@ -139,7 +151,8 @@ class _Learn:
                     body += chunk
                     if len(body) > limit:
                         raise LearnFailed(f"{upstream} is over {limit} bytes")
-        except httpx.HTTPError as error:
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:
+            # ValueError: a URL or header httpx refuses to send (UnicodeError is one).
             reason = str(error) or type(error).__name__
             raise LearnFailed(f"{upstream} could not be read: {reason}") from None
         location = response.headers.get("location")
@@ -179,7 +192,12 @@ class _Learn:
     ) -> list[tuple[PageAsset, str]]:
         if self.request.upstream_url(asset.url) in self.assets:
             return []
-        found = await self.fetch(asset.url, headers)
+        if by != "markup" and asset.url not in self.fetched:
+            if self.followed >= MAX_FOLLOWED_PER_PAGE:
+                return []  # what the browser pass sees loading is still read
+            self.followed += 1
+        async with self.fetch_slots:
+            found = await self.fetch(asset.url, headers)
         kind = asset.kind
         if by == "script":
             # A script's URL-looking string: an asset only if the upstream serves one there
@@ -190,10 +208,6 @@ class _Learn:
             kind = served
         await self.read(asset.url, kind, found, by)
         if depth >= MAX_DEPTH or not 200 <= found.status < 300:
-            return []
-        if len(self.fetched) >= MAX_ASSETS_PER_PAGE:
-            # The bound of what one page's scripts are followed to (what they name by URL):
-            # what the browser pass sees loading is still read.
             return []
         text = found.body.decode(_charset(found.content_type), "replace")
         named = css_imports(text, asset.url) if kind == "css" else script_imports(text, asset.url)
@@ -227,8 +241,7 @@ class Learner:
 
     @staticmethod
     def forwarded(headers: dict[str, str]) -> dict[str, str]:
-        lowered = {name.lower(): value for name, value in headers.items()}
-        return {name: lowered[name] for name in FORWARDED_HEADERS if name in lowered}
+        return _kept_headers(headers, FORWARDED_HEADERS)
 
     async def read(self, key: str, kind: str, text: str) -> AssetRefs:
         """What an asset's text references (the same bytes are read once per process)."""
@@ -308,7 +321,7 @@ class Learner:
                     if self._playwright is None:
                         self._playwright = await async_playwright().start()
                     self._browser = await self._playwright.chromium.launch(
-                        executable_path=CHROMIUM, args=CHROMIUM_ARGS
+                        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *NOWHERE_PROXY]
                     )
                 except Exception as error:  # Playwright's errors, a missing binary
                     raise LearnFailed(f"the learning browser could not start: {error}") from None
@@ -321,11 +334,16 @@ class Learner:
         document = request.page_url.split("#")[0]
         failures: list[str] = []
         reads: list[asyncio.Task[None]] = []
+        in_flight: set[asyncio.Task[Any]] = set()
 
-        async def handle(route: Any) -> None:
+        async def answer(route: Any) -> None:
             asked = route.request
             url = asked.url.split("#")[0]
-            if asked.method != "GET" or _origin(url) != run.origin:
+            if (
+                asked.method != "GET"
+                or _origin(url) != run.origin
+                or asked.resource_type not in ROUTED_TYPES
+            ):
                 await route.abort("blockedbyclient")
                 return
             if url == document and asked.resource_type == "document":
@@ -347,15 +365,35 @@ class Learner:
                 headers["location"] = found.location
             await route.fulfill(status=found.status, headers=headers, body=found.body)
 
-        async with self._browser_passes:
-            browser = await self._chromium()
-            context = await browser.new_context(
-                ignore_https_errors=True, service_workers="block", java_script_enabled=True
-            )
+        async def handle(route: Any) -> None:
+            # Counted, so the pass ends only when every request it let through was answered
+            # (and its asset read): a script still on its way when the page went quiet is
+            # part of the page.
+            task = asyncio.current_task()
+            if task is not None:
+                in_flight.add(task)
             try:
-                page = await context.new_page()
-                await page.route("**/*", handle)
+                await answer(route)
+            except PlaywrightError:
+                pass  # the page went away (the pass ended): nothing is waiting for it
+            finally:
+                in_flight.discard(task)  # type: ignore[arg-type]
+
+        async def refuse_socket(socket: Any) -> None:
+            # A page's live connection (a dev server's reload socket, a chat): never opened.
+            with contextlib.suppress(PlaywrightError):
+                await socket.close(code=1000)
+
+        try:
+            async with self._browser_passes:
+                browser = await self._chromium()
+                context = await browser.new_context(
+                    ignore_https_errors=True, service_workers="block", java_script_enabled=True
+                )
                 try:
+                    page = await context.new_page()
+                    await page.route("**/*", handle)
+                    await page.route_web_socket("**/*", refuse_socket)
                     await page.goto(document, wait_until="load", timeout=self.timeout * 1000)
                     # What scripts load after `load` (a module loader's batches): until the
                     # network has been idle for a while, within the learn's budget.
@@ -363,15 +401,24 @@ class Learner:
                         await page.wait_for_load_state(
                             "networkidle", timeout=max(self.settle_ms, 1) * 4
                         )
-                except PlaywrightError as error:
-                    raise LearnFailed(
-                        f"the learning browser could not load {document}: "
-                        f"{str(error).splitlines()[0]}"
-                    ) from None
-            finally:
-                with contextlib.suppress(PlaywrightError):
-                    await context.close()
-        await asyncio.gather(*reads)
+                    # Requests still being answered (a page that never goes idle, polling):
+                    # the ones under way are finished, new ones are not waited for.
+                    if in_flight:
+                        await asyncio.wait(set(in_flight))
+                finally:
+                    with contextlib.suppress(PlaywrightError):
+                        await context.close()
+        except PlaywrightError as error:
+            raise LearnFailed(
+                f"the learning browser could not load {document}: "
+                f"{str(error).splitlines()[0] if str(error) else type(error).__name__}"
+            ) from None
+        finally:
+            # Every read started is finished (or its failure seen) before the pass returns.
+            done = await asyncio.gather(*reads, return_exceptions=True)
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
         if failures:
             raise LearnFailed("; ".join(failures[:3]))
 
@@ -386,8 +433,14 @@ class Learner:
 
 def _browser_headers(headers: dict[str, str]) -> dict[str, str]:
     """What the learning browser's requests carry: no cookies, no credentials."""
+    return _kept_headers(headers, ("user-agent", "accept-language"))
+
+
+def _kept_headers(headers: dict[str, str], names: tuple[str, ...]) -> dict[str, str]:
+    """The named headers, those a request can carry as they are (a value that is not ASCII,
+    which a client may send and httpx cannot, is left out rather than failing the learn)."""
     lowered = {name.lower(): value for name, value in headers.items()}
-    return {name: lowered[name] for name in ("user-agent", "accept-language") if name in lowered}
+    return {name: lowered[name] for name in names if name in lowered and lowered[name].isascii()}
 
 
 def _charset(content_type: str) -> str:

@@ -272,7 +272,9 @@ class KnowledgeLookup:
         if merged is not None:
             return merged
         records = [await self.record(digest) for digest in digests]
-        keys = sorted({key for r in records for a in r.assets if (key := a.refs_key)})
+        keys = sorted(
+            {key for r in records for a in r.assets if (key := a.refs_key(r.refs_version))}
+        )
         found = await self.store.refs(keys)
         missing = [key for key, refs in zip(keys, found, strict=True) if refs is None]
         if missing:

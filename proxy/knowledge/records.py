@@ -62,10 +62,10 @@ class AssetRecord:
     sha256: str | None  # of its decoded bytes (None when it had none to read)
     found_by: str  # "markup", "import" (a stylesheet's), "script" (a literal URL), "browser"
 
-    @property
-    def refs_key(self) -> str | None:
-        """Where what it references is stored (None: a non-2xx answer references nothing)."""
-        return refs_key(self.kind, self.sha256) if self.sha256 else None
+    def refs_key(self, refs_version: int) -> str | None:
+        """Where what it references, as read by that version of the readers, is stored (None:
+        a non-2xx answer references nothing)."""
+        return refs_key(self.kind, self.sha256, refs_version) if self.sha256 else None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -87,8 +87,11 @@ class AssetRecord:
         )
 
 
-def refs_key(kind: str, sha256: str) -> str:
-    return f"{REFS_VERSION}/{kind}/{sha256}"
+def refs_key(kind: str, sha256: str, refs_version: int = REFS_VERSION) -> str:
+    """A record keeps the readers' version it was learnt with: after an upgrade, pages learnt
+    before it are shifted against what the readers of then found in the same bytes (stored,
+    never rewritten), and only a new learn reads them anew."""
+    return f"{refs_version}/{kind}/{sha256}"
 
 
 @dataclass(frozen=True)

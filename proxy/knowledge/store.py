@@ -105,7 +105,8 @@ class KnowledgeStore(ABC):
         """What the assets stored under these keys reference (None where unknown)."""
 
     @abstractmethod
-    async def put_refs(self, key: str, refs: AssetRefs) -> None: ...
+    async def put_refs(self, key: str, refs: AssetRefs) -> None:
+        """Store what an asset references, once: a key already stored keeps its value."""
 
     @abstractmethod
     async def ping(self) -> None:
@@ -188,7 +189,7 @@ class MemoryKnowledge(KnowledgeStore):
         return [self._refs.get(key) for key in keys]
 
     async def put_refs(self, key: str, refs: AssetRefs) -> None:
-        self._refs[key] = refs
+        self._refs.setdefault(key, refs)
 
     async def ping(self) -> None:
         return None
@@ -352,7 +353,7 @@ class RedisKnowledge(KnowledgeStore):
 
     async def put_refs(self, key: str, refs: AssetRefs) -> None:
         value = json.dumps(refs_to_json(refs))
-        await self._call(lambda: self._redis.set(f"{self.prefix}refs:{key}", value))
+        await self._call(lambda: self._redis.set(f"{self.prefix}refs:{key}", value, nx=True))
 
     async def ping(self) -> None:
         await self._call(self._redis.ping)
@@ -529,7 +530,9 @@ class FileKnowledge(KnowledgeStore):
         return found
 
     async def put_refs(self, key: str, refs: AssetRefs) -> None:
-        self._write(self.directory / "refs" / f"{_safe(key)}.json", refs_to_json(refs))
+        path = self.directory / "refs" / f"{_safe(key)}.json"
+        if not path.exists():  # (written once: the same bytes read by the same readers)
+            self._write(path, refs_to_json(refs))
 
     async def ping(self) -> None:
         if not os.access(self.directory, os.W_OK):

@@ -94,6 +94,13 @@ async def test_records_and_references_round_trip(opener: Opener) -> None:
     key = refs_key("css", "cd" * 32)
     await store.put_refs(key, refs)
     assert await opener().refs([key, refs_key("js", "00" * 32)]) == [refs, None]
+    # Written once: the same key never takes another value (what pinned pages read stays).
+    await opener().put_refs(key, css_refs(".other {}"))
+    assert await opener().refs([key]) == [refs]
+    # Each readers' version has its own key.
+    assert refs_key("css", "cd" * 32, 1) != key and (
+        await store.refs([refs_key("css", "cd" * 32, 1)])
+    ) == [None]
     words = js_refs("document.querySelector('.menu > li'); el.dataset.fooBar; 'btn-' + kind")
     await store.put_refs("k", words)
     assert (await store.refs(["k"]))[0] == words

@@ -84,6 +84,14 @@ class Handler(BaseHTTPRequestHandler):
             # Answers only when the test releases it (a learn's timeout, whatever the speed).
             self.server.release.wait(60)
             self._send(200, page("Late").encode(), html)
+        elif path == "/hang.js":
+            self.server.hang_asked.set()
+            self.server.release.wait(60)
+            self._send(200, b"window.late = 1;", {"Content-Type": "text/javascript"})
+        elif path == "/after-hang.js":
+            # Answers once /hang.js was asked for: a page loading both has `load` only after.
+            self.server.hang_asked.wait(60)
+            self._send(200, b"window.after = 1;", {"Content-Type": "text/javascript"})
         elif path == "/error500":
             self._send(500, page("Server error").encode(), html)
         elif path in ("/", "/page.html"):
@@ -190,6 +198,7 @@ class UpstreamServer(ThreadingHTTPServer):
         self.extra: dict[str, tuple[str, bytes]] = {}
         self.redirects: dict[str, str] = {}  # path -> Location
         self.release = threading.Event()  # lets /hang answer
+        self.hang_asked = threading.Event()
         scheme = "http"
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -73,4 +73,6 @@ def test_check_endpoint_reports_an_aligned_page(demo_service: ServiceProcess) ->
         f"{demo_service.api}/episodes/{episode['id']}/check",
         params={"url": f"{demo_service.demo}/no-such-page"},
     )
-    assert missing.status_code == 422 and missing.json()["status"] == 422
+    # No page to check is "unchecked" (the verdicts' third state), never aligned.
+    assert missing.status_code == 200, missing.text
+    assert missing.json()["status"] == "unchecked" and "404" in missing.json()["reason"]

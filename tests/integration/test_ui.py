@@ -190,7 +190,7 @@ def test_an_api_error_names_the_field_by_its_label(page: Page) -> None:
     page.get_by_label(TARGETS_LABEL).fill('{"ftp:x": "y"}')
     page.get_by_role("button", name="Create episode").click()
     expect(page.get_by_role("alert")).to_have_text(
-        f"{TARGETS_LABEL}: Value error, 'ftp:x' is not an origin like http://host:port"
+        f"{TARGETS_LABEL}: 'ftp:x' is not an origin like http://host:port"
     )
 
 

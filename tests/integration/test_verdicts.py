@@ -245,6 +245,10 @@ def chromium_processes_under(pid: int) -> list[int]:
 @pytest.mark.browser
 def test_a_browser_that_crashes_is_could_not_check(checker: ServiceProcess) -> None:
     """Chromium killed in the middle of the unshifted load: unchecked, saying so."""
+    assert checker.process is not None
+    # Browsers already running (the service's learning browser, from earlier checks) are not
+    # the one this check starts.
+    before = set(chromium_processes_under(checker.process.pid))
     with GatedServer(hold=1) as gated:
         answers: queue.Queue[httpx.Response] = queue.Queue()
         body = {"url": gated.url, **QUICK}
@@ -255,8 +259,7 @@ def test_a_browser_that_crashes_is_could_not_check(checker: ServiceProcess) -> N
             daemon=True,
         ).start()
         assert gated.waiting.wait(120)  # Chromium is loading the page
-        assert checker.process is not None
-        browsers = chromium_processes_under(checker.process.pid)
+        browsers = [b for b in chromium_processes_under(checker.process.pid) if b not in before]
         assert len(browsers) == 1, browsers
         os.kill(browsers[0], signal.SIGKILL)
         gated.open()

@@ -31,6 +31,6 @@ async def test_a_bad_origin_is_refused_as_episode_creation_refuses_it() -> None:
         refused = await api.post("/ui/routing", json={"targets": {"ftp:x": "y"}}, headers=PAGE)
         assert refused.status_code == 422
         assert refused.json() == {
-            "error": "targets: Value error, 'ftp:x' is not an origin like http://host:port",
+            "error": "targets: 'ftp:x' is not an origin like http://host:port",
             "status": 422,
         }

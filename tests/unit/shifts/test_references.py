@@ -103,3 +103,27 @@ def test_inline_styles_scripts_handlers_and_data_values_count() -> None:
     )
     refs = inline_refs(root)
     assert all(refs.references(name) for name in ("styled", "panel", "drawer", "widget"))
+
+
+def test_structure_is_read_past_quoted_values_relative_and_nested_selectors() -> None:
+    page = (
+        "<html><body><div data-k='x.y'><a>1</a><a>2</a></div>"
+        "<ul class='a'><li class='b'>b</li></ul><p class='c'>c</p><p class='d'>d</p>"
+        "<section><i class='e'>e</i></section><div title='a > b'><em>f</em></div></body></html>"
+    )
+    # A value that looks like a class or an id (`.y`, `#z`) is a value: these `a` depend on
+    # being siblings under that div.
+    quoted = css_refs('[data-k="x.y"] > a + a { margin: 0 }')
+    assert quoted.structure_matters(element(page, "//div[@data-k]/a[2]"))
+    assert css_refs("[data-k='x.y'] > a:first-child {}").structure_matters(
+        element(page, "//div[@data-k]/a[1]")
+    )
+    # Relative selectors in :has() are relative to the compound they belong to.
+    assert css_refs(".a:has(> .b) {}").structure_matters(element(page, "//li"))
+    assert css_refs(".c:has(+ .d) {}").structure_matters(element(page, "//p[@class='d']"))
+    assert css_refs(".c:has(+ .d) {}").structure_matters(element(page, "//p[@class='c']"))
+    # A nested rule relative to its parent rule (`> .e` inside a block): relative to anything.
+    assert css_refs("section { > .e { color: red } }").structure_matters(element(page, "//i"))
+    # A combinator inside a string is text: `a > b` here is no child rule.
+    titled = css_refs('[title="a > b"] em { color: red }')
+    assert not titled.structure_matters(element(page, "//em"))

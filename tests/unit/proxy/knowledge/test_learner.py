@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -122,3 +123,38 @@ async def test_the_same_page_is_learnt_as_the_same_record(site: UpstreamServer) 
             await learner.close()
         digests.add(learned.record.digest)
     assert len(digests) == 1
+
+
+async def test_the_browser_pass_fetches_only_code_and_waits_for_what_is_under_way(
+    site: UpstreamServer,
+) -> None:
+    """Images and sockets are never fetched; code still loading after the page loaded (a fetch
+    that does not hold up `load`, answered only when the test lets it) is waited for and read."""
+    raw = (
+        b"<html><head><link rel='stylesheet' href='/app.css'></head><body>"
+        b"<img src='/picture.png'><script>"
+        b"new WebSocket('ws://' + location.host + '/socket');"
+        b"fetch('/hang.js').then(function (answer) { return answer.text(); });"
+        # Holds `load` until the upstream saw the fetch: it is under way when the page loaded.
+        b"document.write('<script src=/after-' + 'hang.js></' + 'script>');"
+        b"</script></body></html>"
+    )
+    site.extra["/picture.png"] = ("image/png", b"\x89PNG")
+    learner = Learner(timeout=60, settle_ms=1)  # no waiting for the network to go quiet
+    try:
+        learning = asyncio.ensure_future(
+            learner.learn(LearnRequest(f"{site.origin}/page", site.origin, raw))
+        )
+        while not any(r["path"] == "/hang.js" for r in site.requests):
+            assert not learning.done(), learning.result()
+            await asyncio.sleep(0.05)
+        while not any(r["path"] == "/after-hang.js" for r in site.requests):
+            await asyncio.sleep(0.05)
+        assert not learning.done()  # /hang.js holds it
+        site.release.set()
+        learned = await learning
+    finally:
+        await learner.close()
+    assert found_by(learned)["hang.js"] == "browser"
+    paths = [request["path"] for request in site.requests]
+    assert "/picture.png" not in paths and "/socket" not in paths
