@@ -137,6 +137,7 @@ async def browser_check(body: BrowserCheck, request: Request) -> Response:
         tolerance_ratio=body.tolerance_ratio,
         settle_ms=body.settle_ms,
         baseline_runs=body.baseline_runs,
+        knowledge=request.app.state.knowledge.store,
     )
     if NDJSON not in request.headers.get("accept", ""):
         async with contextlib.aclosing(steps):

@@ -81,7 +81,7 @@ async def store_new_episode(
         raise ApiError(422, validation_message(error)) from None
     if knowledge is not None and not validated.replay_of:
         validated = validated.model_copy(
-            update={"knowledge": await _pinned_epoch(knowledge, validated.knowledge)}
+            update={"knowledge": await pinned_epoch(knowledge, validated.knowledge)}
         )
     episode = new_episode(validated, episode_id, **server_fields)
     if not await store.create_episode(
@@ -105,7 +105,8 @@ async def store_new_episode(
     return episode
 
 
-async def _pinned_epoch(knowledge: KnowledgeStore, asked: int | None) -> int:
+async def pinned_epoch(knowledge: KnowledgeStore, asked: int | None) -> int:
+    """The knowledge epoch an episode is shifted against: the one asked for, or the current."""
     try:
         current = await knowledge.epoch()
     except StoreUnavailable as error:

@@ -30,13 +30,14 @@ import httpx
 from pydantic import ValidationError
 
 from api.browser import CHROMIUM, CHROMIUM_ARGS
-from api.episodes import store_new_episode
+from api.episodes import pinned_epoch, store_new_episode
 from api.errors import ApiError
 from api.report import all_events
 from api.settings import Settings
 from api.verdicts import UNCHECKED, of_violations
 from proxy.episode import EpisodeConfig
 from proxy.guard import upstream_allowed
+from proxy.knowledge import KnowledgeStore
 from proxy.store import EpisodeStore
 from shifts.conditions import shifts_for
 
@@ -547,6 +548,7 @@ async def browser_check(
     tolerance_ratio: float = 0.05,
     settle_ms: int = 800,
     baseline_runs: int = 2,
+    knowledge: KnowledgeStore | None = None,
 ) -> AsyncGenerator[dict[str, Any], None]:
     """Baseline loads under the condition without its perceptual part, one shifted load per
     seed, each in its own temporary episode (internal, tagged `oracle`, deleted after its load).
@@ -564,10 +566,14 @@ async def browser_check(
     except ImportError:
         raise ApiError(501, "the browser check needs Playwright: pip install playwright") from None
     await _preflight(settings, url)
+    # Every load of one check is shifted against the same knowledge, even if a learn run makes
+    # a new version while it runs.
+    epoch = await pinned_epoch(knowledge, None) if knowledge is not None else None
     baseline_condition = BASELINES.get(condition)
     if baseline_condition is None or not seeds:
         raise ApiError(422, f"the browser check takes one of {sorted(BASELINES)} and a seed")
     common: dict[str, Any] = {
+        **({"knowledge": epoch} if epoch is not None else {}),
         "site": site,
         "targets": dict(targets or {}),
         "ttl_s": ORACLE_TTL_S,
@@ -588,7 +594,8 @@ async def browser_check(
     created: list[str] = []
 
     async def load(browser: Any, config: dict[str, Any], seed: int) -> Snapshot:
-        episode = await store_new_episode(store, settings, {**config, "seed": seed})
+        config = {**config, "seed": seed}
+        episode = await store_new_episode(store, settings, config, None, knowledge)
         created.append(episode.id)
 
         async def tags(page_url: str) -> list[str]:

@@ -12,10 +12,11 @@ import base64
 from typing import Any
 
 from api.browser import CHROMIUM, CHROMIUM_ARGS
-from api.episodes import store_new_episode
+from api.episodes import pinned_epoch, store_new_episode
 from api.errors import ApiError
 from api.settings import Settings
 from proxy.episode import Episode
+from proxy.knowledge import KnowledgeStore
 from proxy.store import EpisodeStore
 from shifts import CONDITIONS
 
@@ -32,6 +33,7 @@ async def render_preview(
     site: str | None,
     seed: int,
     targets: dict[str, str],
+    knowledge: KnowledgeStore | None = None,
 ) -> list[dict[str, Any]]:
     try:
         from playwright.async_api import Error as PlaywrightError
@@ -48,12 +50,16 @@ async def render_preview(
         "tags": {"preview": "1"},
         "internal": True,  # the service's own: no task attempt, kept out of /reports
     }
+    if knowledge is not None:  # the six conditions against one version of the site knowledge
+        config["knowledge"] = await pinned_epoch(knowledge, None)
     episodes: list[Episode] = []
     shots = []
     try:
         for condition in CONDITIONS:
             episodes.append(
-                await store_new_episode(store, settings, {**config, "condition": condition})
+                await store_new_episode(
+                    store, settings, {**config, "condition": condition}, None, knowledge
+                )
             )
         async with _one_at_a_time, async_playwright() as playwright:
             try:

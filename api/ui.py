@@ -111,6 +111,7 @@ async def preview(body: PreviewRequest, request: Request) -> dict[str, Any]:
         body.site,
         body.seed,
         body.targets,
+        request.app.state.knowledge.store,
     )
     return {"url": body.url, "seed": body.seed, "shots": shots}
 

@@ -117,7 +117,9 @@ class KnowledgeLookup:
         self._records: _Recent[str, PageRecord] = _Recent(4096)
         self._refs: _Recent[tuple[str, ...], AssetRefs] = _Recent(1024)
         self._markups: _Recent[tuple[bytes, str], str] = _Recent(4096)
-        self._learning: dict[tuple[str, int, str, str], asyncio.Future[str]] = {}
+        self._learning: dict[
+            tuple[str, int, str, str], asyncio.Future[tuple[str, Learned | None]]
+        ] = {}
 
     def forget_generations(self, origin: str | None = None) -> None:
         """Read the origin's (or every origin's) generations again on next use: a learn run or
@@ -234,29 +236,42 @@ class KnowledgeLookup:
         self, origin: str, number: int, url: str, markup: str, request: LearnRequest
     ) -> tuple[str, Learned | None]:
         """Learn the page once in this process (concurrent first loads wait for one learn);
-        the entry is whichever record was written first, across processes."""
+        the entry is whichever record was written first, across processes. The learn runs in
+        a task of its own: a load that gives up waiting (its client went away) cancels
+        neither the learn nor the other loads waiting for it."""
         key = (origin, number, url, markup)
         running = self._learning.get(key)
-        if running is not None:
-            return await asyncio.shield(running), None
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._learning[key] = future
-        try:
-            learned = await self.learner.learn(request)
-            for refs_key, refs in learned.refs.items():
-                await self.store.put_refs(refs_key, refs)
-            await self.store.put_record(learned.record)
-            digest = await self.store.put_entry(origin, number, url, markup, learned.record.digest)
-            self._records.keep(learned.record.digest, learned.record)
-            self._entries.pop((origin, number, url), None)
-            future.set_result(digest)
-            return digest, learned
-        except BaseException as error:
-            future.set_exception(error)
-            future.exception()  # (retrieved: a failure nobody else waited for is not logged)
-            raise
-        finally:
-            del self._learning[key]
+        if running is not None:  # another load's learn: it reports the page learnt, not this
+            digest, _ = await asyncio.shield(running)
+            return digest, None
+        running = asyncio.ensure_future(self._learn_and_store(origin, number, url, markup, request))
+        self._learning[key] = running
+
+        def finished(task: asyncio.Future[tuple[str, Learned | None]]) -> None:
+            self._learning.pop(key, None)
+            if not task.cancelled():
+                task.exception()  # (retrieved: a failure nobody waited for is not logged)
+
+        running.add_done_callback(finished)
+        return await asyncio.shield(running)
+
+    async def _learn_and_store(
+        self, origin: str, number: int, url: str, markup: str, request: LearnRequest
+    ) -> tuple[str, Learned | None]:
+        # Another process may have learnt the page meanwhile: its entry is the page's.
+        self._entries.pop((origin, number, url), None)
+        written = (await self.entry(origin, number, url)).get(markup)
+        if written is not None:
+            return written, None
+        learned = await self.learner.learn(request)
+        for refs_key, refs in learned.refs.items():
+            await self.store.put_refs(refs_key, refs)
+        await self.store.put_record(learned.record)
+        digest = await self.store.put_entry(origin, number, url, markup, learned.record.digest)
+        self._records.keep(learned.record.digest, learned.record)
+        self._entries.pop((origin, number, url), None)
+        # Learnt here only if this learn's record is the one written (first writer wins).
+        return digest, learned if digest == learned.record.digest else None
 
     async def record(self, digest: str) -> PageRecord:
         found = self._records.recall(digest)

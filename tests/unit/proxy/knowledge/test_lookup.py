@@ -59,6 +59,26 @@ async def test_concurrent_first_loads_learn_once(site: UpstreamServer, tmp_path:
     assert [r["path"] for r in site.requests].count("/entry.js") == 1
 
 
+async def test_a_load_that_gives_up_cancels_neither_the_learn_nor_the_others(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    """The first load of a page goes away (its client hung up) while the page is learnt: the
+    load waiting beside it still gets the page's knowledge, from the one learn."""
+    slow = b"<html><head><script src='/hang'></script></head><body></body></html>"
+    request = LearnRequest(f"{site.origin}/slow", site.origin, slow)
+    lookup = lookup_on(tmp_path)
+    first = asyncio.ensure_future(lookup.for_page(0, request))
+    while not any(r["path"] == "/hang" for r in site.requests):  # the learn is under way
+        await asyncio.sleep(0.02)
+    second = asyncio.ensure_future(lookup.for_page(0, request))
+    await asyncio.sleep(0)  # (the second on its way to wait for the same learn)
+    first.cancel()
+    site.release.set()
+    found = await second
+    assert found.refs is not None and found.error is None and found.records
+    assert [r["path"] for r in site.requests].count("/hang") == 1
+
+
 async def test_a_fragment_is_shifted_against_the_page_that_fetched_it(
     site: UpstreamServer, tmp_path: Path
 ) -> None:
