@@ -55,6 +55,9 @@ KNOWLEDGE = "ss.knowledge"  # flow.metadata key: the `PageKnowledge` a page was 
 PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_page_record`)
 BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
+# An episode's flag per page and record it was shifted against ("page-record <url> <digest>"):
+# its XHR fragments are shifted against the same.
+PAGE_RECORD_FLAG = "page-record "
 LOADS = "loads"
 # Below this a page shifts in well under a millisecond or two: a thread hop would cost more
 # than it frees. lxml releases the GIL while it parses and serializes, so big pages overlap.
@@ -293,8 +296,23 @@ class PageRewriter:
             # Scripts run in a frame as in a page; a fragment is only markup.
             browser=kind is not classify.RequestKind.FRAGMENT,
         )
-        fragment_of = referer if kind is classify.RequestKind.FRAGMENT and referer else None
-        found = await self.knowledge.for_page(episode.knowledge, request, fragment_of, digest)
+        is_fragment = kind is classify.RequestKind.FRAGMENT
+        if not is_fragment:
+            found = await self.knowledge.for_page(episode.knowledge, request, digest)
+            for record_digest in found.records:  # what this episode's fragments of it use
+                flag = f"{PAGE_RECORD_FLAG}{request.upstream_page} {record_digest}"
+                await self.store.claim_flag(episode.id, flag, episode.expires_at)
+        elif referer is None:
+            reason = "a fragment without a Referer: the page it belongs to is unknown"
+            found = PageKnowledge(request.upstream_origin, None, error=reason)
+        else:
+            page = request.upstream_url(referer.split("#")[0])
+            prefix = f"{PAGE_RECORD_FLAG}{page} "
+            flags = await self.store.get_flags(episode.id)
+            records = [name.removeprefix(prefix) for name in flags if name.startswith(prefix)]
+            found = await self.knowledge.for_fragment(
+                episode.knowledge, request.upstream_origin, page, records
+            )
         if found.learnt is not None:
             record = found.learnt.record
             await self._record(
@@ -313,7 +331,7 @@ class PageRewriter:
             await self._record(
                 episode, "knowledge_error", url=url, origin=found.origin, reason=found.error
             )
-            if fragment_of is None:
+            if not is_fragment:
                 # A page without knowledge would go out without the benchmark's perceptual
                 # shift inside a shifted episode; a fragment without drift is still its page's.
                 raise KnowledgeUnavailable(found.error)

@@ -9,8 +9,9 @@ same record. Nothing here depends on what this process saw before; its caches ho
 immutable things (records and references by digest, entries once written) and, for a second at
 most, an origin's list of generations.
 
-An XHR fragment is shifted against the knowledge of the page that fetched it (its `Referer`):
-that page's scripts are the ones that insert it and look into it.
+An XHR fragment is shifted against the records its page (its `Referer`) was shifted against in
+the same episode: that page's scripts are the ones that insert it and look into it, and the
+episode's own loads (not what other episodes learnt since) decide which they were.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,13 +161,11 @@ class KnowledgeLookup:
         self,
         epoch: int | None,
         request: LearnRequest,
-        referer: str | None = None,
         raw_digest: bytes | None = None,
     ) -> PageKnowledge:
-        """The knowledge the page of `request` is shifted against: its own record (learnt now
-        if it has none), or, for a fragment (`referer` given), the records of its page.
-        `raw_digest`: a digest of the markup, when the caller has one (its asset list is then
-        read once per distinct page, not once per load)."""
+        """The knowledge the page of `request` is shifted against: its own record, learnt now
+        if it has none. `raw_digest`: a digest of the markup, when the caller has one (its
+        asset list is then read once per distinct page, not once per load)."""
         origin = request.upstream_origin
         try:
             generation = await self.generation(origin, epoch)
@@ -174,8 +174,6 @@ class KnowledgeLookup:
         except GenerationMissing as error:
             return PageKnowledge(origin, None, error=str(error))
         number = generation.number
-        if referer is not None:
-            return await self._for_fragment(origin, number, request.upstream_url(referer))
         markup = self._markup_of(request, raw_digest)
         url = request.upstream_page
         digest = (await self.entry(origin, number, url)).get(markup)
@@ -197,6 +195,32 @@ class KnowledgeLookup:
         outdated = await self._newer_record(origin, generation, url, markup, digest)
         return PageKnowledge(origin, refs, number, (digest,), learnt, outdated_by=outdated)
 
+    async def for_fragment(
+        self, epoch: int | None, origin: str, page: str, records: Iterable[str]
+    ) -> PageKnowledge:
+        """An XHR fragment's knowledge: the records its page (`page`, on the upstream) was
+        shifted against in this episode, as the episode's loads recorded them (`records`; two
+        when the page was loaded signed out and signed in). What other episodes learnt of the
+        page never enters: the fragment depends on this episode's loads alone."""
+        try:
+            number = (await self.generation(origin, epoch)).number
+        except (GenerationDeleted, GenerationMissing) as error:
+            return PageKnowledge(origin, None, error=str(error))
+        digests = tuple(sorted(set(records)))
+        if not digests:
+            return PageKnowledge(
+                origin,
+                None,
+                number,
+                error=f"the page that fetched this fragment ({page}) was not loaded in this "
+                "episode",
+            )
+        try:
+            refs = await self._refs_of(digests)
+        except LookupError as error:
+            return PageKnowledge(origin, None, number, digests, error=str(error))
+        return PageKnowledge(origin, refs, number, digests)
+
     def _markup_of(self, request: LearnRequest, raw_digest: bytes | None) -> str:
         """The digest of the assets the page's markup loads (a scan of the whole page)."""
         key = (raw_digest, request.page_url) if raw_digest is not None else None
@@ -207,21 +231,6 @@ class KnowledgeLookup:
             if key:
                 self._markups.keep(key, found)
         return found
-
-    async def _for_fragment(self, origin: str, number: int, page: str) -> PageKnowledge:
-        digests = tuple(sorted((await self.entry(origin, number, page)).values()))
-        if not digests:
-            return PageKnowledge(
-                origin,
-                None,
-                number,
-                error=f"the page that fetched this fragment ({page}) is not learnt",
-            )
-        try:
-            refs = await self._refs_of(digests)
-        except LookupError as error:
-            return PageKnowledge(origin, None, number, digests, error=str(error))
-        return PageKnowledge(origin, refs, number, digests)
 
     async def entry(self, origin: str, number: int, url: str) -> dict[str, str]:
         key = (origin, number, url)

@@ -5,7 +5,7 @@ import gzip
 from mitmproxy import ctx, http
 from mitmproxy.addonmanager import AddonManager
 
-from proxy.rewrite import PASS, REWRITE
+from proxy.rewrite import KNOWLEDGE, PASS, REWRITE
 from proxy.store import MemoryStore
 from tests.helpers.pages import RELABEL_ONLY
 from tests.unit.proxy.conftest import (
@@ -249,3 +249,31 @@ async def test_the_proxys_own_pages_are_no_pages_of_the_episode(
     (served, injected) = await store.read_events(episode.id)
     assert (served["type"], served["load_index"]) == ("page_served", 1)
     assert injected["type"] == "popup_injected"
+
+
+async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A fragment uses the records its page (its Referer) was shifted against in the same
+    episode; one whose page this episode never loaded, or that names no page, is served
+    without drift and says why (never a record some other episode learnt)."""
+    episode = await make_episode(store, condition="Src-Perc")
+    page = await serve(addons, episode, html_response(PAGE), path="/app")
+    fetch = {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors"}
+    part = html_response(b"<div><a class='more' href='/m'>More</a></div>")
+    fragment = await serve(
+        addons, episode, part, headers={**fetch, "Referer": "http://site.test/app#top"}
+    )
+    assert fragment.metadata[KNOWLEDGE].records == page.metadata[KNOWLEDGE].records
+    assert fragment.metadata[KNOWLEDGE].refs is not None
+    other = await make_episode(store, condition="Src-Perc")  # never loaded /app
+    orphan = await serve(
+        addons, other, part, headers={**fetch, "Referer": "http://site.test/app"}, path="/part"
+    )
+    anonymous = await serve(addons, other, part, headers=fetch, path="/part")
+    assert orphan.response.status_code == anonymous.response.status_code == 200
+    reasons = [
+        e["reason"] for e in await store.read_events(other.id) if e["type"] == "knowledge_error"
+    ]
+    assert len(reasons) == 2
+    assert "was not loaded in this episode" in reasons[0] and "without a Referer" in reasons[1]

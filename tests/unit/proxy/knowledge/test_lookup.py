@@ -84,11 +84,11 @@ async def test_a_fragment_is_shifted_against_the_page_that_fetched_it(
 ) -> None:
     lookup = lookup_on(tmp_path)
     page = await lookup.for_page(0, page_request(site))
-    fragment = LearnRequest(f"{site.origin}/fragment", site.origin, b"<div>x</div>", browser=False)
-    found = await lookup.for_page(0, fragment, referer=f"{site.origin}/app")
+    found = await lookup.for_fragment(0, site.origin, f"{site.origin}/app", page.records)
     assert found.records == page.records and found.learnt is None
-    stranger = await lookup.for_page(0, fragment, referer=f"{site.origin}/elsewhere")
-    assert stranger.refs is None and "fetched this fragment" in (stranger.error or "")
+    assert found.refs == page.refs
+    stranger = await lookup.for_fragment(0, site.origin, f"{site.origin}/elsewhere", [])
+    assert stranger.refs is None and "was not loaded in this episode" in (stranger.error or "")
 
 
 async def test_a_learn_run_changes_nothing_for_episodes_created_before_it(
