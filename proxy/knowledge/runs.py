@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 
 from proxy.knowledge.learner import Learned, LearnFailed, LearnRequest
 from proxy.knowledge.lookup import KnowledgeLookup
-from proxy.knowledge.records import resolve
+from proxy.knowledge.records import PageRecord, resolve
+from proxy.knowledge.store import KnowledgeStore
 
 
 class LearnRunFailed(RuntimeError):
@@ -77,19 +78,22 @@ async def learn_run(
             for page in mine:
                 record = page.learned.record
                 held = (await store.entry(origin, current.number, record.page)).get(record.markup)
-                if held is not None and held != record.digest:
+                if held is not None and not await _same_code(store, held, record):
                     changed.append(page)
         number = current.number if current is not None and not changed else None
+        kept: dict[str, str] = {}  # page URL -> the record the version holds for it
         if number is not None:
             for page in mine:
                 record = page.learned.record
                 held = await store.put_entry(
                     origin, number, record.page, record.markup, record.digest
                 )
-                if held != record.digest:  # learnt meanwhile, otherwise: the code changed
+                if not await _same_code(store, held, record):  # learnt meanwhile, otherwise
                     number = None
                     break
+                kept[page.url] = held
         if number is None:
+            kept = {}
             number = await store.allocate(origin)
             for page in mine:
                 record = page.learned.record
@@ -103,7 +107,8 @@ async def learn_run(
                 "pages": [
                     {
                         "url": page.url,
-                        "record": page.learned.record.digest,
+                        # (the version's own when it held this code already)
+                        "record": kept.get(page.url, page.learned.record.digest),
                         "learnt_by": page.learned.record.learnt_by,
                         "assets": len(page.learned.record.assets),
                         "changed": page in changed,
@@ -117,3 +122,17 @@ async def learn_run(
         epoch = await store.publish(new_generations)
     lookup.forget_generations()
     return {"epoch": epoch, "origins": report}
+
+
+async def _same_code(store: KnowledgeStore, held: str, record: PageRecord) -> bool:
+    """Whether the record a version holds for the page names the same code as `record` (the
+    same assets, statuses and bytes), however each was found: a browser learn of what a static
+    learn found is no change of the app."""
+    if held == record.digest:
+        return True
+    old = await store.record(held)
+    return old is not None and _code(old) == _code(record)
+
+
+def _code(record: PageRecord) -> set[tuple[str, str, int, str | None]]:
+    return {(asset.url, asset.kind, asset.status, asset.sha256) for asset in record.assets}

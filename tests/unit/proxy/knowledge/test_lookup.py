@@ -109,6 +109,27 @@ async def test_a_learn_run_changes_nothing_for_episodes_created_before_it(
     assert new.refs is not None and new.refs.references("renamed")
 
 
+async def test_a_learn_run_that_finds_the_same_code_another_way_changes_nothing(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    """Learnt statically on a first load, then by a learn run with the browser: the same
+    assets and bytes (found another way, so another record digest) are no new version."""
+    site.extra["/simple.js"] = ("text/javascript", b"window.simple = 1;")
+    markup = b"<html><head><script src='/simple.js'></script></head><body></body></html>"
+    site.extra["/simple"] = ("text/html", markup)
+    lookup = lookup_on(tmp_path)
+    first = await lookup.for_page(0, LearnRequest(f"{site.origin}/simple", site.origin, markup))
+    browser = KnowledgeLookup(lookup.store, Learner(timeout=20))
+    try:
+        run = await learn_run(browser, [f"{site.origin}/simple"], browser=True)
+    finally:
+        await browser.learner.close()
+    (origin,) = run["origins"]
+    assert run["epoch"] == 0 and not origin["new"] and not origin["pages"][0]["changed"]
+    assert origin["pages"][0]["learnt_by"] == "browser"
+    assert origin["pages"][0]["record"] == first.records[0]  # the version keeps its record
+
+
 async def test_a_learn_run_that_fails_writes_nothing(site: UpstreamServer, tmp_path: Path) -> None:
     lookup = lookup_on(tmp_path)
     with pytest.raises(LearnRunFailed, match="error500 answered 500"):
