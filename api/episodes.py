@@ -19,7 +19,6 @@ from api.report import summarise
 from api.settings import Settings
 from api.verdicts import Unchecked, unchecked
 from proxy.episode import Episode, EpisodeConfig, new_episode
-from proxy.guard import upstream_allowed
 from proxy.knowledge import KnowledgeStore
 from proxy.store import EpisodeStore, StoreUnavailable
 from proxy.store.base import parse_event_id
@@ -301,14 +300,8 @@ async def check(
     would, and list alignment violations. `status`: `aligned`, `violations`, or `unchecked`
     with a `reason` (the page could not be fetched, answered a non-2xx status, is not HTML)."""
     episode = await load_episode(_store(request), episode_id)
-    settings = _settings(request)
-    forbidden = ",".join(settings.own_addresses())
-
-    def allowed(host: str, port: int) -> bool:
-        return upstream_allowed(host, port, settings.upstream_allow, forbidden)
-
     try:
-        return await fetch_and_check(episode, url, allowed)
+        return await fetch_and_check(episode, url, _settings(request).may_reach)
     except UpstreamRefused as error:
         raise ApiError(403, str(error)) from None
     except Unchecked as error:

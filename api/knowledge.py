@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
+import httpx
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -94,9 +96,19 @@ async def record(digest: str, request: Request) -> dict[str, Any]:
 async def learn(body: LearnBody, request: Request) -> dict[str, Any]:
     """Learn pages afresh. Where the app's code changed, a new version is published at a new
     epoch: episodes created from then on are shifted against it, earlier ones keep theirs."""
+    settings = request.app.state.settings
     for url in body.urls:
-        if not url.startswith(("http://", "https://")):
+        try:
+            parsed = urlsplit(url)
+            port = parsed.port or (443 if parsed.scheme == "https" else 80)
+            httpx.URL(url)  # (what the learner will send it with)
+        except (httpx.InvalidURL, ValueError):
+            parsed = None
+        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ApiError(422, f"urls: {url!r} is not an http(s) URL")
+        if not settings.may_reach(parsed.hostname, port):
+            refused = f"{parsed.hostname}:{port} is not an upstream this service may reach"
+            raise ApiError(403, f"urls: {refused}")
     try:
         return await learn_run(_lookup(request), body.urls, body.browser)
     except LearnRunFailed as error:

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from proxy.guard import upstream_allowed
+
 ENV_PREFIX = "SKILLSHIFT_"
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
 REVERSE_SPEC = re.compile(r"^https?://[^@\s]+@(?:[^:@\s]+:)?\d{1,5}$")
@@ -255,6 +257,12 @@ class Settings(BaseSettings):
         if self.api_host in ("0.0.0.0", "::", "", "127.0.0.1", "localhost"):
             hosts |= {"127.0.0.1", "localhost", "::1"}
         return sorted(f"{host}:{self.api_port}" for host in hosts)
+
+    def may_reach(self, host: str, port: int) -> bool:
+        """Whether the service may fetch from `host:port` itself (a check, a learn run): as
+        its proxy may, and never its own API."""
+        forbidden = ",".join(self.own_addresses())
+        return upstream_allowed(host, port, self.upstream_allow, forbidden)
 
     @property
     def knowledge_path(self) -> Path:
