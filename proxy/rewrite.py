@@ -23,6 +23,7 @@ from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
+from proxy.knowledge.records import page_record_flag, page_records
 from proxy.pipeline import (
     ShiftedPages,
     active_shifts,
@@ -55,9 +56,6 @@ KNOWLEDGE = "ss.knowledge"  # flow.metadata key: the `PageKnowledge` a page was 
 PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_page_record`)
 BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
-# An episode's flag per page and record it was shifted against ("page-record <url> <digest>"):
-# its XHR fragments are shifted against the same.
-PAGE_RECORD_FLAG = "page-record "
 LOADS = "loads"
 # Below this a page shifts in well under a millisecond or two: a thread hop would cost more
 # than it frees. lxml releases the GIL while it parses and serializes, so big pages overlap.
@@ -300,16 +298,14 @@ class PageRewriter:
         if not is_fragment:
             found = await self.knowledge.for_page(episode.knowledge, request, digest)
             for record_digest in found.records:  # what this episode's fragments of it use
-                flag = f"{PAGE_RECORD_FLAG}{request.upstream_page} {record_digest}"
+                flag = page_record_flag(request.upstream_page, record_digest)
                 await self.store.claim_flag(episode.id, flag, episode.expires_at)
         elif referer is None:
             reason = "a fragment without a Referer: the page it belongs to is unknown"
             found = PageKnowledge(request.upstream_origin, None, error=reason)
         else:
             page = request.upstream_url(referer.split("#")[0])
-            prefix = f"{PAGE_RECORD_FLAG}{page} "
-            flags = await self.store.get_flags(episode.id)
-            records = [name.removeprefix(prefix) for name in flags if name.startswith(prefix)]
+            records = page_records(await self.store.get_flags(episode.id)).get(page, [])
             found = await self.knowledge.for_fragment(
                 episode.knowledge, request.upstream_origin, page, records
             )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -189,3 +190,22 @@ def resolve(generations: list[Generation], epoch: int) -> Generation | None:
         if generation.deleted_at > epoch:
             raise GenerationDeleted(generation)
     return None
+
+
+# An episode's flag per page and record it was shifted against ("page-record <url> <digest>",
+# the page's URL on its upstream): its fragments, and the watch, go by the same records.
+PAGE_RECORD_FLAG = "page-record "
+
+
+def page_record_flag(page: str, digest: str) -> str:
+    return f"{PAGE_RECORD_FLAG}{page} {digest}"
+
+
+def page_records(flags: Iterable[str]) -> dict[str, list[str]]:
+    """Page URL -> the record digests an episode's flags say it was shifted against."""
+    found: dict[str, list[str]] = {}
+    for flag in flags:
+        if flag.startswith(PAGE_RECORD_FLAG):
+            page, _, digest = flag.removeprefix(PAGE_RECORD_FLAG).rpartition(" ")
+            found.setdefault(page, []).append(digest)
+    return found

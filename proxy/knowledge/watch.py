@@ -25,7 +25,7 @@ from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge.learner import asset_kind_of
 from proxy.knowledge.lookup import KnowledgeLookup
-from proxy.knowledge.records import body_digest, on_upstream
+from proxy.knowledge.records import body_digest, on_upstream, page_records
 from proxy.pipeline import active_shifts
 from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -151,12 +151,22 @@ class KnowledgeWatch:
         self, episode: Episode, upstream: str, referer: str, asset: str, served: str
     ) -> tuple[str, dict[str, Any]] | None:
         generation = await self.lookup.generation(upstream, episode.knowledge)
-        page = on_upstream(upstream, referer)
-        digests = await self.lookup.entry(upstream, generation.number, page)
+        page = on_upstream(upstream, referer.split("#")[0])
+        # The records this episode's loads were shifted against (not what others learnt).
+        by_page = page_records(await self.store.get_flags(episode.id))
+        digests = by_page.get(page, [])
         if not digests:
-            return None  # the page itself was not shifted against knowledge
+            # A module's own import or a stylesheet's @import: its Referer is that asset, which
+            # belongs to the pages of this episode whose records hold it.
+            digests = [
+                digest
+                for digest in sorted({d for found in by_page.values() for d in found})
+                if (await self.lookup.record(digest)).asset(page) is not None
+            ]
+        if not digests:
+            return None  # nothing this episode loaded was shifted against knowledge
         asset_url = on_upstream(upstream, asset)
-        for digest in sorted(digests.values()):
+        for digest in sorted(set(digests)):
             found = (await self.lookup.record(digest)).asset(asset_url)
             if found is not None:
                 if found.sha256 is None or found.sha256 == served:
@@ -166,7 +176,7 @@ class KnowledgeWatch:
                     "learnt_sha256": found.sha256,
                     "served_sha256": served,
                 }
-        return "knowledge_gap", {"version": generation.number, "records": sorted(digests.values())}
+        return "knowledge_gap", {"version": generation.number, "records": sorted(set(digests))}
 
 
 def _origin(url: str) -> str:

@@ -161,6 +161,7 @@ def test_a_learn_run_makes_new_knowledge_and_older_episodes_are_told(
         old = service.create_episode(**SETTINGS)
         assert old["knowledge"] == 0
         before = loads(service.proxy, old, url, 1)[0]
+        (before_record,) = served(service, str(old["id"]))[0]["knowledge"]["records"]
         # The app's code changes; a learn run sees it and publishes a new version.
         site.extra["/chunk-a1.js"] = ("text/javascript", b"document.querySelector('.items')")
         relearnt = httpx.post(f"{service.api}/knowledge/learn", json={"urls": [url]}, timeout=120)
@@ -171,10 +172,16 @@ def test_a_learn_run_makes_new_knowledge_and_older_episodes_are_told(
         # ...and, when its browser loads the changed chunk, that it is not what it learnt.
         with httpx.Client(proxy=service.proxy, headers=dict(old["header"]), timeout=30) as client:
             client.get(f"{site.origin}/chunk-a1.js", headers={"Referer": url})
-        events = service.wait_for_events(str(old["id"]), {"knowledge_outdated", "knowledge_stale"})
+            # A module's own import (its Referer is the module) of code the record lacks.
+            site.extra["/unlisted.js"] = ("text/javascript", b"window.unlisted = 1;")
+            client.get(f"{site.origin}/unlisted.js", headers={"Referer": f"{site.origin}/entry.js"})
+        expected = {"knowledge_outdated", "knowledge_stale", "knowledge_gap"}
+        events = service.wait_for_events(str(old["id"]), expected)
         kinds = {e["type"]: e for e in events}
         assert kinds["knowledge_outdated"]["newer"] == 2, events
         assert kinds["knowledge_stale"]["asset"] == f"{site.origin}/chunk-a1.js", events
+        assert kinds["knowledge_gap"]["asset"] == f"{site.origin}/unlisted.js", events
+        assert kinds["knowledge_gap"]["records"] == [before_record], events
         new = service.create_episode(**SETTINGS)
         assert new["knowledge"] == 1 and new["shift_digest"] != old["shift_digest"]
         assert served(service, str(new["id"])) == []
