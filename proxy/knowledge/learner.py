@@ -255,6 +255,17 @@ class Learner:
         return refs
 
     async def learn(self, request: LearnRequest) -> Learned:
+        # Learns that run a browser take turns for its slots first; the time a learn may take
+        # starts once it has one (many first loads at once queue, they do not time out).
+        slot = (
+            self._browser_passes
+            if request.browser and self.mode == "browser"
+            else contextlib.nullcontext()
+        )
+        async with slot:
+            return await self._timed_learn(request)
+
+    async def _timed_learn(self, request: LearnRequest) -> Learned:
         started = time.monotonic()
         try:
             return await asyncio.wait_for(self._learn(request, started), self.timeout)
@@ -385,29 +396,28 @@ class Learner:
                 await socket.close(code=1000)
 
         try:
-            async with self._browser_passes:
-                browser = await self._chromium()
-                context = await browser.new_context(
-                    ignore_https_errors=True, service_workers="block", java_script_enabled=True
-                )
-                try:
-                    page = await context.new_page()
-                    await page.route("**/*", handle)
-                    await page.route_web_socket("**/*", refuse_socket)
-                    await page.goto(document, wait_until="load", timeout=self.timeout * 1000)
-                    # What scripts load after `load` (a module loader's batches): until the
-                    # network has been idle for a while, within the learn's budget.
-                    with contextlib.suppress(PlaywrightError):
-                        await page.wait_for_load_state(
-                            "networkidle", timeout=max(self.settle_ms, 1) * 4
-                        )
-                    # Requests still being answered (a page that never goes idle, polling):
-                    # the ones under way are finished, new ones are not waited for.
-                    if in_flight:
-                        await asyncio.wait(set(in_flight))
-                finally:
-                    with contextlib.suppress(PlaywrightError):
-                        await context.close()
+            browser = await self._chromium()
+            context = await browser.new_context(
+                ignore_https_errors=True, service_workers="block", java_script_enabled=True
+            )
+            try:
+                page = await context.new_page()
+                await page.route("**/*", handle)
+                await page.route_web_socket("**/*", refuse_socket)
+                await page.goto(document, wait_until="load", timeout=self.timeout * 1000)
+                # What scripts load after `load` (a module loader's batches): until the
+                # network has been idle for a while, within the learn's budget.
+                with contextlib.suppress(PlaywrightError):
+                    await page.wait_for_load_state(
+                        "networkidle", timeout=max(self.settle_ms, 1) * 4
+                    )
+                # Requests still being answered (a page that never goes idle, polling):
+                # the ones under way are finished, new ones are not waited for.
+                if in_flight:
+                    await asyncio.wait(set(in_flight))
+            finally:
+                with contextlib.suppress(PlaywrightError):
+                    await context.close()
         except PlaywrightError as error:
             raise LearnFailed(
                 f"the learning browser could not load {document}: "
