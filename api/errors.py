@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from proxy.knowledge.store import KnowledgeStoreUnavailable
 from proxy.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -104,7 +105,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StoreUnavailable)
     async def store_error(_: Request, error: StoreUnavailable) -> JSONResponse:
-        return error_json(503, f"episode store unavailable: {error}")
+        which = "knowledge" if isinstance(error, KnowledgeStoreUnavailable) else "episode"
+        return error_json(503, f"{which} store unavailable: {error}")
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:

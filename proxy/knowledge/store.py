@@ -37,6 +37,11 @@ from proxy.knowledge.records import Generation, PageRecord
 from proxy.store.base import StoreUnavailable
 from shifts.references import AssetRefs, refs_from_json, refs_to_json
 
+
+class KnowledgeStoreUnavailable(StoreUnavailable):
+    """The knowledge store (not the episode store) does not answer: named as such."""
+
+
 T = TypeVar("T")
 
 
@@ -275,7 +280,7 @@ class RedisKnowledge(KnowledgeStore):
         try:
             return await operation()
         except (RedisError, OSError) as error:
-            raise StoreUnavailable(f"redis at {self.url} failed: {error}") from error
+            raise KnowledgeStoreUnavailable(f"redis at {self.url} failed: {error}") from error
 
     async def epoch(self) -> int:
         return int(await self._call(lambda: self._redis.get(f"{self.prefix}epoch")) or 0)
@@ -385,7 +390,7 @@ class FileKnowledge(KnowledgeStore):
             (directory / "records").mkdir(parents=True, exist_ok=True)
             (directory / "origins").mkdir(exist_ok=True)
         except OSError as error:
-            raise StoreUnavailable(f"knowledge directory {directory}: {error}") from error
+            raise KnowledgeStoreUnavailable(f"knowledge directory {directory}: {error}") from error
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -397,7 +402,9 @@ class FileKnowledge(KnowledgeStore):
                 finally:
                     fcntl.flock(lock, fcntl.LOCK_UN)
         except OSError as error:
-            raise StoreUnavailable(f"knowledge directory {self.directory}: {error}") from error
+            raise KnowledgeStoreUnavailable(
+                f"knowledge directory {self.directory}: {error}"
+            ) from error
 
     def _origin_dir(self, origin: str) -> Path:
         slug = hashlib.sha256(origin.encode()).hexdigest()[:16]
@@ -409,7 +416,9 @@ class FileKnowledge(KnowledgeStore):
         except FileNotFoundError:
             return default
         except (OSError, ValueError) as error:
-            raise StoreUnavailable(f"knowledge file {path} is unreadable: {error}") from error
+            raise KnowledgeStoreUnavailable(
+                f"knowledge file {path} is unreadable: {error}"
+            ) from error
 
     def _write(self, path: Path, data: Any) -> None:
         try:
@@ -418,7 +427,9 @@ class FileKnowledge(KnowledgeStore):
             partial.write_text(json.dumps(data, sort_keys=True))
             partial.replace(path)
         except OSError as error:
-            raise StoreUnavailable(f"knowledge file {path} cannot be written: {error}") from error
+            raise KnowledgeStoreUnavailable(
+                f"knowledge file {path} cannot be written: {error}"
+            ) from error
 
     def _gens(self, origin: str) -> dict[str, dict[str, Any]]:
         return dict(self._read(self._origin_dir(origin) / "gens.json", {}))
@@ -536,7 +547,7 @@ class FileKnowledge(KnowledgeStore):
 
     async def ping(self) -> None:
         if not os.access(self.directory, os.W_OK):
-            raise StoreUnavailable(f"knowledge directory {self.directory} is not writable")
+            raise KnowledgeStoreUnavailable(f"knowledge directory {self.directory} is not writable")
 
 
 def _safe(key: str) -> str:
