@@ -113,6 +113,7 @@ def task_under(
     """The app's scripted task in a fresh browser context bound to a new episode under
     `condition` (popups: every navigation, no delay). Returns the outcome and what it met."""
     import httpx
+    from playwright.sync_api import expect
 
     config = {
         "condition": condition,
@@ -129,6 +130,10 @@ def task_under(
         proxy=episode["proxy"], viewport={"width": 1280, "height": 900}, ignore_https_errors=True
     )
     context.set_default_timeout(15_000)
+    # The tasks' expectations wait as long as their actions: a page met for the first time is
+    # learnt before it is served (seconds on a busy machine), and an expectation after a click
+    # that opens one waits for that, not for a fixed 5 s.
+    expect.set_options(timeout=15_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
