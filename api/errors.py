@@ -12,7 +12,6 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from proxy.knowledge.store import KnowledgeStoreUnavailable
 from proxy.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -105,8 +104,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StoreUnavailable)
     async def store_error(_: Request, error: StoreUnavailable) -> JSONResponse:
-        which = "knowledge" if isinstance(error, KnowledgeStoreUnavailable) else "episode"
-        return error_json(503, f"{which} store unavailable: {error}")
+        return error_json(503, f"{error.store} store unavailable: {error}")
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:

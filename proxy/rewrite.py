@@ -24,7 +24,6 @@ from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.knowledge.records import page_record_flag, page_records
-from proxy.knowledge.store import KnowledgeStoreUnavailable
 from proxy.pipeline import (
     ShiftedPages,
     active_shifts,
@@ -157,9 +156,8 @@ class PageRewriter:
             )
         except StoreUnavailable as error:
             logger.warning("store unavailable while rewriting %s: %s", flow.request.url, error)
-            which = "site knowledge" if isinstance(error, KnowledgeStoreUnavailable) else "episode"
             flow.response = error_response(
-                503, f"The {which} store is unavailable; this page cannot be served shifted."
+                503, f"The {error.store} store is unavailable; this page cannot be served shifted."
             )
         except Exception:
             # Fail closed: a shift that breaks must not leak the unshifted page into the episode.

@@ -41,6 +41,8 @@ from shifts.references import AssetRefs, refs_from_json, refs_to_json
 class KnowledgeStoreUnavailable(StoreUnavailable):
     """The knowledge store (not the episode store) does not answer: named as such."""
 
+    store = "knowledge"
+
 
 T = TypeVar("T")
 

@@ -14,6 +14,8 @@ from typing import Any
 class StoreUnavailable(RuntimeError):
     """The store cannot be reached or answered with an error; callers must fail closed."""
 
+    store = "episode"  # which store, as messages name it
+
 
 class EpisodeStore(ABC):
     @abstractmethod
