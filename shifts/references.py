@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
@@ -84,23 +84,29 @@ class AssetRefs:
     def structure_matters(self, element: etree._Element) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
         and its position among its siblings."""
+        return any(True for _ in self.structural_rules_of(element))
+
+    def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
+        """The structural rules that could match `element` where it is (`structure_matters`;
+        what a diagnosis shows)."""
         index = self._structure_index
         if not index.by_key and not index.universal:
-            return False  # (most inline blocks: no structural selector at all)
+            return  # (most inline blocks: no structural selector at all)
         parent = element.getparent()
-        return any(
-            (rule.parent is None or parent is None or _matches(parent, rule.parent))
-            and (
-                rule.ancestor is None
-                or any(_matches(node, rule.ancestor) for node in element.iterancestors())
-            )
-            and (
-                rule.sibling is None
-                or parent is None
-                or any(node is not element and _matches(node, rule.sibling) for node in parent)
-            )
-            for rule in index.candidates(element)
-        )
+        for rule in index.candidates(element):
+            if (
+                (rule.parent is None or parent is None or _matches(parent, rule.parent))
+                and (
+                    rule.ancestor is None
+                    or any(_matches(node, rule.ancestor) for node in element.iterancestors())
+                )
+                and (
+                    rule.sibling is None
+                    or parent is None
+                    or any(node is not element and _matches(node, rule.sibling) for node in parent)
+                )
+            ):
+                yield rule
 
     def looks_inside(self, element: etree._Element) -> bool:
         """Whether a `:has()` selector could match `element` (its subtree's shape matters)."""
@@ -150,6 +156,7 @@ class _StructureIndex:
         yield from self.universal  # `*:first-child`, `P > *`: decided by position or parent
 
 
+ANY_ELEMENT: Keys = (None, frozenset(), None, frozenset())  # `*`, or a compound naming nothing
 EMPTY = AssetRefs()
 UNKNOWN = AssetRefs(complete=False)
 
@@ -179,6 +186,10 @@ class PageRefs:
     def structure_matters(self, element: etree._Element) -> bool:
         return self.assets.structure_matters(element) or self.inline.structure_matters(element)
 
+    def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
+        yield from self.assets.structural_rules_of(element)
+        yield from self.inline.structural_rules_of(element)
+
     def looks_inside(self, element: etree._Element) -> bool:
         return self.assets.looks_inside(element) or self.inline.looks_inside(element)
 
@@ -201,7 +212,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 3
+REFS_VERSION = 4
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -413,13 +424,19 @@ def _structure(selector: str) -> set[StructuralRule]:
             # So `blockquote > :first-child` concerns blockquotes only.
             parent = previous if combinator == ">" else None
             ancestor = previous if combinator == " " else None
+            if previous == ANY_ELEMENT:
+                # `.a > * > E`, `.a * E`: the universal compound names nothing, but E still
+                # sits inside what it sits in (an `.a`), kept as an ancestor (which can only
+                # widen what the rule matches), not `* > E`, which every element matches.
+                before_parent, before_ancestor = contexts[index - 1]
+                ancestor = before_parent or before_ancestor
         contexts.append((parent, ancestor))
         if _POSITIONAL.search(compound):  # `:not(:last-child)` is about this element too
             rules.add(StructuralRule("sibling", keys, parent, ancestor))
         if ":has(" in compound:
             rules.add(StructuralRule("subtree", keys, parent, ancestor))
         if combinator == ">":
-            rules.add(StructuralRule("child", keys, previous))
+            rules.add(StructuralRule("child", keys, previous, ancestor))
         elif combinator in ("+", "~") and previous is not None:
             # Each side depends on the other being its sibling (`.a + *`: only what follows an
             # `.a`), so an element with no such sibling is free to move.

@@ -58,6 +58,25 @@ def test_structural_selectors_are_known_with_their_context() -> None:
     assert css_refs("div:has(> img) {}").looks_inside(element(page, "//div"))
 
 
+def test_a_universal_compound_keeps_the_context_before_it() -> None:
+    # Wagtail's `.w-field__input > * > input`: the input depends on sitting two levels inside
+    # a `.w-field__input`, not on sitting inside any element (`* > input`, which held every
+    # input of the admin's pages), and `.a * > b` likewise.
+    refs = css_refs(".w-field__input > * > input {} .a * > b {} .row > * + * > i {}")
+    page = (
+        "<html><body><div class='w-field__input'><span><input id='held'></span></div>"
+        "<form><div><input id='free'></div></form><div class='a'><p><b id='held-b'>x</b></p>"
+        "</div><p><b id='free-b'>y</b></p><div class='row'><p></p><p><i id='held-i'>z</i></p>"
+        "</div><p><i id='free-i'>w</i></p></body></html>"
+    )
+    for held in ("held", "held-b", "held-i"):
+        assert refs.structure_matters(element(page, f"//*[@id='{held}']")), held
+    for free in ("free", "free-b", "free-i"):
+        assert not refs.structure_matters(element(page, f"//*[@id='{free}']")), free
+    # The universal compound itself still needs its parent: wrapping it would move the input.
+    assert refs.structure_matters(element(page, "//span"))
+
+
 def test_scripts_reference_every_word_prefixes_and_selector_strings() -> None:
     refs = js_refs(
         'document.getElementById("root"); el.classList.add("is-" + state);'
