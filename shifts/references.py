@@ -26,6 +26,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
+from shifts import jslex
+
 # A compound selector's element tests: tag (None = any), classes, id, attribute names.
 # The attribute tests are (name, operator, value), operator "" for presence.
 Keys = tuple[str | None, frozenset[str], str | None, frozenset[tuple[str, str, str]]]
@@ -54,9 +56,12 @@ class AssetRefs:
     attributes: frozenset[str] = frozenset()  # attribute names in selectors
     values: frozenset[str] = frozenset()  # attribute values in selectors
     tags: frozenset[str] = frozenset()
-    words: frozenset[str] = frozenset()  # identifier-like words of scripts
+    words: frozenset[str] = frozenset()  # the words of the values scripts hold (jslex)
     prefixes: frozenset[str] = frozenset()  # words ending in '-' or '_' ("btn-")
     structure: frozenset[StructuralRule] = frozenset()
+    # A script selects what follows an element it holds (`"+ li"`, `"~ *"`: the right side of
+    # a selector built from pieces, or jQuery's relative `.find("+ li")`).
+    follows_held: bool = False
     # False when some asset of the page could not be read: nothing may be assumed unreferenced.
     complete: bool = True
 
@@ -193,6 +198,10 @@ class PageRefs:
     def looks_inside(self, element: etree._Element) -> bool:
         return self.assets.looks_inside(element) or self.inline.looks_inside(element)
 
+    @property
+    def follows_held(self) -> bool:
+        return self.assets.follows_held or self.inline.follows_held
+
 
 def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
     items = list(refs)
@@ -205,6 +214,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         words=frozenset().union(*(r.words for r in items)),
         prefixes=frozenset().union(*(r.prefixes for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
+        follows_held=any(r.follows_held for r in items),
         complete=all(r.complete for r in items),
     )
 
@@ -228,6 +238,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
         "structure": sorted(
             (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
         ),
+        "follows_held": refs.follows_held,
         "complete": refs.complete,
     }
 
@@ -249,6 +260,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         words=names("words"),
         prefixes=names("prefixes"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
+        follows_held=bool(data.get("follows_held", False)),
         complete=bool(data.get("complete", True)),
     )
 
@@ -433,7 +445,7 @@ def _structure(selector: str) -> set[StructuralRule]:
         contexts.append((parent, ancestor))
         if _POSITIONAL.search(compound):  # `:not(:last-child)` is about this element too
             rules.add(StructuralRule("sibling", keys, parent, ancestor))
-        if ":has(" in compound:
+        if ":has(" in compound and _has_sees_wrappers(compound, keys):
             rules.add(StructuralRule("subtree", keys, parent, ancestor))
         if combinator == ">":
             rules.add(StructuralRule("child", keys, previous, ancestor))
@@ -443,6 +455,23 @@ def _structure(selector: str) -> set[StructuralRule]:
             rules.add(StructuralRule("sibling", keys, parent, ancestor, sibling=previous))
             rules.add(StructuralRule("sibling", previous, parent, ancestor, sibling=keys))
     return rules
+
+
+def _has_sees_wrappers(compound: str, keys: Keys) -> bool:
+    """Whether a wrapper put inside what the compound's `:has()` matches could change the
+    match. A wrapper keeps every descendant a descendant and is a custom element no selector
+    names (`locators.wrapper_tag`), so only a relative selector with a child or sibling
+    combinator (`:has(> img)`, `:has(+ p)`) or a compound that names nothing (`:has(*)`,
+    `:has(:not(a))`) can see it; `:has(a[href])` cannot (its compounds' own positions are
+    rules of theirs). A compound naming a custom element might name the wrapper itself."""
+    if "-" in (keys[0] or ""):
+        return True
+    for name, argument in _pseudo_arguments(compound):
+        for part in _split_top_level(argument) if name == "has" else ():
+            compounds, combinators = _compounds(part)
+            if any(c != " " for c in combinators) or ANY_ELEMENT in map(_keys, compounds):
+                return True
+    return False
 
 
 def _compounds(selector: str) -> tuple[list[str], list[str]]:
@@ -588,6 +617,12 @@ def _is_selector_list(literal: str) -> bool:
     while re.search(r"\([^()]+\)", bare):  # innermost arguments first
         bare = re.sub(r"\([^()]+\)", "()", bare)
     for selector in _split_top_level(bare):
+        if selector.rstrip()[-1:] in (">", "+", "~"):
+            # No selector ends with a combinator. Such a "string" (`"+e+"`) is the code
+            # between two strings, read as one when a quote inside a regex or template
+            # literal put the reading out of step; as a selector it would hold every element
+            # beside an `<e>`.
+            return False
         compounds, _ = _compounds(selector.strip().lstrip(">+~ "))
         if not compounds:
             return False
@@ -601,6 +636,21 @@ def _is_selector_list(literal: str) -> bool:
     return True
 
 
+_RELATIVE_TO_HELD = re.compile(r"^\s*(?::scope\s*)?[>+~]\s*")
+_FOLLOWS_HELD = re.compile(r"^\s*(?::scope\s*)?[+~]")
+
+
+def _beside_held(selector: str) -> str:
+    """A script's selector that starts with a combinator is relative to an element the script
+    holds: `> *`, `:scope > li` (jQuery UI's menu and sortable items, SortableJS's draggables)
+    ask for its children, which the drift never moves (locators: a script holding the parent
+    may walk its children); `+ *` (a selector built from pieces, `"a#" + id + "+*"`) for what
+    follows it, which stays where it is (`AssetRefs.follows_held`). What is left to read is the
+    rest, as a selector of its own (`> li > a` as `li > a`, which only widens what it
+    matches); read as `* > li`, it held every element of a page."""
+    return _RELATIVE_TO_HELD.sub("", selector, count=1)
+
+
 # Attributes a script reads or queries (not those it only writes): in selector syntax
 # (`[data-testid="x"]`, also built from pieces), through getAttribute/hasAttribute/..., or as
 # `dataset.camelCase`. A test hook only rendered by a template is no dependency of the app.
@@ -610,36 +660,39 @@ _ATTRIBUTE_CALL = re.compile(
 )
 
 
-def js_refs(text: str) -> AssetRefs:
-    """Every word a script could use to find an element (a deliberate over-approximation),
-    and the attributes it reads or queries."""
-    words = set(_WORD.findall(text))
+def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
+    """Every word a script could use to find an element: the words of the values it holds
+    (its literals and object keys, `shifts.jslex`; every word of its text if it cannot be read
+    in step), and the attributes it reads or queries. `values` are strings a script reads as
+    they are (data-* attribute values)."""
+    try:
+        held = [*jslex.literals(text), *values]
+    except jslex.Unreadable:
+        held = [text, *values]  # every word, and what looks like a string
+        held += [literal for pair in _JS_STRING.findall(text) for literal in pair if literal]
+    words = set(_WORD.findall("\n".join(held)))
     # `element.dataset.fooBar` reads the attribute data-foo-bar.
-    words.update(
-        "data-" + re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
-        for name in _DATASET.findall(text)
-    )
-    prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
-    structural_selectors = [
-        literal
-        for pair in _JS_STRING.findall(text)
-        for literal in pair
-        if literal and _SELECTORISH.search(literal) and _is_selector_list(literal)
-    ]
-    selector_refs = _selector_refs(
-        part for literal in structural_selectors for part in _split_top_level(literal)
-    )
-    attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(text)}
-    attributes |= {name.lower() for name in _ATTRIBUTE_CALL.findall(text)}
-    attributes |= {
+    dataset = {
         "data-" + re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
         for name in _DATASET.findall(text)
     }
+    words |= dataset
+    prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
+    structural_selectors = [
+        literal
+        for literal in held
+        if len(literal) <= 300 and _SELECTORISH.search(literal) and _is_selector_list(literal)
+    ]
+    parts = [part for literal in structural_selectors for part in _split_top_level(literal)]
+    selector_refs = _selector_refs(_beside_held(part) for part in parts)
+    attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(text)}
+    attributes |= {name.lower() for name in _ATTRIBUTE_CALL.findall(text)}
     return AssetRefs(
         words=frozenset(words),
         prefixes=frozenset(prefixes),
-        attributes=frozenset(attributes),
+        attributes=frozenset(attributes | dataset),
         structure=selector_refs.structure,
+        follows_held=any(_FOLLOWS_HELD.match(part) for part in parts),
     )
 
 
@@ -735,9 +788,10 @@ _INLINE_STYLES = etree.XPath("//style/text()")
 _INLINE_SCRIPTS = etree.XPath(
     "//script[not(@type) or contains(@type, 'javascript') or @type='module']/text()"
 )
-# Event handlers are scripts; data-* values are read by scripts, and often hold selectors
-# (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`).
-_HANDLERS = etree.XPath("//@*[starts-with(name(), 'on') or starts-with(name(), 'data-')]")
+# Event handlers are scripts; data-* values are strings scripts read, and often hold
+# selectors (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`).
+_HANDLERS = etree.XPath("//@*[starts-with(name(), 'on')]")
+_DATA_VALUES = etree.XPath("//@*[starts-with(name(), 'data-')]")
 
 
 def _texts(query: etree.XPath, root: etree._Element) -> list[str]:
@@ -749,16 +803,17 @@ def inline_refs(root: etree._Element) -> AssetRefs:
     """What the page's own <style> and <script> blocks, event handlers and data-* attribute
     values use."""
     css = _texts(_INLINE_STYLES, root)
+    # Each block and handler on its own line: a statement ends where the next begins.
     js = _texts(_INLINE_SCRIPTS, root) + _texts(_HANDLERS, root)
     # Style attributes hold declarations, not selectors: nothing to index.
-    return _inline_refs_of("\n".join(css), "\n".join(js))
+    return _inline_refs_of("\n".join(css), ";\n".join(js), tuple(_texts(_DATA_VALUES, root)))
 
 
 @functools.lru_cache(maxsize=64)
-def _inline_refs_of(css: str, js: str) -> AssetRefs:
+def _inline_refs_of(css: str, js: str, data_values: tuple[str, ...]) -> AssetRefs:
     # The pages of a site repeat their inline blocks (and a page reloaded, all of them): read
     # once, their indexes built once.
-    return merge_refs([css_refs(css), js_refs(js)])
+    return merge_refs([css_refs(css), js_refs(js, data_values)])
 
 
 def _origin(url: str) -> str:

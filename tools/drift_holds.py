@@ -64,14 +64,20 @@ def why_not_wrapped(refs: PageRefs, element: etree._Element) -> str:
         return f"its parent <{parent.tag}> has children HTML fixes"
     if refs.looks_inside(element):
         return "a :has() looks inside it"
-    rules = rules_matching(refs, element)
-    if rules:
-        return "; ".join(rules[:3]) + (f" (+{len(rules) - 3})" if len(rules) > 3 else "")
-    if locators._referenced_by_scripts(parent, refs):
-        return "a script holds its parent"
-    if locators._referenced_by_scripts(element, refs):
-        return "a script holds it"
-    return "free (the seeded coin left it)"
+    refusal = locators.wrap_refusal(element, parent, locators.WrapQuestions.of(refs, once=False))
+    if refusal is None:
+        return "free (the seeded coin left it)"
+    holding = element if refusal.endswith("matches it") else None
+    if refusal.endswith("a sibling"):
+        holding = next(
+            node for node in parent if node is not element and refs.structure_matters(node)
+        )
+    if holding is not None:
+        rules = rules_matching(refs, holding)
+        refusal += ": " + "; ".join(rules[:3]) + (f" (+{len(rules) - 3})" if len(rules) > 3 else "")
+        if holding is not element:
+            refusal += f" ({describe(holding)[:30]})"
+    return refusal
 
 
 def describe(element: etree._Element) -> str:

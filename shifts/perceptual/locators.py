@@ -27,6 +27,7 @@ import fnmatch
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from lxml import etree
@@ -205,6 +206,20 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     return any(name and refs.scripts_use(name) for name in names)
 
 
+def _walked_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
+    """Whether a script may hold `element` and walk its children (`> *` relative to it):
+    found by its id or a class, or by a widget's attribute an asset reads (Stimulus's
+    `[data-controller]`, `[data-sortable]`, `[role=tablist]`). Reading an attribute that HTML
+    gives an element its meaning by (a form's `action`, a link's `href`) is reading what a
+    script holds already, not finding it."""
+    return _referenced_by_scripts(element, refs) or any(
+        isinstance(name, str)
+        and name.startswith(("data-", "aria-", "role"))
+        and refs.reads_attribute(name)
+        for name in element.attrib
+    )
+
+
 def _drift_hooks(
     root: etree._Element, ctx: ShiftContext, protected: set[etree._Element], refs: PageRefs
 ) -> int:
@@ -330,10 +345,8 @@ def _wrap(
         for element in body.iterdescendants()
         if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
     ]
-    # Per node, asked once: many candidates share ancestors, parents and siblings.
-    structure_matters = _once_per_node(refs.structure_matters)
+    ask = WrapQuestions.of(refs)
     looks_inside = _once_per_node(refs.looks_inside)
-    used_by_scripts = _once_per_node(lambda node: _referenced_by_scripts(node, refs))
     clear: dict[etree._Element, bool] = {}
 
     def clear_above(node: etree._Element) -> bool:
@@ -363,7 +376,7 @@ def _wrap(
             or parent.tag in FIXED_PARENTS
             or not clear_above(element)
             or looks_inside(element)
-            or not _may_wrap(element, parent, structure_matters, used_by_scripts)
+            or wrap_refusal(element, parent, ask) is not None
         ):
             return False
         wrapper = etree.Element(tag)
@@ -406,25 +419,48 @@ def _once_per_node(ask: Callable[[etree._Element], bool]) -> Callable[[etree._El
     return asked
 
 
-def _may_wrap(
-    element: etree._Element,
-    parent: etree._Element,
-    structure_matters: Callable[[etree._Element], bool],
-    used_by_scripts: Callable[[etree._Element], bool],
-) -> bool:
-    """Whether the element may get a wrapper, its ancestry being clear (`_wrap`)."""
-    if structure_matters(element):
-        return False
+@dataclass
+class WrapQuestions:
+    """What deciding a wrapper asks of the page's references, per node (`_wrap` asks each
+    once per node: many candidates share ancestors, parents and siblings)."""
+
+    structure_matters: Callable[[etree._Element], bool]
+    used_by_scripts: Callable[[etree._Element], bool]
+    walked_by_scripts: Callable[[etree._Element], bool]
+    follows_held: bool  # a script selects what follows an element it holds
+
+    @classmethod
+    def of(cls, refs: PageRefs, once: bool = True) -> WrapQuestions:
+        cached = _once_per_node if once else (lambda ask: ask)
+        return cls(
+            cached(refs.structure_matters),
+            cached(lambda node: _referenced_by_scripts(node, refs)),
+            cached(lambda node: _walked_by_scripts(node, refs)),
+            refs.follows_held,
+        )
+
+
+def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuestions) -> str | None:
+    """Why the element may get no wrapper, its ancestry being clear (`_wrap`); None if it may.
+    The reasons are what `tools.drift_holds` prints."""
+    if ask.structure_matters(element):
+        return "a structural rule matches it"
     # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched
     # by a positional rule must not see one of its type disappear into a wrapper.
-    if any(structure_matters(sibling) for sibling in parent if sibling is not element):
-        return False
+    if any(ask.structure_matters(sibling) for sibling in parent if sibling is not element):
+        return "a structural rule matches a sibling"
     # A script holding the parent may walk its children; one holding the element may ask for
     # its parent (`.parentNode`, jQuery's `.parent()`), unless it is an empty mount point that
     # a framework fills (React's `#root`, Vue's `#app` are found by id and filled, no more).
-    if used_by_scripts(parent):
-        return False
-    return _is_mount_point(element) or not used_by_scripts(element)
+    if ask.walked_by_scripts(parent):
+        return "a script may walk its parent's children"
+    if not _is_mount_point(element) and ask.used_by_scripts(element):
+        return "a script holds it"
+    if ask.follows_held and any(
+        ask.used_by_scripts(node) for node in element.itersiblings(preceding=True)
+    ):
+        return "it follows an element a script holds, and a script selects what follows such"
+    return None
 
 
 def _is_mount_point(element: etree._Element) -> bool:

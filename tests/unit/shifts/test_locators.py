@@ -216,3 +216,45 @@ def test_nothing_is_wrapped_inside_a_wrapper_a_has_rule_matches() -> None:
     out, notes = drift(page)
     assert notes["wrappers"] == 1 and out.count(b"<" + wrapper + b">") == 1
     assert b"<" + wrapper + b"><div><section><p><a" in out
+
+
+LIST_PAGE = (
+    b"<html><body><nav class='menu'><a href='/1'>1</a><a href='/2'>2</a></nav>"
+    b"<div><a href='/3'>3</a></div></body></html>"
+)
+
+
+def test_a_scripts_relative_selector_holds_the_children_of_what_it_holds_only() -> None:
+    # jQuery UI's `items: "> *"`: the children of the menu the app found by its class stay
+    # its children; the link elsewhere is free (read as `* > *`, it held every element).
+    menu = js_refs('$(".menu").menu({items: "> *"})')
+    out, notes = drift(LIST_PAGE, assets=menu)
+    assert b'<nav class="menu"><a href="/1">1</a><a href="/2">2</a></nav>' in out
+    assert notes["wrappers"] >= 1 and b'<div><a href="/3">' not in out
+    # The same children, held by an attribute a script reads (Stimulus' `[data-controller]`).
+    page = LIST_PAGE.replace(b"class='menu'", b"data-controller='w-menu'")
+    held = js_refs('document.querySelectorAll("[data-controller]"); x.find("> a")')
+    out, _ = drift(page, assets=held)
+    assert b'<a href="/1">1</a><a href="/2">2</a></nav>' in out
+
+
+def test_what_follows_an_element_a_script_holds_stays_when_a_script_selects_such() -> None:
+    page = LIST_PAGE.replace(b"<a href='/1'>", b"<a class='first' href='/1'>")
+    out, _ = drift(page, assets=js_refs('$(".first").find("+ a")'))
+    assert b'href="/1">1</a><a href="/2">' in out  # still the next sibling of the held one
+    out, _ = drift(page, assets=js_refs('$(".first")'))
+    assert b'href="/1">1</a><a href="/2">' not in out  # no script selects what follows
+
+
+def test_a_has_that_only_looks_for_descendants_leaves_the_inside_free() -> None:
+    # Wrappers keep descendants descendants: `nav:has(a[href])` matches as before; a child
+    # combinator inside the `:has()` does not.
+    wrapper = wrapper_tag(CTX.seed).encode()
+
+    def inside_nav(out: bytes) -> bytes:
+        return out.split(b"<nav")[1].split(b"</nav>")[0]
+
+    out, _ = drift(LIST_PAGE, assets=css_refs("nav:has(a[href]) { color: red }"))
+    assert wrapper in inside_nav(out)
+    out, _ = drift(LIST_PAGE, assets=css_refs("nav:has(> a[href]) { color: red }"))
+    assert wrapper not in inside_nav(out) and wrapper in out

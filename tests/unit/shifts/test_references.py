@@ -77,19 +77,35 @@ def test_a_universal_compound_keeps_the_context_before_it() -> None:
     assert refs.structure_matters(element(page, "//span"))
 
 
-def test_scripts_reference_every_word_prefixes_and_selector_strings() -> None:
+def test_code_between_two_strings_is_no_selector() -> None:
+    # A quote in a regex literal puts a string reader out of step: what it then takes for
+    # strings is the code between them (`+e+`), which as a selector held every element beside
+    # an `<e>` (a jQuery plugin's minified code left no element of Wagtail's admin free).
+    refs = js_refs('s=s.replace(/"/g,"&quot;");h="<li>"+e+"</li>"+"<b>"+this.o.name+"</b>";')
+    assert not refs.structure
+    assert js_refs('$(".row > li + li")').structure  # a selector string still counts
+
+
+def test_scripts_reference_the_words_they_hold_prefixes_and_selector_strings() -> None:
     refs = js_refs(
         'document.getElementById("root"); el.classList.add("is-" + state);'
-        'q(".menu > li"); el.dataset.fooBar; var re = /.+?/; s = ".+?";'
+        'q(".menu > li"); el.dataset.fooBar; var re = /.+?/; s = ".+?"; this.wrapper = main;'
+        "render({active: on}, `card-${size}`); /\\bopen\\b/.test(el.className)"
     )
     assert refs.references("root") and refs.references("is-open")  # a prefix
+    assert refs.references("active") and refs.references("card-large")  # a key, a template
+    assert refs.references("open")
+    # Names in the program are no values: a class `wrapper` or an id `main` is free to drift.
+    assert not refs.references("wrapper") and not refs.references("main")
+    # A script that cannot be read in step references every word of it.
+    assert js_refs("x = 'not closed\n; this.wrapper").references("wrapper")
     assert "data-foo-bar" in refs.words
     kinds = {(rule.kind, rule.keys[0]) for rule in refs.structure}
     assert kinds == {("child", "li")}  # the selector string, not the regex look-alikes
 
 
 def test_merging_keeps_everything_and_incompleteness_wins() -> None:
-    merged = merge_refs([css_refs("#a {}"), js_refs("b"), AssetRefs(complete=False)])
+    merged = merge_refs([css_refs("#a {}"), js_refs("f('b')"), AssetRefs(complete=False)])
     assert merged.references("a") and merged.references("b") and not merged.complete
     assert merge_refs([EMPTY, EMPTY]).complete
 

@@ -21,7 +21,10 @@ def test_it_names_the_rule_the_parent_the_script_or_the_coin() -> None:
     root = HtmlDocument(PAGE).tree
     refs = PageRefs(assets, inline_refs(root))
     button, item, in_div = elements(etree.XPath("//button | //li | //div/a"), root)
-    assert drift_holds.why_not_wrapped(refs, button) == "child: form > button"
+    assert (
+        drift_holds.why_not_wrapped(refs, button)
+        == "a structural rule matches it: child: form > button"
+    )
     assert drift_holds.why_not_wrapped(refs, item) == "not a tag the drift wraps"
     assert drift_holds.why_not_wrapped(refs, in_div) == "free (the seeded coin left it)"
 
