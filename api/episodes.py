@@ -356,5 +356,3 @@ async def _set_suspended(episode_id: str, request: Request, suspended: bool) -> 
 async def _save(store: EpisodeStore, episode: Episode) -> None:
     if not await store.update_episode(episode.id, episode.model_dump(mode="json")):
         raise ApiError(404, f"episode {episode.id!r} not found")
-
-

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import struct
 import time
@@ -39,6 +40,7 @@ from proxy.episode import EpisodeConfig
 from proxy.guard import upstream_allowed
 from proxy.knowledge import KnowledgeStore
 from proxy.store import EpisodeStore
+from shifts import interactive
 from shifts.conditions import shifts_for
 
 VIEWPORT = {"width": 1280, "height": 900}
@@ -84,7 +86,10 @@ PAGE_TEXT = """() => (document.body ? document.body.innerText : "")
 
 @cache
 def page_script() -> str:
-    return resources.files("api").joinpath("oracle_page.js").read_text(encoding="utf-8")
+    """The oracle's page script, counting interactive elements as the drift and the checker
+    do (one definition: shifts/interactive.py)."""
+    script = resources.files("api").joinpath("oracle_page.js").read_text(encoding="utf-8")
+    return script.replace('"__INTERACTIVE__"', json.dumps(interactive.CSS), 1)
 
 
 @dataclass

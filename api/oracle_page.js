@@ -57,8 +57,8 @@
   const OPAQUE = new Set(["svg", "canvas", "video", "iframe", "object", "embed", "select",
     "math"]);
   const IMAGES = new Set(["img", "svg", "canvas", "picture", "video"]);
-  const INTERACTIVE = "a[href], button, input:not([type=hidden]), select, textarea, summary, " +
-    "[role=button], [role=link], [role=tab], [role=menuitem], [role=checkbox], [tabindex]";
+  // shifts/interactive.py's definition, put here by api/oracle.py's page_script().
+  const INTERACTIVE = "__INTERACTIVE__";
   const HEADING = "h1, h2, h3, h4, h5, h6";
 
   function tagOf(el) {

@@ -16,15 +16,12 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from shifts import interactive
 from shifts.document import HtmlDocument
 from shifts.selectors import descendants, elements, select
 from sites import SiteProfile
 
 _FIELDS = etree.XPath(".//input | .//select | .//textarea | .//button")
-_INTERACTIVE = etree.XPath(
-    "//a[@href] | //button | //input[not(@type='hidden')] | //select | //textarea | //summary"
-    " | //*[@role='button' or @role='link' or @role='tab' or @role='menuitem' or @role='checkbox']"
-)
 
 
 @dataclass(frozen=True)
@@ -91,8 +88,8 @@ def check_alignment(
                 )
             )
     count_before, count_after = (
-        len(elements(_INTERACTIVE, before)),
-        len(elements(_INTERACTIVE, after)),
+        len(elements(interactive.XPATH, before)),
+        len(elements(interactive.XPATH, after)),
     )
     if count_before != count_after:
         violations.append(

@@ -59,9 +59,10 @@ class AssetRefs:
     words: frozenset[str] = frozenset()  # the words of the values scripts hold (jslex)
     prefixes: frozenset[str] = frozenset()  # words ending in '-' or '_' ("btn-")
     structure: frozenset[StructuralRule] = frozenset()
-    # A script selects what follows an element it holds (`"+ li"`, `"~ *"`: the right side of
-    # a selector built from pieces, or jQuery's relative `.find("+ li")`).
-    follows_held: bool = False
+    # The combinators by which a script selects what follows an element it holds (`"+ li"`:
+    # the next sibling, `"~ *"`: any later one; the right side of a selector built from pieces,
+    # or jQuery's relative `.find("+ li")`).
+    follows_held: frozenset[str] = frozenset()
     # False when some asset of the page could not be read: nothing may be assumed unreferenced.
     complete: bool = True
 
@@ -199,8 +200,8 @@ class PageRefs:
         return self.assets.looks_inside(element) or self.inline.looks_inside(element)
 
     @property
-    def follows_held(self) -> bool:
-        return self.assets.follows_held or self.inline.follows_held
+    def follows_held(self) -> frozenset[str]:
+        return self.assets.follows_held | self.inline.follows_held
 
 
 def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
@@ -214,7 +215,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         words=frozenset().union(*(r.words for r in items)),
         prefixes=frozenset().union(*(r.prefixes for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
-        follows_held=any(r.follows_held for r in items),
+        follows_held=frozenset().union(*(r.follows_held for r in items)),
         complete=all(r.complete for r in items),
     )
 
@@ -238,7 +239,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
         "structure": sorted(
             (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
         ),
-        "follows_held": refs.follows_held,
+        "follows_held": sorted(refs.follows_held),
         "complete": refs.complete,
     }
 
@@ -260,7 +261,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         words=names("words"),
         prefixes=names("prefixes"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
-        follows_held=bool(data.get("follows_held", False)),
+        follows_held=names("follows_held"),
         complete=bool(data.get("complete", True)),
     )
 
@@ -637,7 +638,7 @@ def _is_selector_list(literal: str) -> bool:
 
 
 _RELATIVE_TO_HELD = re.compile(r"^\s*(?::scope\s*)?[>+~]\s*")
-_FOLLOWS_HELD = re.compile(r"^\s*(?::scope\s*)?[+~]")
+_FOLLOWS_HELD = re.compile(r"^\s*(?::scope\s*)?([+~])")
 
 
 def _beside_held(selector: str) -> str:
@@ -692,7 +693,9 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         prefixes=frozenset(prefixes),
         attributes=frozenset(attributes | dataset),
         structure=selector_refs.structure,
-        follows_held=any(_FOLLOWS_HELD.match(part) for part in parts),
+        follows_held=frozenset(
+            found.group(1) for found in map(_FOLLOWS_HELD.match, parts) if found
+        ),
     )
 
 

@@ -25,6 +25,7 @@ from lxml import etree
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.knowledge.learner import Learner, LearnRequest
 from proxy.pipeline import shift_offline
+from shifts import interactive
 from shifts.document import HtmlDocument
 from shifts.perceptual import locators
 from shifts.references import AssetRefs, Keys, PageRefs, inline_refs, merge_refs
@@ -106,7 +107,7 @@ def report(url: str, raw: bytes, assets: AssetRefs, seeds: int) -> None:
     out(f"{url}\n  share of interactive elements drifted, seeds 0-{seeds - 1}: {shares}")
     root = HtmlDocument(raw).tree
     refs = PageRefs(assets, inline_refs(root))
-    for element in elements(locators.INTERACTIVE, root):
+    for element in elements(interactive.XPATH, root):
         names = [element.get("id") or "", *(element.get("class") or "").split()]
         held = [name for name in names if name and refs.references(name)]
         out(f"  {describe(element)}")

@@ -24,6 +24,7 @@ Form field names, link targets, labels and protected entities are never touched.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from typing import ClassVar
 from lxml import etree
 from pydantic import BaseModel, Field
 
+from shifts import interactive
 from shifts.base import ShiftKind, register
 from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
@@ -53,13 +55,6 @@ ID_REFERENCES = (
     "form",
     "list",
     "headers",
-)
-# What an agent can interact with; not what a browser running scripts never renders (the
-# fallback inside <noscript>, the inert contents of a <template>).
-INTERACTIVE = etree.XPath(
-    "(//a[@href] | //button | //input[not(@type='hidden')] | //select | //textarea | //summary"
-    " | //*[@role='button' or @role='link' or @role='tab' or @role='menuitem'"
-    " or @role='checkbox'])[not(ancestor::noscript) and not(ancestor::template)]"
 )
 # Elements worth wrapping: controls and the containers around them.
 WRAPPABLE = frozenset(
@@ -128,7 +123,7 @@ class LocatorDrift:
             rules.update(hooks=hooks, protect=", ".join(ctx.site.protected_selectors))
         protected = protected_in(doc, ctx.site.protected_selectors)
         tree = root.getroottree()
-        targets = [e for e in elements(INTERACTIVE, root) if e not in protected]
+        targets = [e for e in elements(interactive.XPATH, root) if e not in protected]
         before = {element: _locators(tree, element, ctx) for element in targets}
         wrapper = wrapper_tag(ctx.seed)
         counts: dict[str, object] = {}
@@ -427,7 +422,7 @@ class WrapQuestions:
     structure_matters: Callable[[etree._Element], bool]
     used_by_scripts: Callable[[etree._Element], bool]
     walked_by_scripts: Callable[[etree._Element], bool]
-    follows_held: bool  # a script selects what follows an element it holds
+    follows_held: frozenset[str]  # `+`, `~`: how scripts select what follows what they hold
 
     @classmethod
     def of(cls, refs: PageRefs, once: bool = True) -> WrapQuestions:
@@ -456,11 +451,20 @@ def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuest
         return "a script may walk its parent's children"
     if not _is_mount_point(element) and ask.used_by_scripts(element):
         return "a script holds it"
-    if ask.follows_held and any(
-        ask.used_by_scripts(node) for node in element.itersiblings(preceding=True)
-    ):
+    if _follows_held(element, ask):
         return "it follows an element a script holds, and a script selects what follows such"
     return None
+
+
+def _follows_held(element: etree._Element, ask: WrapQuestions) -> bool:
+    """Whether a script's `"+ x"` (the next sibling) or `"~ x"` (any later one) relative to an
+    element it holds could select `element`: a wrapper would take it out of that place."""
+    before = element.itersiblings(etree.Element, preceding=True)  # elements only
+    if "~" not in ask.follows_held:
+        if "+" not in ask.follows_held:
+            return False
+        before = itertools.islice(before, 1)
+    return any(ask.used_by_scripts(node) for node in before)
 
 
 def _is_mount_point(element: etree._Element) -> bool:

@@ -244,6 +244,12 @@ def test_what_follows_an_element_a_script_holds_stays_when_a_script_selects_such
     assert b'href="/1">1</a><a href="/2">' in out  # still the next sibling of the held one
     out, _ = drift(page, assets=js_refs('$(".first")'))
     assert b'href="/1">1</a><a href="/2">' not in out  # no script selects what follows
+    # `+` is the next sibling only, `~` any later one.
+    page = page.replace(b"</nav>", b"<a href='/4'>4</a></nav>")
+    out, _ = drift(page, assets=js_refs('$(".first").find("+ a")'))
+    assert b'href="/1">1</a><a href="/2">2</a><a href="/4">' not in out
+    out, _ = drift(page, assets=js_refs('$(".first").find("~ a")'))
+    assert b'href="/1">1</a><a href="/2">2</a><a href="/4">' in out
 
 
 def test_a_has_that_only_looks_for_descendants_leaves_the_inside_free() -> None:
