@@ -40,6 +40,12 @@ _BEFORE_AN_EXPRESSION = frozenset(
     {"return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw"}
     | {"case", "do", "else", "yield", "await"}
 )
+_BEFORE_A_CONDITION = frozenset({"if", "while", "for", "with"})
+# Objects whose properties name elements by id or name (`window.main`, `document.all.x`).
+_NAMED_ACCESS = frozenset(
+    {"window", "self", "top", "parent", "frames", "globalThis", "document", "forms"}
+    | {"elements", "all"}
+)
 
 
 # `\u0061` is the letter a; `\n` in a string or `\b` in a regex is no letter of a word.
@@ -65,37 +71,52 @@ class Unreadable(ValueError):
     """The text could not be read to its end in step (not JavaScript, or cut off)."""
 
 
-def literals(text: str) -> list[str]:
-    """The contents of the text's string, template and regex literals, and its object keys."""
+def literals(text: str, free_names: set[str] | None = None) -> list[str]:
+    """The contents of the text's string, template and regex literals, its comments, and its
+    object keys. `free_names`, if given, receives the identifiers the text uses unqualified or
+    through named access (`main`, `window.main`, `document.forms.login`): legacy code reaches
+    an element with such an id by them."""
     found: list[str] = []
-    position, depth = 0, 0
-    substitutions: list[int] = []  # the brace depth each open `${` returns to
+    position = 0
+    # Per open `(`: whether a regex may follow its `)` (`if (x) /re/`); per open `{`: a block
+    # (a regex may follow its `}`), an object literal (a division may), or a template's `${`.
+    parens: list[bool] = []
+    braces: list[str] = []
     division_next = False  # whether a slash here divides (after a value) or starts a regex
-    previous = ""  # the kind of the last token that was not space or comment
+    previous, before_previous = "", ""  # the last two tokens that were not space
     while position < len(text):
         token = _CODE.match(text, position)
         assert token is not None  # (`punctuation` matches any character)
-        kind, position = token.lastgroup, token.end()
-        if kind in ("space", "comment"):
+        kind, value, position = token.lastgroup, token.group(), token.end()
+        if kind == "space":
+            continue
+        if kind == "comment":
+            # Its words count too: were the reading out of step, this "comment" could be the
+            # rest of a line after a `//` inside a string (`'https://...'`).
+            found.append(value)
             continue
         if kind == "string":
-            found.append(_unescaped(token.group()[1:-1]))
+            found.append(_unescaped(value[1:-1]))
             division_next = True
-        elif kind == "template" or (
-            kind == "close" and substitutions and depth - 1 == substitutions[-1]
-        ):
+        elif kind == "template" or (kind == "close" and braces and braces[-1] == "${"):
             if kind == "close":
-                depth = substitutions.pop()
+                braces.pop()
             position, opened = _template_text(text, position, found)
             if opened:
-                substitutions.append(depth)
-                depth += 1
+                braces.append("${")
             division_next = not opened
         elif kind == "name":
-            division_next = token.group() not in _BEFORE_AN_EXPRESSION
+            if free_names is not None and (previous != "." or before_previous in _NAMED_ACCESS):
+                free_names.add(value)
+            # A keyword after a dot is a property (`x.in / 2`), which a division follows.
+            division_next = previous == "." or value not in _BEFORE_AN_EXPRESSION
             after = _CODE.match(text, _skip_space(text, position))
-            if previous in ("open", "comma") and after is not None and after.lastgroup == "colon":
-                found.append(token.group())  # an object key: `{active: on}`
+            if (
+                previous in ("{", ",")
+                and after is not None
+                and (after.lastgroup == "colon" or after.group() in (",", "}"))
+            ):
+                found.append(value)  # an object key: `{active: on}`, `{active}`
         elif kind == "slash" and not division_next:
             regex = _REGEX.match(text, position - 1)
             if regex is None or text.startswith("/*", position - 1):
@@ -103,19 +124,36 @@ def literals(text: str) -> list[str]:
             found.append(_unescaped(regex.group()))
             position, division_next = regex.end(), True
         elif kind == "open":
-            depth += 1
+            braces.append("block" if _opens_a_block(previous, before_previous) else "object")
             division_next = False
         elif kind == "close":
-            depth -= 1
-            division_next = True  # (a block's end before a regex is rare; an object's is not)
-        elif kind == "punctuation" and token.group() in "\"'":
+            # After a block a statement starts (`}` then `/re/.test(s)`), after an object a
+            # value ends (`{a: 1} / 2` is rare, `({}) / 2` is the paren's).
+            division_next = bool(braces) and braces.pop() == "object"
+        elif value == "(":
+            parens.append(previous in _BEFORE_A_CONDITION)
+            division_next = False
+        elif value == ")":
+            division_next = not (parens and parens.pop())
+        elif kind == "punctuation" and value in "\"'":
             raise Unreadable(f"a string at {position - 1} is not closed on its line")
+        elif value in "+-" and text[position : position + 1] == value:
+            position += 1  # `i++ / 2`, `++i`: what the slash after it is stays as it was
+            continue
         else:
             division_next = kind in ("number", "value_end")
-        previous = "comma" if token.group() == "," else str(kind)
-    if substitutions:
+        previous, before_previous = value, previous
+    if braces and "${" in braces:
         raise Unreadable("a template literal is not closed")
     return found
+
+
+def _opens_a_block(previous: str, before_previous: str) -> bool:
+    """Whether a `{` after these tokens opens a block (a function's, `if (x) {`, `=> {`,
+    `else {`, a statement's) rather than an object literal (`= {`, `({`, `, {`, `: {`)."""
+    if previous in ("", ")", ";", "{", "}", "else", "do", "try", "finally"):
+        return True
+    return previous == ">" and before_previous == "="  # `=> {`
 
 
 def _skip_space(text: str, position: int) -> int:

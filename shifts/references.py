@@ -58,6 +58,9 @@ class AssetRefs:
     tags: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()  # the words of the values scripts hold (jslex)
     prefixes: frozenset[str] = frozenset()  # words ending in '-' or '_' ("btn-")
+    # Identifiers scripts use unqualified or through named access (`main`, `window.main`):
+    # the ids they may reach without a value naming them (jslex).
+    free_names: frozenset[str] = frozenset()
     structure: frozenset[StructuralRule] = frozenset()
     # The combinators by which a script selects what follows an element it holds (`"+ li"`:
     # the next sibling, `"~ *"`: any later one; the right side of a selector built from pieces,
@@ -86,6 +89,11 @@ class AssetRefs:
     def scripts_use(self, name: str) -> bool:
         """Whether a script may use `name` (a word of it, or one of its prefixes)."""
         return name in self.words or name.startswith(self._prefixes)
+
+    def reaches_id(self, element_id: str) -> bool:
+        """Whether a script may reach the element with this id: by a value naming it, or by
+        named access (`window.main`, a global `main`)."""
+        return self.scripts_use(element_id) or element_id in self.free_names
 
     def structure_matters(self, element: etree._Element) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
@@ -189,6 +197,9 @@ class PageRefs:
     def scripts_use(self, name: str) -> bool:
         return self.assets.scripts_use(name) or self.inline.scripts_use(name)
 
+    def reaches_id(self, element_id: str) -> bool:
+        return self.assets.reaches_id(element_id) or self.inline.reaches_id(element_id)
+
     def structure_matters(self, element: etree._Element) -> bool:
         return self.assets.structure_matters(element) or self.inline.structure_matters(element)
 
@@ -214,6 +225,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         tags=frozenset().union(*(r.tags for r in items)),
         words=frozenset().union(*(r.words for r in items)),
         prefixes=frozenset().union(*(r.prefixes for r in items)),
+        free_names=frozenset().union(*(r.free_names for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
         follows_held=frozenset().union(*(r.follows_held for r in items)),
         complete=all(r.complete for r in items),
@@ -236,6 +248,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
         "tags": sorted(refs.tags),
         "words": sorted(refs.words),
         "prefixes": sorted(refs.prefixes),
+        "free_names": sorted(refs.free_names),
         "structure": sorted(
             (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
         ),
@@ -260,6 +273,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         tags=names("tags"),
         words=names("words"),
         prefixes=names("prefixes"),
+        free_names=names("free_names"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
         follows_held=names("follows_held"),
         complete=bool(data.get("complete", True)),
@@ -611,6 +625,13 @@ _SELECTORISH = re.compile(r"[>+~]|:(?:nth|first|last|only|has)")
 _SIMPLE_PART = re.compile(r"\*|[A-Za-z][\w-]*|[.#][\w-]+|\[\]|::?[\w-]+(?:\(\))?")
 
 
+def _completed(literal: str) -> str:
+    stripped = literal.rstrip()
+    if len(stripped) < 300 and stripped[-1:] in (">", "+", "~") and stripped[:-1].strip():
+        return f"{stripped} *"
+    return literal
+
+
 def _is_selector_list(literal: str) -> bool:
     """Whether a script's string is a CSS selector list (`.menu > li`), not a regex or text:
     every compound, between combinators, is made of simple selectors only."""
@@ -619,10 +640,10 @@ def _is_selector_list(literal: str) -> bool:
         bare = re.sub(r"\([^()]+\)", "()", bare)
     for selector in _split_top_level(bare):
         if selector.rstrip()[-1:] in (">", "+", "~"):
-            # No selector ends with a combinator. Such a "string" (`"+e+"`) is the code
-            # between two strings, read as one when a quote inside a regex or template
-            # literal put the reading out of step; as a selector it would hold every element
-            # beside an `<e>`.
+            # No selector ends with a combinator (a piece read in step is completed first:
+            # `js_refs`). Such a "string" (`"+a+"`) is the code between two strings, read as
+            # one by the fallback reader; as a selector it would hold every element beside an
+            # `<a>`.
             return False
         compounds, _ = _compounds(selector.strip().lstrip(">+~ "))
         if not compounds:
@@ -637,19 +658,27 @@ def _is_selector_list(literal: str) -> bool:
     return True
 
 
-_RELATIVE_TO_HELD = re.compile(r"^\s*(?::scope\s*)?[>+~]\s*")
-_FOLLOWS_HELD = re.compile(r"^\s*(?::scope\s*)?([+~])")
+_RELATIVE_TO_HELD = re.compile(r"^\s*(?::scope\s*)?([>+~])\s*")
 
 
-def _beside_held(selector: str) -> str:
-    """A script's selector that starts with a combinator is relative to an element the script
-    holds: `> *`, `:scope > li` (jQuery UI's menu and sortable items, SortableJS's draggables)
-    ask for its children, which the drift never moves (locators: a script holding the parent
-    may walk its children); `+ *` (a selector built from pieces, `"a#" + id + "+*"`) for what
-    follows it, which stays where it is (`AssetRefs.follows_held`). What is left to read is the
-    rest, as a selector of its own (`> li > a` as `li > a`, which only widens what it
-    matches); read as `* > li`, it held every element of a page."""
-    return _RELATIVE_TO_HELD.sub("", selector, count=1)
+def _relative_to_held(selector: str) -> tuple[str, str | None]:
+    """A script's selector that starts with a combinator and then names nothing is relative
+    to an element the script holds: `> *`, `:scope > :not(li)` (jQuery UI's menu and sortable
+    items, SortableJS's draggables) ask for its children, which the drift never moves
+    (locators: a script holding the parent may walk its children); `+*` (`"a#" + id + "+*"`)
+    for what follows it, which stays where it is (`AssetRefs.follows_held`). Read as `* > *`,
+    it held every element of a page. Returns the selector left to read (the rest, as a
+    selector of its own, which only widens what it matches) and the combinator. One that
+    names something (`> li`, `+ .menu`) stays `* > li`: what holds it may have been found by
+    its tag or in ways no name shows."""
+    found = _RELATIVE_TO_HELD.match(selector)
+    if found is None:
+        return selector, None
+    rest = selector[found.end() :]
+    compounds, _ = _compounds(rest)
+    if not compounds or _keys(compounds[0]) != ANY_ELEMENT:
+        return selector, None
+    return rest, found.group(1)
 
 
 # Attributes a script reads or queries (not those it only writes): in selector syntax
@@ -666,8 +695,12 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     (its literals and object keys, `shifts.jslex`; every word of its text if it cannot be read
     in step), and the attributes it reads or queries. `values` are strings a script reads as
     they are (data-* attribute values)."""
+    free_names: set[str] = set()
     try:
-        held = [*jslex.literals(text), *values]
+        held = [*jslex.literals(text, free_names), *values]
+        # A piece of a selector built from pieces (`"h2 + " + tag`): what follows the
+        # combinator is not known, so any element (`h2 + *`).
+        held = [_completed(literal) for literal in held]
     except jslex.Unreadable:
         held = [text, *values]  # every word, and what looks like a string
         held += [literal for pair in _JS_STRING.findall(text) for literal in pair if literal]
@@ -684,18 +717,22 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         for literal in held
         if len(literal) <= 300 and _SELECTORISH.search(literal) and _is_selector_list(literal)
     ]
-    parts = [part for literal in structural_selectors for part in _split_top_level(literal)]
-    selector_refs = _selector_refs(_beside_held(part) for part in parts)
-    attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(text)}
+    parts = [
+        _relative_to_held(part)
+        for literal in structural_selectors
+        for part in _split_top_level(literal)
+    ]
+    selector_refs = _selector_refs(selector for selector, _ in parts)
+    code_and_values = "\n".join([text, *values])  # `data-target="[data-testid=x]"` too
+    attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(code_and_values)}
     attributes |= {name.lower() for name in _ATTRIBUTE_CALL.findall(text)}
     return AssetRefs(
         words=frozenset(words),
         prefixes=frozenset(prefixes),
+        free_names=frozenset(free_names),
         attributes=frozenset(attributes | dataset),
         structure=selector_refs.structure,
-        follows_held=frozenset(
-            found.group(1) for found in map(_FOLLOWS_HELD.match, parts) if found
-        ),
+        follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
     )
 
 

@@ -197,8 +197,10 @@ def _named(locators: tuple[object, ...]) -> dict[str, object]:
 
 
 def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
-    names = [element.get("id") or "", *(element.get("class") or "").split()]
-    return any(name and refs.scripts_use(name) for name in names)
+    element_id = element.get("id")
+    if element_id and refs.reaches_id(element_id):
+        return True
+    return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
 
 
 def _walked_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
@@ -305,6 +307,7 @@ def _drift_ids(
             or element_id.startswith("js-")
             or element_id in fragment_targets
             or refs.references(element_id)
+            or refs.reaches_id(element_id)
             or chance(ctx.seed, "id", element_id) >= params.id_rate
             or mentions.more_than(element_id, 1 + references[element_id])
         ):
@@ -464,7 +467,7 @@ def _follows_held(element: etree._Element, ask: WrapQuestions) -> bool:
         if "+" not in ask.follows_held:
             return False
         before = itertools.islice(before, 1)
-    return any(ask.used_by_scripts(node) for node in before)
+    return any(ask.walked_by_scripts(node) for node in before)  # (held by a name or widget)
 
 
 def _is_mount_point(element: etree._Element) -> bool:

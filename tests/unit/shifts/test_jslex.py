@@ -7,7 +7,7 @@ import pytest
 from shifts.jslex import Unreadable, literals
 
 
-def test_strings_templates_regexes_and_object_keys_are_values_names_are_not() -> None:
+def test_strings_templates_regexes_comments_and_object_keys_count_names_do_not() -> None:
     found = literals(
         "var wrapper = document.getElementById('main'); // the 'comment' is no value\n"
         "el.className = `box ${on ? 'is-open' : `shut-${size}`} end`;\n"
@@ -15,6 +15,7 @@ def test_strings_templates_regexes_and_object_keys_are_values_names_are_not() ->
     )
     assert found == [
         "main",
+        "// the 'comment' is no value",  # (its words count: see below)
         "box ",
         "is-open",
         "shut-",
@@ -38,6 +39,28 @@ def test_a_quote_in_a_regex_or_a_division_keeps_the_reading_in_step() -> None:
     assert literals("return /'/.test(s)") == ["/'/"]
     assert literals("x = {a: `${ {b: 1}.b }`}") == ["a", "", "b", ""]
     assert literals(r'x = "a\nb\u0061c\"d"') == ['a bac"d']
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A regex after a condition's `)` or a block's `}`, a division after a value's `)`, a
+        # postfix `++`, a keyword as a property: each misread put every later string of the
+        # line out of step (the `//` of a URL then hid the rest as a comment).
+        "if (ok) /'/.test(s); fetch('https://x/api'); q('.secret')",
+        "function f(){}\n/'/.test(s) || go('http://x','.secret')",
+        "x = (a + b) / 2; y = 'k' / 3; q('.secret')",
+        "n = i++ / 2; u = 'a/b'; q('.secret', 'http://x')",
+        'x.in / "a/b" + ".secret" + "http://c"',
+        "x = {a: 1} / 2; q('.secret')",
+    ],
+)
+def test_regex_or_division_is_told_by_what_comes_before(text: str) -> None:
+    assert ".secret" in literals(text)
+
+
+def test_shorthand_keys_are_keys() -> None:
+    assert literals("clsx({active, disabled: off})") == ["active", "disabled"]
 
 
 @pytest.mark.parametrize(

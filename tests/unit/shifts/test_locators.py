@@ -244,11 +244,12 @@ def test_what_follows_an_element_a_script_holds_stays_when_a_script_selects_such
     assert b'href="/1">1</a><a href="/2">' in out  # still the next sibling of the held one
     out, _ = drift(page, assets=js_refs('$(".first")'))
     assert b'href="/1">1</a><a href="/2">' not in out  # no script selects what follows
-    # `+` is the next sibling only, `~` any later one.
+    # Relative to what a script holds (`"a#" + id + "+*"`), `+` is the next sibling only, `~`
+    # any later one.
     page = page.replace(b"</nav>", b"<a href='/4'>4</a></nav>")
-    out, _ = drift(page, assets=js_refs('$(".first").find("+ a")'))
+    out, _ = drift(page, assets=js_refs('$(".first").find("+*")'))
     assert b'href="/1">1</a><a href="/2">2</a><a href="/4">' not in out
-    out, _ = drift(page, assets=js_refs('$(".first").find("~ a")'))
+    out, _ = drift(page, assets=js_refs('$(".first").find("~ *")'))
     assert b'href="/1">1</a><a href="/2">2</a><a href="/4">' in out
 
 
@@ -264,3 +265,11 @@ def test_a_has_that_only_looks_for_descendants_leaves_the_inside_free() -> None:
     assert wrapper in inside_nav(out)
     out, _ = drift(LIST_PAGE, assets=css_refs("nav:has(> a[href]) { color: red }"))
     assert wrapper not in inside_nav(out) and wrapper in out
+
+
+def test_an_id_a_script_reaches_by_named_access_stays_and_holds_its_children() -> None:
+    page = b"<body><nav id='menu'><a href='/1'>1</a></nav><p><a href='/2'>x</a></p></body>"
+    out, _ = drift(page, assets=js_refs("menu.firstElementChild.focus()"))
+    assert b'<nav id="menu"><a href="/1">1</a></nav>' in out
+    out, _ = drift(page, assets=js_refs("this.menu.focus()"))  # a property: no named access
+    assert b'<nav id="menu"><a href="/1">1</a></nav>' not in out

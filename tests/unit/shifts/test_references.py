@@ -95,8 +95,11 @@ def test_scripts_reference_the_words_they_hold_prefixes_and_selector_strings() -
     assert refs.references("root") and refs.references("is-open")  # a prefix
     assert refs.references("active") and refs.references("card-large")  # a key, a template
     assert refs.references("open")
-    # Names in the program are no values: a class `wrapper` or an id `main` is free to drift.
+    # Names in the program are no values: a class `wrapper` is free to drift. A free name may
+    # still reach an element by its id (`main` is `window.main`), a property name may not.
     assert not refs.references("wrapper") and not refs.references("main")
+    assert refs.reaches_id("main") and not refs.reaches_id("wrapper")
+    assert js_refs("document.forms.login.submit()").reaches_id("login")
     # A script that cannot be read in step references every word of it.
     assert js_refs("x = 'not closed\n; this.wrapper").references("wrapper")
     assert "data-foo-bar" in refs.words
@@ -162,3 +165,27 @@ def test_structure_is_read_past_quoted_values_relative_and_nested_selectors() ->
     # A combinator inside a string is text: `a > b` here is no child rule.
     titled = css_refs('[title="a > b"] em { color: red }')
     assert not titled.structure_matters(element(page, "//em"))
+
+
+def test_a_relative_selector_that_names_something_stays_about_every_parent() -> None:
+    # `section.querySelectorAll(":scope > div")`: the section may have been found by its tag,
+    # so every div keeps its parent, as `* > div`; `"> *"` is about what the script holds.
+    page = "<html><body><section><div id='d'>x</div></section><p><i id='i'>y</i></p></body></html>"
+    named = js_refs("s.querySelectorAll(':scope > div')")
+    assert named.structure_matters(element(page, "//*[@id='d']"))
+    assert not js_refs("$(m).menu({items: '> *'})").structure_matters(element(page, "//*[@id='i']"))
+
+
+def test_attribute_queries_in_data_values_are_read() -> None:
+    root = etree.fromstring(
+        "<html><body><button data-target='[data-testid=dlg]'>x</button></body></html>",
+        etree.HTMLParser(),
+    )
+    assert inline_refs(root).reads_attribute("data-testid")
+
+
+def test_a_selector_piece_that_ends_with_a_combinator_is_about_any_element_after_it() -> None:
+    page = "<html><body><h2>t</h2><div id='d'>x</div><p><i id='i'>y</i></p></body></html>"
+    refs = js_refs('list = root.querySelectorAll("h2 + " + tag)')
+    assert refs.structure_matters(element(page, "//*[@id='d']"))
+    assert not refs.structure_matters(element(page, "//*[@id='i']"))
