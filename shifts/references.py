@@ -626,8 +626,10 @@ _SIMPLE_PART = re.compile(r"\*|[A-Za-z][\w-]*|[.#][\w-]+|\[\]|::?[\w-]+(?:\(\))?
 
 
 def _completed(literal: str) -> str:
+    if len(literal) > 300:  # (no selector; and not copied by `rstrip`)
+        return literal
     stripped = literal.rstrip()
-    if len(stripped) < 300 and stripped[-1:] in (">", "+", "~") and stripped[:-1].strip():
+    if stripped[-1:] in (">", "+", "~") and stripped[:-1].strip():
         return f"{stripped} *"
     return literal
 

@@ -203,13 +203,12 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
 
 
-def _walked_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
-    """Whether a script may hold `element` and walk its children (`> *` relative to it):
-    found by its id or a class, or by a widget's attribute an asset reads (Stimulus's
+def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
+    """Whether a script may find `element` by a widget's attribute an asset reads (Stimulus's
     `[data-controller]`, `[data-sortable]`, `[role=tablist]`). Reading an attribute that HTML
     gives an element its meaning by (a form's `action`, a link's `href`) is reading what a
     script holds already, not finding it."""
-    return _referenced_by_scripts(element, refs) or any(
+    return any(
         isinstance(name, str)
         and name.startswith(("data-", "aria-", "role"))
         and refs.reads_attribute(name)
@@ -423,8 +422,8 @@ class WrapQuestions:
     once per node: many candidates share ancestors, parents and siblings)."""
 
     structure_matters: Callable[[etree._Element], bool]
-    used_by_scripts: Callable[[etree._Element], bool]
-    walked_by_scripts: Callable[[etree._Element], bool]
+    used_by_scripts: Callable[[etree._Element], bool]  # found by its id or a class
+    found_by_widget_attribute: Callable[[etree._Element], bool]
     follows_held: frozenset[str]  # `+`, `~`: how scripts select what follows what they hold
 
     @classmethod
@@ -433,9 +432,13 @@ class WrapQuestions:
         return cls(
             cached(refs.structure_matters),
             cached(lambda node: _referenced_by_scripts(node, refs)),
-            cached(lambda node: _walked_by_scripts(node, refs)),
+            cached(lambda node: _found_by_widget_attribute(node, refs)),
             refs.follows_held,
         )
+
+    def walked_by_scripts(self, node: etree._Element) -> bool:
+        """Whether a script may hold `node` and walk its children (`> *` relative to it)."""
+        return self.used_by_scripts(node) or self.found_by_widget_attribute(node)
 
 
 def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuestions) -> str | None:
