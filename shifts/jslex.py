@@ -71,12 +71,24 @@ class Unreadable(ValueError):
     """The text could not be read to its end in step (not JavaScript, or cut off)."""
 
 
-def literals(text: str, free_names: set[str] | None = None) -> list[str]:
+# An operand of a concatenation that is not a string literal (`id` in `"#" + id + " > li"`).
+UNKNOWN = None
+Concatenation = list[str | None]
+
+
+def literals(
+    text: str,
+    free_names: set[str] | None = None,
+    concatenations: list[Concatenation] | None = None,
+) -> list[str]:
     """The contents of the text's string, template and regex literals, its comments, and its
     object keys. `free_names`, if given, receives the identifiers the text uses unqualified or
     through named access (`main`, `window.main`, `document.forms.login`): legacy code reaches
-    an element with such an id by them."""
+    an element with such an id by them. `concatenations`, if given, receives each chain of
+    operands joined by `+` that holds a string literal and another operand (`"a#" + id + "+*"`
+    is `["a#", UNKNOWN, "+*"]`): a selector built from pieces is read whole from it."""
     found: list[str] = []
+    chain = _Chain(concatenations)
     position = 0
     # Per open `(`: whether a regex may follow its `)` (`if (x) /re/`); per open `{`: a block
     # (a regex may follow its `}`), an object literal (a division may), or a template's `${`.
@@ -97,6 +109,7 @@ def literals(text: str, free_names: set[str] | None = None) -> list[str]:
             continue
         if kind == "string":
             found.append(_unescaped(value[1:-1]))
+            chain.operand(found[-1], previous)
             division_next = True
         elif kind == "template" or (kind == "close" and braces and braces[-1] == "${"):
             if kind == "close":
@@ -106,6 +119,7 @@ def literals(text: str, free_names: set[str] | None = None) -> list[str]:
                 braces.append("${")
             division_next = not opened
         elif kind == "name":
+            chain.operand(UNKNOWN, previous)
             if free_names is not None and (previous != "." or before_previous in _NAMED_ACCESS):
                 free_names.add(value)
             # A keyword after a dot is a property (`x.in / 2`), which a division follows.
@@ -138,14 +152,59 @@ def literals(text: str, free_names: set[str] | None = None) -> list[str]:
         elif kind == "punctuation" and value in "\"'":
             raise Unreadable(f"a string at {position - 1} is not closed on its line")
         elif value in "+-" and text[position : position + 1] == value:
+            chain.end()
             position += 1  # `i++ / 2`, `++i`: what the slash after it is stays as it was
             continue
         else:
             division_next = kind in ("number", "value_end")
+        if kind == "number":
+            chain.operand(UNKNOWN, previous)
+        elif kind not in ("string", "name"):
+            chain.other(value)
         previous, before_previous = value, previous
+    chain.end()
     if braces and "${" in braces:
         raise Unreadable("a template literal is not closed")
     return found
+
+
+class _Chain:
+    """Follows `a + b + c` token by token. An operand is a string literal or a name with its
+    properties (`this.id`); anything else (a call's parenthesis, a template, an operator but
+    `+`) ends the chain, which is then kept if it joins a string to something."""
+
+    def __init__(self, into: list[Concatenation] | None) -> None:
+        self.into = into
+        self.operands: Concatenation = []
+        self.awaiting = False  # after a `+`: the next token is an operand
+        self.in_name = False  # the last operand is a name, which `.x` may continue
+
+    def operand(self, value: str | None, previous: str) -> None:
+        if self.into is None:
+            return
+        if value is UNKNOWN and self.in_name and previous == ".":
+            return  # `this.id`: one operand
+        if not self.awaiting:
+            self.end()
+        self.operands.append(value)
+        self.awaiting, self.in_name = False, value is UNKNOWN
+
+    def other(self, token: str) -> None:
+        if self.into is None:
+            return
+        if token == "+" and self.operands and not self.awaiting:
+            self.awaiting = True
+        elif not (token == "." and self.in_name and not self.awaiting):
+            self.end()
+
+    def end(self) -> None:
+        if (
+            self.into is not None
+            and len(self.operands) > 1
+            and any(operand is not UNKNOWN for operand in self.operands)
+        ):
+            self.into.append(self.operands)
+        self.operands, self.awaiting, self.in_name = [], False, False
 
 
 def _opens_a_block(previous: str, before_previous: str) -> bool:

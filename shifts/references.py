@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -235,7 +236,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 4
+REFS_VERSION = 5
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -428,7 +429,13 @@ def _without_brackets(selector: str) -> str:
 def _structure(selector: str) -> set[StructuralRule]:
     """The structural rules of one complex selector (and of complex selectors inside
     :is()/:not()/:where()/:has())."""
-    rules: set[StructuralRule] = set()
+    variants, complex_alternatives = _alternatives(selector)
+    if variants != [selector]:
+        rules: set[StructuralRule] = set()
+        for variant in [*variants, *complex_alternatives]:
+            rules |= _structure(variant)
+        return rules
+    rules = set()
     compounds, combinators = _compounds(selector)
     # Each compound's context: the parent (`P > E`) or ancestor (`A E`) it needs. Siblings
     # share their parent, so `.row > * + *` concerns children of `.row` only, on both sides.
@@ -472,6 +479,88 @@ def _structure(selector: str) -> set[StructuralRule]:
     return rules
 
 
+_ALTERNATIVES = re.compile(r":(?:is|where|matches|-webkit-any|-moz-any)\(")
+_TAG_START = re.compile(r"\*|" + _IDENT)
+MAX_VARIANTS = 32
+
+
+def _alternatives(selector: str) -> tuple[list[str], list[str]]:
+    """The selector with each `:is()`/`:where()` of its compounds read as one of its
+    alternatives (`:is(input, .a textarea):focus > b` is `input:focus > b` or
+    `textarea:focus > b`), and the alternatives whose own structure counts (`.a textarea`).
+    A compound whose only test is such a list names nothing read as a whole (`* > b`: every
+    element); read by its alternatives, it is about those alone. An alternative stands for
+    its last compound (what the element itself must match): the rest only narrows it. Past
+    `MAX_VARIANTS`, the selector is read as it is (which can only widen what it matches)."""
+    compounds, combinators = _compounds(selector)
+    for index, compound in enumerate(compounds):
+        found = _top_level_alternatives(compound)
+        if found is None:
+            continue
+        start, end, argument = found
+        outer = compound[:start] + compound[end:]
+        variants, complex_alternatives = [], []
+        for alternative in _split_top_level(argument):
+            parts = _compounds(alternative)[0]
+            if len(parts) > 1:
+                complex_alternatives.append(alternative)
+            merged = _merged_compound(outer, parts[-1] if parts else "*")
+            rebuilt = compounds[:index] + [merged] + compounds[index + 1 :]
+            variants.append(_joined_compounds(rebuilt, combinators))
+        expanded: list[str] = []
+        for variant in variants:
+            more, inner = _alternatives(variant)
+            expanded += more
+            complex_alternatives += inner
+            if len(expanded) > MAX_VARIANTS:
+                return [selector], []
+        return expanded, complex_alternatives
+    return [selector], []
+
+
+def _top_level_alternatives(compound: str) -> tuple[int, int, str] | None:
+    """Where the compound's first `:is(...)`-like list outside parentheses is (start, end),
+    and its argument."""
+    masked = _masked_strings(compound)
+    depth = 0
+    for position, char in enumerate(masked):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and char == ":" and (found := _ALTERNATIVES.match(masked, position)):
+            inner = 1
+            for end in range(found.end(), len(masked)):
+                inner += {"(": 1, ")": -1}.get(masked[end], 0)
+                if inner == 0:
+                    return position, end + 1, compound[found.end() : end]
+            return None
+    return None
+
+
+def _merged_compound(outer: str, alternative: str) -> str:
+    """One compound that tests what both do (`a.x:hover` and `.y` -> `a.y.x:hover`): the
+    type selector first (the outer one's, if it has one), pseudo-classes last."""
+    outer_tag, outer_rest = _split_tag(outer)
+    tag, rest = _split_tag(alternative)
+    if outer_tag not in ("", "*"):
+        tag = outer_tag
+    return (tag + rest + outer_rest) or "*"
+
+
+def _split_tag(compound: str) -> tuple[str, str]:
+    found = _TAG_START.match(compound)
+    return (found.group(), compound[found.end() :]) if found else ("", compound)
+
+
+def _joined_compounds(compounds: list[str], combinators: list[str]) -> str:
+    text = compounds[0]
+    for combinator, compound in zip(combinators, compounds[1:], strict=True):
+        text += " " if combinator == " " else f" {combinator} "
+        text += compound
+    return text
+
+
 def _has_sees_wrappers(compound: str, keys: Keys) -> bool:
     """Whether a wrapper put inside what the compound's `:has()` matches could change the
     match. A wrapper keeps every descendant a descendant and is a custom element no selector
@@ -483,6 +572,10 @@ def _has_sees_wrappers(compound: str, keys: Keys) -> bool:
         return True
     for name, argument in _pseudo_arguments(compound):
         for part in _split_top_level(argument) if name == "has" else ():
+            if part[:1] in ("+", "~"):
+                # About the siblings after it (`:has(~ .error)`), not what is inside: the
+                # sibling rules of `E ~ .error` (`_structure`) keep both in place.
+                continue
             compounds, combinators = _compounds(part)
             if any(c != " " for c in combinators) or ANY_ELEMENT in map(_keys, compounds):
                 return True
@@ -634,12 +727,17 @@ def _completed(literal: str) -> str:
     return literal
 
 
+_TWO_COMBINATORS = re.compile(r"[>+~]\s*[>+~]")
+
+
 def _is_selector_list(literal: str) -> bool:
     """Whether a script's string is a CSS selector list (`.menu > li`), not a regex or text:
     every compound, between combinators, is made of simple selectors only."""
     bare = re.sub(r"\[[^\[\]]*\]", "[]", literal)
     while re.search(r"\([^()]+\)", bare):  # innermost arguments first
         bare = re.sub(r"\([^()]+\)", "()", bare)
+    if _TWO_COMBINATORS.search(bare):
+        return False  # no selector has two combinators in a row: `~~~` is wikitext
     for selector in _split_top_level(bare):
         if selector.rstrip()[-1:] in (">", "+", "~"):
             # No selector ends with a combinator (a piece read in step is completed first:
@@ -683,6 +781,29 @@ def _relative_to_held(selector: str) -> tuple[str, str | None]:
     return rest, found.group(1)
 
 
+def _is_structural_selector(literal: str) -> bool:
+    return len(literal) <= 300 and bool(_SELECTORISH.search(literal)) and _is_selector_list(literal)
+
+
+_UNKNOWN_IN_VALUE = re.compile(r"\[\s*([A-Za-z_][\w-]*)\s*[~|^$*]?=[^\]]*\0[^\]]*\]")
+_UNKNOWN_IN_NAME = re.compile(r"([#.])[\w-]*\0[\w\0-]*")
+
+
+def _joined_selector(operands: jslex.Concatenation) -> str | None:
+    """A concatenation read as one selector, an operand whose value is not known widened to
+    what it may be: in an id, a class or an attribute's value, any (`"li." + kind + " > a"`
+    is `li[class] > a`). None where it may be more (a tag, a combinator, a whole selector):
+    then its pieces are read one by one. One that starts with such an operand
+    (`sel + " > li"`) is relative to what that selector found: read by its pieces, as a
+    relative selector."""
+    if operands[0] is jslex.UNKNOWN:
+        return None
+    text = "".join("\0" if operand is jslex.UNKNOWN else operand for operand in operands)
+    text = _UNKNOWN_IN_VALUE.sub(r"[\1]", text)
+    text = _UNKNOWN_IN_NAME.sub(lambda m: "[id]" if m.group(1) == "#" else "[class]", text)
+    return None if "\0" in text else text
+
+
 # Attributes a script reads or queries (not those it only writes): in selector syntax
 # (`[data-testid="x"]`, also built from pieces), through getAttribute/hasAttribute/..., or as
 # `dataset.camelCase`. A test hook only rendered by a template is no dependency of the app.
@@ -698,14 +819,13 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     in step), and the attributes it reads or queries. `values` are strings a script reads as
     they are (data-* attribute values)."""
     free_names: set[str] = set()
+    concatenations: list[jslex.Concatenation] = []
     try:
-        held = [*jslex.literals(text, free_names), *values]
-        # A piece of a selector built from pieces (`"h2 + " + tag`): what follows the
-        # combinator is not known, so any element (`h2 + *`).
-        held = [_completed(literal) for literal in held]
+        held = [*jslex.literals(text, free_names, concatenations), *values]
     except jslex.Unreadable:
         held = [text, *values]  # every word, and what looks like a string
         held += [literal for pair in _JS_STRING.findall(text) for literal in pair if literal]
+        concatenations = []
     words = set(_WORD.findall("\n".join(held)))
     # `element.dataset.fooBar` reads the attribute data-foo-bar.
     dataset = {
@@ -714,11 +834,19 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     }
     words |= dataset
     prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
-    structural_selectors = [
-        literal
-        for literal in held
-        if len(literal) <= 300 and _SELECTORISH.search(literal) and _is_selector_list(literal)
-    ]
+    # A selector built from pieces is read whole where it can be (`"a#" + id + "+*"` is about
+    # what follows an `<a>` with an id); its pieces are then no selectors of their own.
+    pieces = Counter(held)
+    joined = []
+    for operands in concatenations:
+        selector = _joined_selector(operands)
+        if selector is not None and _is_structural_selector(selector):
+            joined.append(selector)
+            pieces.subtract(operand for operand in operands if operand is not None)
+    # A piece of a selector built from pieces (`"h2 + " + tag`), not read whole: what follows
+    # the combinator is not known, so any element (`h2 + *`).
+    alone = [_completed(literal) for literal in pieces.elements()]
+    structural_selectors = [*joined, *filter(_is_structural_selector, alone)]
     parts = [
         _relative_to_held(part)
         for literal in structural_selectors

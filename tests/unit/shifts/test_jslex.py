@@ -70,3 +70,21 @@ def test_shorthand_keys_are_keys() -> None:
 def test_what_cannot_be_read_in_step_is_said(text: str) -> None:
     with pytest.raises(Unreadable):
         literals(text)
+
+
+def test_concatenations_are_kept_with_what_is_not_known() -> None:
+    chains: list[list[str | None]] = []
+    literals(
+        'q("a#" + S + "+*"); r = "#" + this.id + " > li" + 2; f(x) + " ~ b"; s = sel + "+*";'
+        ' t = "x" + g(y) + "z"; u = `${"p" + q}`',
+        None,
+        chains,
+    )
+    assert chains == [
+        ["a#", None, "+*"],
+        ["#", None, " > li", None],
+        [None, "+*"],
+        # A call ends a chain: its arguments are values of their own.
+        ["x", None],
+        ["p", None],
+    ]

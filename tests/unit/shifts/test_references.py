@@ -189,3 +189,62 @@ def test_a_selector_piece_that_ends_with_a_combinator_is_about_any_element_after
     refs = js_refs('list = root.querySelectorAll("h2 + " + tag)')
     assert refs.structure_matters(element(page, "//*[@id='d']"))
     assert not refs.structure_matters(element(page, "//*[@id='i']"))
+
+
+def test_a_selector_built_from_pieces_is_read_whole() -> None:
+    page = (
+        "<html><body><p><a id='x'>a</a><i id='after-a-with-id'>1</i></p>"
+        "<p><a>b</a><i id='after-a'>2</i></p>"
+        "<div id='held'><span id='in-held'>3</span></div><div><span id='in-div'>4</span></div>"
+        "</body></html>"
+    )
+    # jQuery's feature test: what follows an <a> with an id, not what follows every element a
+    # script holds (which, as `"+*"` alone, held the next sibling of each of them).
+    jquery = js_refs('if(!e.querySelectorAll("a#"+S+"+*").length)v.push(".#.+[+~]")')
+    assert jquery.follows_held == frozenset()
+    assert jquery.structure_matters(element(page, "//*[@id='after-a-with-id']"))
+    assert not jquery.structure_matters(element(page, "//*[@id='after-a']"))
+    # An id from a variable: the children of an element with an id.
+    by_id = js_refs('$("#" + this.id + " > span").hide()')
+    assert by_id.structure_matters(element(page, "//*[@id='in-held']"))
+    assert not by_id.structure_matters(element(page, "//*[@id='in-div']"))
+    # What a selector held in a variable found is still what the script holds.
+    assert js_refs('$(sel + "+*")').follows_held == {"+"}
+    # A piece where a tag or a combinator may go is read by its pieces, as before.
+    pieces = js_refs('q("div > " + tag + cls)')
+    assert pieces.structure_matters(element(page, "//*[@id='held']/span"))
+
+
+def test_is_and_where_are_read_by_their_alternatives() -> None:
+    page = (
+        "<html><body><div><input id='i'><b class='comment'>c</b></div>"
+        "<section><p id='p'>p</p><p id='q'>q</p></section></body></html>"
+    )
+    # A compound whose only test is `:is()` named nothing: every element beside another one
+    # mattered. Read by its alternatives, it is about inputs and textareas beside a comment.
+    refs = css_refs(
+        ":is(input,textarea,.editor .content):not(:focus,:has(~:where(.comment:hover))) {}"
+    )
+    assert refs.structure_matters(element(page, "//input"))
+    assert refs.structure_matters(element(page, "//b"))
+    assert not refs.structure_matters(element(page, "//*[@id='q']"))
+    assert css_refs("section > :is(p, ul) {}").structure_matters(element(page, "//*[@id='q']"))
+    assert css_refs("a:where(.x, .y) > :is(b) {}").structure_matters(element(page, "//b")) is False
+
+
+def test_a_has_about_later_siblings_does_not_look_inside() -> None:
+    page = "<html><body><div class='c'><i>x</i></div><p class='d'>d</p></body></html>"
+    refs = css_refs(".c:has(~ .d) {}")
+    assert not refs.looks_inside(element(page, "//div"))
+    assert refs.structure_matters(element(page, "//div"))  # it keeps its later siblings
+    assert refs.structure_matters(element(page, "//p"))
+    assert css_refs(".c:has(> i) {}").structure_matters(element(page, "//i"))
+
+
+def test_two_combinators_in_a_row_are_no_selector() -> None:
+    # MediaWiki's scripts hold `~~~` (a wikitext signature): read as `~ ~ *`, every element
+    # beside another one mattered.
+    page = "<html><body><p id='a'>a</p><p id='b'>b</p></body></html>"
+    refs = js_refs("insert('~~~'); sig = '~~~~'; x = '>>'")
+    assert refs.follows_held == frozenset()
+    assert not refs.structure_matters(element(page, "//*[@id='b']"))
