@@ -33,6 +33,7 @@ from api.demo import demo_app, register_profile
 from api.settings import Settings
 from proxy import build_addons
 from proxy.knowledge import KnowledgeLookup, Learner, open_knowledge
+from proxy.options import OPTIONS
 from proxy.recording import Recording
 from proxy.store import EpisodeStore, open_store
 from proxy.store.archiving import ArchivingStore
@@ -100,18 +101,14 @@ def make_master(
         stream_large_bodies=str(settings.max_rewrite_bytes + 1),
         ssl_insecure=settings.upstream_insecure,
         ssl_verify_upstream_trusted_ca=settings.upstream_ca,
-        ss_allow_unbound=settings.allow_unbound,
-        ss_episode_header=settings.episode_header,
-        ss_require_token=settings.require_token,
-        ss_internal_prefix=settings.internal_prefix,
-        ss_max_rewrite_bytes=settings.max_rewrite_bytes,
-        ss_offload_bytes=settings.offload_bytes,
-        ss_upstream_allow=settings.upstream_allow,
+        # Every option a setting carries (proxy.options), of the addons this process loaded.
+        **{
+            option.name: getattr(settings, option.setting)
+            for option in OPTIONS.values()
+            if option.setting is not None and option.name in opts
+        },
+        # The options the service derives.
         ss_forbidden_upstreams=",".join(settings.own_addresses()),
-        ss_upstream_timeout=settings.upstream_timeout,
-        ss_learn=settings.learn,
-        ss_learn_timeout=settings.learn_timeout,
-        ss_asset_max_bytes=settings.asset_max_bytes,
         ss_default_listeners=",".join(
             listener.name for listener in settings.listeners() if listener.takes_default
         ),

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, mo
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from proxy.guard import upstream_allowed
+from proxy.options import for_setting
 
 ENV_PREFIX = "SKILLSHIFT_"
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
@@ -66,6 +67,13 @@ def _prefix(value: str) -> str:
 
 def _optional_address(value: Any) -> tuple[str, int] | None:
     return None if value in (None, "") else _address(value)
+
+
+def _carried(setting: str, **constraints: Any) -> Any:
+    """The field of a setting the proxy's addons read as an option: its default and help are
+    the option's (`proxy.options`, where each is declared once)."""
+    option = for_setting(setting)
+    return Field(option.default, description=option.help, **constraints)
 
 
 Address = Annotated[tuple[str, int], NoDecode, BeforeValidator(_address)]
@@ -125,49 +133,18 @@ class Settings(BaseSettings):
         description="reverse-proxy listener http(s)://upstream:port@[host:]listen_port; "
         "repeatable (comma-separated in the variable)",
     )
-    allow_unbound: bool = Field(
-        False, description="pass requests bound to no episode through untouched instead of 407"
-    )
+    allow_unbound: bool = _carried("allow_unbound")
     api_token: str | None = Field(
         None, description="bearer token for the admin API; required when --api is not loopback"
     )
-    internal_prefix: Annotated[str, AfterValidator(_prefix)] = Field(
-        "/__ss/", description="path prefix the proxy answers itself on every origin"
-    )
-    episode_header: str = Field(
-        "X-SkillShift-Episode",
-        pattern=r"^[A-Za-z0-9-]+$",
-        description="request header binding a request to an episode",
-    )
-    require_token: bool = Field(False, description="refuse episode headers without ':TOKEN'")
-    max_rewrite_bytes: int = Field(
-        8 * 1024 * 1024, gt=0, description="larger HTML bodies stream through unshifted"
-    )
-    offload_bytes: int = Field(
-        128 * 1024,
-        ge=0,
-        description="pages at least this large that need a parse are shifted in a worker "
-        "thread, so the event loop keeps serving other requests",
-    )
-    learn: Literal["browser", "static", "off"] = Field(
-        "browser",
-        description="how a page with no site knowledge yet is learnt before locator drift "
-        "shifts it: 'browser' (its stylesheets and scripts, what they name, and what its "
-        "scripts load in a headless Chromium), 'static' (no browser), 'off' (not learnt: "
-        "such a page gets a 503 until a learn run covers it)",
-    )
-    learn_timeout: float = Field(
-        30.0,
-        gt=0,
-        description="seconds a page's first learn may take; past it, that load gets a 503 "
-        "and the page is learnt again on its next load",
-    )
-    asset_max_bytes: int = Field(
-        8 * 1024 * 1024,
-        gt=0,
-        description="largest stylesheet or script a learn reads; a page loading a bigger one "
-        "cannot be learnt (503)",
-    )
+    internal_prefix: Annotated[str, AfterValidator(_prefix)] = _carried("internal_prefix")
+    episode_header: str = _carried("episode_header", pattern=r"^[A-Za-z0-9-]+$")
+    require_token: bool = _carried("require_token")
+    max_rewrite_bytes: int = _carried("max_rewrite_bytes", gt=0)
+    offload_bytes: int = _carried("offload_bytes", ge=0)
+    learn: Literal["browser", "static", "off"] = _carried("learn")
+    learn_timeout: float = _carried("learn_timeout", gt=0)
+    asset_max_bytes: int = _carried("asset_max_bytes", gt=0)
     knowledge_dir: str | None = Field(
         None,
         description="where site knowledge is kept when episodes are in the embedded store "
@@ -178,17 +155,8 @@ class Settings(BaseSettings):
         None, description="PEM file of a CA to trust for HTTPS upstreams (a lab's own CA)"
     )
     upstream_insecure: bool = Field(False, description="do not verify upstream certificates")
-    upstream_allow: str = Field(
-        "",
-        description="comma-separated upstream host or host:port globs the proxy may reach, "
-        "e.g. '127.0.0.1,localhost' (default: any); the admin API is never reachable",
-    )
-    upstream_timeout: float = Field(
-        60.0,
-        ge=0,
-        description="seconds an upstream may take to start its response before a 504; 0 waits "
-        "forever",
-    )
+    upstream_allow: str = _carried("upstream_allow")
+    upstream_timeout: float = _carried("upstream_timeout", ge=0)
     targets: Targets = Field(
         (),
         description="deployment-wide source->target origins for Tgt conditions, "
@@ -199,6 +167,7 @@ class Settings(BaseSettings):
         description="record what every episode's browser received (HAR, bodies by hash) and "
         "archive episodes and their events here, past their TTL; needed for replay episodes",
     )
+    record_max_bytes: int = _carried("record_max_bytes", gt=0)
     demo: bool = Field(False, description="also serve a demo shop to try it on")
     demo_port: int = Field(
         8090, gt=0, lt=65535, description="demo shop port; its target variant uses the next"

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from proxy import metrics
 from proxy.episode import Episode
+from proxy.options import add_options
 from proxy.responses import answer, auth_required, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
 
@@ -48,30 +49,12 @@ class EpisodeBinding:
         self.tunnels: MutableMapping[connection.Client, str] = weakref.WeakKeyDictionary()
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
+        add_options(
+            loader,
             "ss_episode_header",
-            str,
-            "X-SkillShift-Episode",
-            "Request header that binds a request to an episode: 'ID' or 'ID:TOKEN'.",
-        )
-        loader.add_option(
             "ss_require_token",
-            bool,
-            False,
-            "Require the token in the episode header ('ID:TOKEN'); a bare ID is refused.",
-        )
-        loader.add_option(
             "ss_allow_unbound",
-            bool,
-            False,
-            "Pass requests bound to no episode through untouched instead of answering 407.",
-        )
-        loader.add_option(
             "ss_default_listeners",
-            str,
-            "",
-            "Comma-separated listener names (ports) where unbound requests fall back to the "
-            "listener's default episode. Never the agents' listener.",
         )
 
     async def http_connect(self, flow: http.HTTPFlow) -> None:

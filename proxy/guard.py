@@ -13,6 +13,7 @@ import socket
 
 from mitmproxy import ctx, http
 
+from proxy.options import add_options
 from proxy.responses import answer, error_response
 
 
@@ -87,20 +88,7 @@ def _is_this_machine(host: str) -> bool:
 
 class UpstreamGuard:
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
-            "ss_upstream_allow",
-            str,
-            "",
-            "Comma-separated upstream host or host:port globs the proxy may connect to "
-            "(e.g. '127.0.0.1,localhost,*.lab:8080'); empty allows every upstream.",
-        )
-        loader.add_option(
-            "ss_forbidden_upstreams",
-            str,
-            "",
-            "Comma-separated host:port addresses never reachable through the proxy (the admin "
-            "API's own address is always one).",
-        )
+        add_options(loader, "ss_upstream_allow", "ss_forbidden_upstreams")
 
     def allowed(self, host: str, port: int) -> bool:
         return upstream_allowed(

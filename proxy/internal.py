@@ -18,6 +18,7 @@ from mitmproxy import ctx, http
 from proxy import metrics
 from proxy.binding import EPISODE
 from proxy.episode import Episode
+from proxy.options import add_options
 from proxy.responses import answer
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts.runtime import BEACON_NAME, RUNTIME_NAME, runtime_source
@@ -44,13 +45,7 @@ class InternalEndpoints:
         self.store = store
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
-            "ss_internal_prefix",
-            str,
-            "/__ss/",
-            "Path prefix of the endpoints the proxy answers itself on every origin (runtime "
-            "script, beacon). Keep it neutral: pages show it to agents.",
-        )
+        add_options(loader, "ss_internal_prefix")
 
     def is_internal(self, flow: http.HTTPFlow) -> bool:
         return flow.request.path.startswith(ctx.options.ss_internal_prefix)

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from proxy import csp
 from proxy.episode import Episode
 from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts
+from shifts.context import DEFAULT_INTERNAL_PREFIX
 from shifts.document import FrozenDocument
 from shifts.execution import plan_popup
 from shifts.references import AssetRefs
@@ -193,7 +194,7 @@ def shift_offline(
         nonce=page_nonce(episode, policies or [], raw, url),
         is_navigation=True,
         load_index=1,
-        internal_prefix="/__ss/",
+        internal_prefix=DEFAULT_INTERNAL_PREFIX,
         assets=assets,
     )
     ctx = replace(ctx, popup=plan_popup(ctx))

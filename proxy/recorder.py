@@ -21,6 +21,7 @@ from proxy import classify, metrics
 from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.options import add_options
 from proxy.recording import Recording, run_of
 from proxy.responses import OWN_RESPONSE
 from proxy.rewrite import PAGE, is_page
@@ -42,12 +43,7 @@ class Recorder:
         self._last_load: dict[str, int] = {}  # episode id -> its latest navigation's load
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
-            "ss_record_max_bytes",
-            int,
-            32 * 1024 * 1024,
-            "Largest body a recording keeps; a larger one is recorded without its body.",
-        )
+        add_options(loader, "ss_record_max_bytes")
 
     def _records(self, flow: http.HTTPFlow) -> bool:
         episode: Episode | None = flow.metadata.get(EPISODE)

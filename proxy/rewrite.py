@@ -24,6 +24,7 @@ from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.knowledge.records import page_record_flag, page_records
+from proxy.options import add_options
 from proxy.pipeline import (
     ShiftedPages,
     active_shifts,
@@ -57,9 +58,6 @@ PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_p
 BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
-# Below this a page shifts in well under a millisecond or two: a thread hop would cost more
-# than it frees. lxml releases the GIL while it parses and serializes, so big pages overlap.
-OFFLOAD_BYTES = 128 * 1024
 
 
 def _shift_to_bytes(
@@ -86,19 +84,7 @@ class PageRewriter:
         self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
-            "ss_max_rewrite_bytes",
-            int,
-            8 * 1024 * 1024,
-            "HTML bodies larger than this (decoded) stream through unshifted, with an event.",
-        )
-        loader.add_option(
-            "ss_offload_bytes",
-            int,
-            OFFLOAD_BYTES,
-            "Shift pages at least this large (decoded) in a worker thread, so that one big "
-            "page does not hold up every other request on the event loop.",
-        )
+        add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes")
 
     def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None or not active_shifts(flow.metadata.get(EPISODE)):

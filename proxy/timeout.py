@@ -15,6 +15,8 @@ import logging
 
 from mitmproxy import ctx, http
 
+from proxy.options import add_options
+
 logger = logging.getLogger(__name__)
 
 TIMED_OUT = "ss.upstream_timed_out"  # flow.metadata: the timeout (s) that expired
@@ -25,13 +27,7 @@ class UpstreamTimeout:
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
-            "ss_upstream_timeout",
-            float,
-            60.0,
-            "Seconds an upstream may take to start its response; then the client gets a 504. "
-            "0 waits forever.",
-        )
+        add_options(loader, "ss_upstream_timeout")
 
     def request(self, flow: http.HTTPFlow) -> None:
         seconds = ctx.options.ss_upstream_timeout

@@ -18,6 +18,11 @@ class PopupPlan:
     regime: str
 
 
+# Where the proxy answers its own endpoints on every origin (`--internal-prefix`): neutral,
+# since pages show it to agents.
+DEFAULT_INTERNAL_PREFIX = "/__ss/"
+
+
 @dataclass(frozen=True)
 class ShiftContext:
     episode_id: str
@@ -36,7 +41,7 @@ class ShiftContext:
     # Nonce to put on injected <script>/<style> tags; None when the page has no CSP to satisfy.
     nonce: str | None = None
     # Path prefix of the internal endpoints (runtime script, beacon) on the page's own origin.
-    internal_prefix: str = "/__ss/"
+    internal_prefix: str = DEFAULT_INTERNAL_PREFIX
     # Key the client runtime must present to the beacon; derived from the episode token.
     beacon_key: str = ""
     # Contextual shift: source origin -> target origin ("scheme://host:port").

@@ -138,7 +138,7 @@ up() {
 LAB_APP=wagtail
 LAB_URL=$source_url
 LAB_TARGET_URL=$target_url
-LAB_PAGES=/,/about-us/,/news/,/news/library-reopens/,/admin/login/
+LAB_PAGES=/,/about-us/,/admin/login/,/news/,/news/library-reopens/
 LAB_ADMIN_PAGES=$(cat "$dir/source-admin-pages")
 LAB_USER=admin
 LAB_PASSWORD=admin-pass

@@ -36,6 +36,7 @@ from proxy.knowledge.records import (
     on_upstream,
     refs_key,
 )
+from proxy.options import ASSET_MAX_BYTES
 from shifts.references import (
     AssetRefs,
     PageAsset,
@@ -224,7 +225,7 @@ class Learner:
         *,
         mode: LearnMode = "browser",
         timeout: float = 30.0,
-        max_bytes: int = 8 * 1024 * 1024,
+        max_bytes: int = ASSET_MAX_BYTES,
         verify: bool | str = True,
         settle_ms: int = 1500,
     ) -> None:

@@ -26,13 +26,12 @@ from proxy.episode import Episode
 from proxy.knowledge.learner import asset_kind_of
 from proxy.knowledge.lookup import KnowledgeLookup
 from proxy.knowledge.records import body_digest, on_upstream, page_records
+from proxy.options import add_options
 from proxy.pipeline import active_shifts
 from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
-
-LEARN_MODES = ["browser", "static", "off"]
 
 
 class KnowledgeWatch:
@@ -42,30 +41,7 @@ class KnowledgeWatch:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        loader.add_option(
-            "ss_learn",
-            str,
-            "browser",
-            "How a page with no knowledge yet is learnt before locator drift shifts it: "
-            "'browser' (its assets, what they name, and what its scripts load in a headless "
-            "Chromium), 'static' (without the browser), 'off' (not learnt: such a page gets "
-            "a 503 until a learn run covers it).",
-            choices=LEARN_MODES,
-        )
-        loader.add_option(
-            "ss_learn_timeout",
-            float,
-            30.0,
-            "Seconds a page's first learn may take; past it that load gets a 503 (and the "
-            "page is learnt again on its next load).",
-        )
-        loader.add_option(
-            "ss_asset_max_bytes",
-            int,
-            8 * 1024 * 1024,
-            "Largest stylesheet or script a learn reads; a page loading a bigger one cannot "
-            "be learnt (503).",
-        )
+        add_options(loader, "ss_learn", "ss_learn_timeout", "ss_asset_max_bytes")
 
     def configure(self, updated: set[str]) -> None:
         learner = self.lookup.learner

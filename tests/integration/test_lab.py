@@ -1,5 +1,6 @@
 """The lab of real apps (tests/helpers/lab.py): on each, the browser oracle finds nothing
-under the benchmark's perceptual shift and the extended set, and the scripted task succeeds
+under the benchmark's perceptual shift and the extended set, the benchmark's drift changes the
+locators of at least `min_share` of each page's interactive elements, and the scripted task succeeds
 under all six conditions (Src-Perc in a service process that never saw the app). CI runs
 seeds 0-1 on three pages per app (the extended set under Src-Perc); `python -m
 tools.lab_table` is the full run."""
@@ -13,12 +14,14 @@ import pytest
 from playwright.sync_api import Browser
 
 from shifts.conditions import CONDITIONS
+from shifts.perceptual.locators import LocatorParams
 from tests.helpers.lab import APPS, LabApp, lab_app, oracle, task_under
 from tests.helpers.processes import ServiceProcess
 
 pytestmark = pytest.mark.browser
 CI_SEEDS = [0, 1]
 CI_PAGES = 3  # the lab's first three pages of each app (the full run takes all)
+MIN_SHARE = LocatorParams().min_share
 
 
 @pytest.fixture(scope="module", params=list(APPS))
@@ -47,7 +50,10 @@ def test_the_benchmark_drift_breaks_nothing(
     for page in app.pages[:CI_PAGES]:
         result = oracle(service.api, env, page, condition, CI_SEEDS)
         assert violations_of(result) == [], (app.name, page)
-        assert all(run["locator_share"] is not None for run in result["runs"]), result
+        shares = [run["locator_share"] for run in result["runs"]]
+        # The drift reaches the share it aims at (`min_share`) on every page and seed: what
+        # the app's code holds leaves enough free, as read from its stylesheets and scripts.
+        assert None not in shares and min(shares) >= MIN_SHARE, (app.name, page, shares)
 
 
 def test_the_extended_set_breaks_nothing(

@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from api.cli import build_parser
+from api.server import make_master
 from api.settings import ENV_PREFIX, Settings, SettingsError, load_settings
+from proxy.knowledge import KnowledgeLookup, Learner
+from proxy.knowledge.store import FileKnowledge
+from proxy.options import OPTIONS
+from proxy.recording import Recording
+from proxy.store import MemoryStore
 
 # For every field: a value as an option or a variable carries it, and the value it must give.
 EXAMPLES: dict[str, tuple[str, Any]] = {
@@ -34,6 +40,7 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     "confdir": ("/srv/ca", "/srv/ca"),
     "upstream_ca": ("/srv/lab-ca.pem", "/srv/lab-ca.pem"),
     "record_dir": ("/srv/recordings", "/srv/recordings"),
+    "record_max_bytes": ("1048576", 1048576),
     "upstream_insecure": ("true", True),
     "upstream_allow": ("127.0.0.1,localhost", "127.0.0.1,localhost"),
     "upstream_timeout": ("7.5", 7.5),
@@ -116,3 +123,31 @@ def test_the_readme_lists_every_option_with_its_variable() -> None:
     assert rows == {"--" + name.replace("_", "-") for name in Settings.model_fields}
     for name in Settings.model_fields:
         assert f"`SKILLSHIFT_{name.upper()}`" in table, name
+
+
+def test_every_setting_an_addon_reads_is_its_option_declared_once() -> None:
+    """`proxy.options` declares each addon option once; the setting that carries it has its
+    default and help, and no other setting names it."""
+    carried = [option for option in OPTIONS.values() if option.setting is not None]
+    assert len({option.setting for option in carried}) == len(carried)
+    for option in carried:
+        field = Settings.model_fields[str(option.setting)]
+        assert field.default == option.default, option.name
+        assert field.description == option.help, option.name
+
+
+async def test_a_process_gives_each_addon_option_its_setting(tmp_path: Path) -> None:
+    """The mitmproxy options of a process's addons are its settings (`--record-max-bytes`
+    included, which had no flag), not the addons' defaults."""
+    given = {
+        name: EXAMPLES[name][0]
+        for name in ("episode_header", "max_rewrite_bytes", "learn_timeout", "record_max_bytes")
+    }
+    settings = load_settings({**given, "record_dir": str(tmp_path), "confdir": str(tmp_path)})
+    knowledge = KnowledgeLookup(FileKnowledge(tmp_path / "knowledge"), Learner())
+    master = make_master(settings, MemoryStore(), Recording(str(tmp_path)), knowledge)
+    for option in OPTIONS.values():
+        if option.setting is not None:
+            assert getattr(master.options, option.name) == getattr(settings, option.setting)
+    assert master.options.ss_record_max_bytes == 1048576
+    assert master.options.ss_episode_header == "X-Other-Episode"
