@@ -241,12 +241,12 @@ def test_an_unverifiable_upstream_gets_the_neutral_page_over_http1_and_http2(
         service.stop()
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+BINDING_DOCS = Path(__file__).resolve().parents[2] / "docs" / "binding.md"
 
 
-def readme_desktop_chromium() -> list[str]:
-    """The arguments of the Chromium command in the README's desktop-browser paragraph."""
-    text = README.read_text(encoding="utf-8")
+def docs_desktop_chromium() -> list[str]:
+    """The arguments of the Chromium command in the docs' desktop-browser paragraph."""
+    text = BINDING_DOCS.read_text(encoding="utf-8")
     section = text[text.index("**A desktop browser**") :]
     start = section.index("\nchromium ") + 1
     lines = []
@@ -257,14 +257,14 @@ def readme_desktop_chromium() -> list[str]:
     return shlex.split(" ".join(lines))[1:]
 
 
-def test_the_readmes_desktop_chromium_sees_the_shifted_page(
+def test_the_docs_desktop_chromium_sees_the_shifted_page(
     browser: Browser, tmp_path: Path, upstream: UpstreamServer
 ) -> None:
-    """The README's raw Chromium flags, pointed at a desktop listener whose default is a
+    """The docs' raw Chromium flags, pointed at a desktop listener whose default is a
     relabelling episode: the page is the shifted one. Without `--proxy-bypass-list=<-loopback>`
-    Chromium loads the loopback upstream directly, unshifted (which is why the README says
+    Chromium loads the loopback upstream directly, unshifted (which is why the docs say
     so)."""
-    flags = readme_desktop_chromium()
+    flags = docs_desktop_chromium()
     assert "--proxy-server=http://127.0.0.1:8082" in flags
     assert "--proxy-bypass-list=<-loopback>" in flags
     desktop_port = free_port()
