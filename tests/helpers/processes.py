@@ -151,23 +151,41 @@ class ServiceProcess:
         return httpx.Client(proxy=self.proxy, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]
 
 
+HAPROXY_CONFIG = REPO / "deploy" / "haproxy.cfg"
+
+
+def deployed_haproxy() -> tuple[str, str]:
+    """The `defaults` section of deploy/haproxy.cfg and the options of its servers (health
+    checks), so the tests run the balancer as it is deployed."""
+    lines = HAPROXY_CONFIG.read_text().splitlines()
+    start = lines.index("defaults")
+    section = [lines[start]]
+    for line in lines[start + 1 :]:
+        if not line.startswith(" "):
+            break
+        section.append(line)
+    server = next(line for line in lines if line.strip().startswith("server "))
+    return "\n".join(section), server.split(None, 3)[3]
+
+
 class HAProxyProcess:
-    """A real HAProxy in front of some ports (TCP, round robin, each connection to the next
-    live backend; a dead one is skipped: health checks and redispatch on a refused connect)."""
+    """A real HAProxy in front of some ports, configured as deploy/haproxy.cfg (TCP, round
+    robin, each connection to the next live backend; a dead one is skipped: health checks and
+    redispatch on a refused connect)."""
 
     def __init__(self, workdir: Path, *backend_ports: int) -> None:
         binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
         if not Path(binary).exists():
             raise RuntimeError("haproxy is not installed (./scripts/bootstrap installs it)")
         self.port = free_port()
+        defaults, server_options = deployed_haproxy()
         servers = "\n".join(
-            f"    server r{n} 127.0.0.1:{port} check inter 200ms fall 1 rise 1"
+            f"    server r{n} 127.0.0.1:{port} {server_options}"
             for n, port in enumerate(backend_ports)
         )
         config = workdir / f"haproxy-{self.port}.cfg"
         config.write_text(
-            "defaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n"
-            "    timeout server 60s\n    retries 3\n    option redispatch\n"
+            f"{defaults}\n"
             f"frontend front\n    bind 127.0.0.1:{self.port}\n    default_backend replicas\n"
             f"backend replicas\n    balance roundrobin\n{servers}\n"
         )

@@ -134,9 +134,15 @@ def test_replicas_behind_a_balancer_act_as_one_service(
     events = httpx.get(f"{api}/episodes/{episode['id']}/events?limit=1000").json()["events"]
     assert sum(e["type"] == "page_served" for e in events) == 12
     assert sum(e["type"] == "popup_injected" for e in events) == 1  # `once`, in total
-    # A replica dies: the balancer skips it and no request fails.
+    # A replica dies in the middle of the episode: the balancer skips it, no request fails,
+    # every page is still shifted, and the episode's events go on with none lost or twice.
     replicas[0].stop()
     for _ in range(4):
         with httpx.Client(proxy=proxy_url, timeout=10) as client:
-            assert client.get(f"{upstream.origin}/page.html").status_code == 200
+            page = client.get(f"{upstream.origin}/page.html")
+        assert page.status_code == 200 and "/__ss/r.js" in page.text
         assert httpx.get(f"{api}/episodes/{episode['id']}").status_code == 200
+    events = httpx.get(f"{api}/episodes/{episode['id']}/events?limit=1000").json()["events"]
+    served = [e["load_index"] for e in events if e["type"] == "page_served"]
+    assert sorted(served) == list(range(1, 17))
+    assert len({e["id"] for e in events}) == len(events)
