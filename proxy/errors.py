@@ -44,7 +44,7 @@ def neutral_error(status_code: int, message: str = "") -> http.Response:
 
 def neutral_error_response(status_code: int, message: str = "") -> bytes:
     """HTTP/1: the whole response."""
-    return http1.assemble_response(neutral_error(status_code, message))
+    return bytes(http1.assemble_response(neutral_error(status_code, message)))
 
 
 def neutral_error_body(status_code: int, message: str) -> bytes:

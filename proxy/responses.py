@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from mitmproxy import http
+from mitmproxy.net.http import status_codes
 
 PROXY_REALM = "proxy"
 # flow.metadata key: the proxy answered this request itself (an error, a challenge, an internal
@@ -21,7 +22,7 @@ def answer(flow: http.HTTPFlow, response: http.Response) -> None:
 def error_response(
     status: int, message: str, headers: dict[str, str] | None = None
 ) -> http.Response:
-    reason = http.status_codes.RESPONSES.get(status, "Error")
+    reason = status_codes.RESPONSES.get(status, "Error")
     body = (
         '<!DOCTYPE html><html><head><meta charset="utf-8">'
         f"<title>{status} {escape(reason)}</title></head>"

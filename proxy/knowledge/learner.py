@@ -389,7 +389,7 @@ class Learner:
             except PlaywrightError:
                 pass  # the page went away (the pass ended): nothing is waiting for it
             finally:
-                in_flight.discard(task)  # type: ignore[arg-type]
+                in_flight.discard(task)
 
         async def refuse_socket(socket: Any) -> None:
             # A page's live connection (a dev server's reload socket, a chat): never opened.
