@@ -370,8 +370,13 @@ def _selectors(css: str) -> Iterable[str]:
 
 
 def _split_top_level(prelude: str) -> Iterable[str]:
-    depth, start = 0, 0
+    """The comma-separated parts of a selector list (not a comma inside brackets or
+    parentheses, nor an escaped one: `.a\\,b` is one class)."""
+    depth, start, escaped = 0, 0, False
     for index, char in enumerate(prelude):
+        if escaped or char == "\\":
+            escaped = not escaped
+            continue
         if char in "([":
             depth += 1
         elif char in ")]":
@@ -492,6 +497,12 @@ def _alternatives(selector: str) -> tuple[list[str], list[str]]:
     element); read by its alternatives, it is about those alone. An alternative stands for
     its last compound (what the element itself must match): the rest only narrows it. Past
     `MAX_VARIANTS`, the selector is read as it is (which can only widen what it matches)."""
+    return _expanded(selector) or ([selector], [])
+
+
+def _expanded(selector: str) -> tuple[list[str], list[str]] | None:
+    """`_alternatives`, or None past `MAX_VARIANTS`: said as soon as it is known, so that
+    a selector of many lists (`:is(.a, .b) :is(.a, .b) ...`) costs no more than the cap."""
     compounds, combinators = _compounds(selector)
     for index, compound in enumerate(compounds):
         found = _top_level_alternatives(compound)
@@ -509,11 +520,13 @@ def _alternatives(selector: str) -> tuple[list[str], list[str]]:
             variants.append(_joined_compounds(rebuilt, combinators))
         expanded: list[str] = []
         for variant in variants:
-            more, inner = _alternatives(variant)
-            expanded += more
-            complex_alternatives += inner
+            more = _expanded(variant)
+            if more is None:
+                return None
+            expanded += more[0]
+            complex_alternatives += more[1]
             if len(expanded) > MAX_VARIANTS:
-                return [selector], []
+                return None
         return expanded, complex_alternatives
     return [selector], []
 
@@ -786,7 +799,10 @@ def _is_structural_selector(literal: str) -> bool:
 
 
 _UNKNOWN_IN_VALUE = re.compile(r"\[\s*([A-Za-z_][\w-]*)\s*[~|^$*]?=[^\]]*\0[^\]]*\]")
-_UNKNOWN_IN_NAME = re.compile(r"([#.])[\w-]*\0[\w\0-]*")
+# An unknown piece that starts a name (`"#" + id`) or ends a prefix (`"btn-" + kind`) is the
+# rest of that name. After a whole name (`".menu" + sub`) it may start with a combinator
+# (`" li"`): not widened, so the chain is read by its pieces.
+_UNKNOWN_IN_NAME = re.compile(r"([#.])(?:[\w-]*[-_])?\0(?:[\w-]*[-_]\0)*[\w-]*")
 
 
 def _joined_selector(operands: jslex.Concatenation) -> str | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from lxml import etree
 
+from shifts import references
 from shifts.references import (
     EMPTY,
+    MAX_VARIANTS,
     AssetRefs,
     PageAsset,
     css_imports,
@@ -213,6 +215,15 @@ def test_a_selector_built_from_pieces_is_read_whole() -> None:
     # A piece where a tag or a combinator may go is read by its pieces, as before.
     pieces = js_refs('q("div > " + tag + cls)')
     assert pieces.structure_matters(element(page, "//*[@id='held']/span"))
+    # After a whole name, what comes may start with a combinator (Bootstrap's
+    # `'.dropdown-menu' + desc`, desc = ' li'): `.menu li > a`, so every `a` child stays.
+    menu = (
+        "<html><body><ul class='menu'><li><a id='a'>x</a></li><li id='b'>2</li></ul></body></html>"
+    )
+    bootstrap = js_refs("var desc = ' li'; $p.find('.menu' + desc + ' > a')")
+    assert bootstrap.structure_matters(element(menu, "//*[@id='a']"))
+    assert js_refs("$('.menu' + sub + ' + li')").structure_matters(element(menu, "//*[@id='b']"))
+    assert js_refs("$('#' + id + sub + ' > li')").structure_matters(element(menu, "//*[@id='b']"))
 
 
 def test_is_and_where_are_read_by_their_alternatives() -> None:
@@ -230,6 +241,31 @@ def test_is_and_where_are_read_by_their_alternatives() -> None:
     assert not refs.structure_matters(element(page, "//*[@id='q']"))
     assert css_refs("section > :is(p, ul) {}").structure_matters(element(page, "//*[@id='q']"))
     assert css_refs("a:where(.x, .y) > :is(b) {}").structure_matters(element(page, "//b")) is False
+    # An escaped comma is part of a name, not a list's separator.
+    escaped = "<html><body><div class='a,b'><p>x</p></div></body></html>"
+    assert css_refs(":is(.a\\,b, .c) > p {}").structure_matters(element(escaped, "//p"))
+
+
+def test_many_lists_in_one_selector_cost_no_more_than_the_cap() -> None:
+    """Sixteen `:is()` lists of two are 65,536 selectors: past `MAX_VARIANTS` the selector is
+    read as it is (every `p` in place), said as soon as the cap is passed (each list used to
+    be expanded anyway: seconds per selector)."""
+    page = "<html><body><div><p>x</p></div></body></html>"
+    refs = css_refs(" ".join([":is(.a, .b)"] * 16) + " > p {}")
+    assert refs.structure_matters(element(page, "//p"))
+    calls = []
+    original = references._expanded
+
+    def counted(selector: str) -> object:
+        calls.append(selector)
+        return original(selector)
+
+    references._expanded = counted  # type: ignore[assignment]
+    try:
+        references._alternatives(" ".join([":is(.a, .b)"] * 16) + " > p")
+    finally:
+        references._expanded = original
+    assert len(calls) < 8 * MAX_VARIANTS  # (it made 131,071 calls)
 
 
 def test_a_has_about_later_siblings_does_not_look_inside() -> None:
