@@ -436,11 +436,8 @@ def _structure(selector: str) -> set[StructuralRule]:
     :is()/:not()/:where()/:has())."""
     variants, complex_alternatives = _alternatives(selector)
     if variants != [selector]:
-        rules: set[StructuralRule] = set()
-        for variant in [*variants, *complex_alternatives]:
-            rules |= _structure(variant)
-        return rules
-    rules = set()
+        return set().union(*map(_structure, [*variants, *complex_alternatives]))
+    rules: set[StructuralRule] = set()
     compounds, combinators = _compounds(selector)
     # Each compound's context: the parent (`P > E`) or ancestor (`A E`) it needs. Siblings
     # share their parent, so `.row > * + *` concerns children of `.row` only, on both sides.
@@ -542,12 +539,8 @@ def _top_level_alternatives(compound: str) -> tuple[int, int, str] | None:
         elif char == ")":
             depth -= 1
         elif depth == 0 and char == ":" and (found := _ALTERNATIVES.match(masked, position)):
-            inner = 1
-            for end in range(found.end(), len(masked)):
-                inner += {"(": 1, ")": -1}.get(masked[end], 0)
-                if inner == 0:
-                    return position, end + 1, compound[found.end() : end]
-            return None
+            end = _closing_parenthesis(masked, found.end())
+            return None if end is None else (position, end + 1, compound[found.end() : end])
     return None
 
 
@@ -635,13 +628,20 @@ def _pseudo_arguments(compound: str) -> list[tuple[str, str]]:
     masked = _masked_strings(compound)
     found = []
     for match in re.finditer(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(", masked):
-        depth, start = 1, match.end()
-        for end in range(start, len(masked)):
-            depth += {"(": 1, ")": -1}.get(masked[end], 0)
-            if depth == 0:
-                found.append((match.group(1), compound[start:end].strip()))
-                break
+        end = _closing_parenthesis(masked, match.end())
+        if end is not None:
+            found.append((match.group(1), compound[match.end() : end].strip()))
     return found
+
+
+def _closing_parenthesis(masked: str, start: int) -> int | None:
+    """Where the parenthesis open just before `start` closes (strings masked), if it does."""
+    depth = 1
+    for end in range(start, len(masked)):
+        depth += {"(": 1, ")": -1}.get(masked[end], 0)
+        if depth == 0:
+            return end
+    return None
 
 
 def _without_pseudo(compound: str) -> str:
