@@ -14,11 +14,12 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import checks, diagnostics, episodes, evidence, meta, ui
-from api import knowledge as knowledge_routes
 from api.errors import ERROR_RESPONSES, ApiError, error_json, install_error_handlers
-from api.evidence import Evidence
-from api.settings import Settings
+from api.routes import catalogue, checks, episodes, evidence, reports, ui
+from api.routes import knowledge as knowledge_routes
+from api.routes.evidence import Evidence
+from api.service.settings import Settings
+from api.version import version
 from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
 from proxy.recording import Recording
 from proxy.store import EpisodeStore
@@ -178,7 +179,7 @@ def create_app(
 ) -> FastAPI:
     app = FastAPI(
         title="skillshift admin API",
-        version=meta.version(),
+        version=version(),
         description="Episodes, shifts and events of a shift injection proxy for web agents.",
         docs_url=None,  # _install_docs serves them without a CDN
         redoc_url=None,
@@ -209,7 +210,7 @@ def create_app(
             and not ui.is_ui_request(request)
         ):
             # A web page the agent visits must not be able to drive the API (CSRF); the admin
-            # page has its own session (api/ui.py).
+            # page has its own session (api/routes/ui.py).
             return error_json(403, "requests from browsers are refused; use an HTTP client")
         # Every body is JSON: `curl -d '{...}'` (sent as a form) must work as it does in the docs.
         if request.method in ("POST", "PUT", "PATCH"):
@@ -222,8 +223,8 @@ def create_app(
     for router in (
         episodes.router,
         evidence.router,
-        meta.router,
-        diagnostics.router,
+        catalogue.router,
+        reports.router,
         knowledge_routes.router,
     ):
         app.include_router(router, responses=ERROR_RESPONSES)

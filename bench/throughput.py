@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from api.client import SkillShift
+from skillshift_client import SkillShift
 from tests.helpers.ports import free_port, wait_for_port
 from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer

@@ -1,11 +1,12 @@
 """A scripted agent in BrowserGym (browsergym-core) under a skillshift episode.
 
-    pip install browsergym-core httpx
+    pip install browsergym-core ./clients/python
     python examples/browsergym_agent.py http://127.0.0.1:8090/
 
-BrowserGym pins its own Playwright, so it lives in its own environment; `api.client` needs only
-httpx (put the repository on PYTHONPATH). The agent reads BrowserGym's accessibility tree, closes
-a popup when one is there, opens "Products", and reports steps, skill calls and the result.
+BrowserGym pins its own Playwright, so it lives in its own environment; `skillshift_client`
+(`pip install ./clients/python`) needs only httpx. The agent reads BrowserGym's accessibility
+tree, closes a popup when one is there, opens "Products", and reports steps, skill calls and the
+result.
 
 Debian's Chromium instead of a downloaded one: `episode.browsergym_kwargs()` passes its path
 for the task's browser, but BrowserGym's chat window launches Playwright's default Chromium with
@@ -23,7 +24,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from api.client import SkillShift
+from skillshift_client import SkillShift
 
 
 def use_system_chromium() -> None:

@@ -15,7 +15,7 @@ import shutil
 
 from playwright.sync_api import Page, sync_playwright
 
-from api.client import SkillShift
+from skillshift_client import SkillShift
 
 
 def close_popup(page: Page) -> bool:

@@ -2,11 +2,11 @@
 
 Each `Option` is a mitmproxy option (`ss_*`, registered by the addon that reads it: `add_to`)
 and, where a user sets it, a setting of the service process (`setting`: the field of
-`api.settings.Settings` whose `--flag` and `SKILLSHIFT_*` variable carry it, with this default
-and help). The service copies every setting into its option (`api.server`); options with no
-setting are derived by the service from other settings. Change a default or a help text here
-and the addon, the settings, the CLI and the table of docs/configuration.md (a test checks it)
-follow.
+`api.service.settings.Settings` whose `--flag` and `SKILLSHIFT_*` variable carry it, with this
+default and help). The service copies every setting into its option (`api.service.server`);
+options with no setting are derived by the service from other settings. Change a default or a
+help text here and the addon, the settings, the CLI and the table of docs/configuration.md (a
+test checks it) follow.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from api.check import check_page
+from api.analysis.page_check import check_page
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.pipeline import shift_offline
 from shifts.conditions import CONDITIONS
@@ -82,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
             by_case[f"{name} {label}"] = digest
             page_hash.update(digest.encode())
         everything.update(page_hash.digest())
-        print(f"{page_hash.hexdigest()[:16]}  {name}", flush=True)
-    print(f"{everything.hexdigest()}  all {len(pages)} pages, {len(by_case)} cases")
+        sys.stdout.write(f"{page_hash.hexdigest()[:16]}  {name}\n")
+        sys.stdout.flush()
+    sys.stdout.write(f"{everything.hexdigest()}  all {len(pages)} pages, {len(by_case)} cases\n")
     if args.json:
         args.json.write_text(json.dumps(by_case, indent=1, sort_keys=True) + "\n")
     return 0

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from api.browser import launch_chromium
+from api.oracle.browser import launch_chromium
 from shifts.conditions import CONDITIONS
 from tests.helpers.lab import APPS, lab_app
 from tests.helpers.processes import REPO, ServiceProcess

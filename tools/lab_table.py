@@ -28,7 +28,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from api.browser import launch_chromium
+from api.oracle.browser import launch_chromium
 from shifts.conditions import CONDITIONS
 from tests.helpers.lab import APPS, lab_app, oracle, task_under
 from tests.helpers.processes import ServiceProcess

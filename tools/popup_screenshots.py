@@ -13,7 +13,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from api.browser import launch_chromium
+from api.oracle.browser import launch_chromium
 from shifts.popups import KINDS
 from tests.helpers.processes import REPO, ServiceProcess
 from tests.helpers.wordpress import wordpress_lab

@@ -20,7 +20,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, sync_playwright
 
-from api.browser import launch_chromium
+from api.oracle.browser import launch_chromium
 from tests.helpers.lab import APPS, lab_app
 from tests.helpers.processes import REPO, ServiceProcess
 

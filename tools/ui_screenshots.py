@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import expect, sync_playwright
 
-from api.browser import launch_chromium
+from api.oracle.browser import launch_chromium
 from tests.helpers.ports import free_port_pair
 from tests.helpers.processes import REPO, ServiceProcess
 

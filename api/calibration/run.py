@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 
-from api.browser import launch_chromium
 from api.calibration import COLUMNS, column_name
 from api.calibration.wordpress import SETUP, SKILLS, TEARDOWN, Lab, Skill, Steps
-from api.client import SkillShift
+from api.oracle.browser import launch_chromium
+from skillshift_client import SkillShift
 
 
 @dataclass

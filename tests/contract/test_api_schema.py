@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from api.app import create_app
-from api.settings import Settings
+from api.service.settings import Settings
 from proxy.store import MemoryStore
 
 app = create_app(MemoryStore(), Settings())

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from api.browser import CHROMIUM, launch_chromium
+from api.oracle.browser import CHROMIUM, launch_chromium
 from tests.helpers.ports import free_port, free_port_pair
 from tests.helpers.processes import RedisProcess, ServiceProcess
 from tests.helpers.wordpress import wordpress_lab

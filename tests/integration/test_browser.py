@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from api.browser import CHROMIUM, CHROMIUM_ARGS
+from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess

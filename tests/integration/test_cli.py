@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.client import AsyncSkillShift, SkillShift
-from api.settings import Settings
+from api.service.settings import Settings
+from skillshift_client import AsyncSkillShift, SkillShift
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
@@ -299,7 +299,9 @@ def test_the_start_up_line_names_every_listener_and_the_record_directory(
         "info",
     ).start()
     try:
-        [line] = [line for line in service.log().splitlines() if "api.server: starting:" in line]
+        [line] = [
+            line for line in service.log().splitlines() if "api.service.server: starting:" in line
+        ]
         assert (
             f"starting: agents' proxy http://127.0.0.1:{service.proxy_port}, desktop browsers' "
             f"proxy http://127.0.0.1:{desktop}, reverse proxy http://127.0.0.1:{reverse} -> "

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.client import AsyncSkillShift, SkillShift, SkillShiftError
+from skillshift_client import AsyncSkillShift, SkillShift, SkillShiftError
 from tests.helpers.processes import ServiceProcess
 
 REPO = Path(__file__).resolve().parents[2]

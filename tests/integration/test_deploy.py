@@ -16,7 +16,7 @@ import httpx
 import pytest
 import yaml
 
-from api.settings import Settings
+from api.service.settings import Settings
 from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 

@@ -14,8 +14,8 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
-from api.browser import CHROMIUM, CHROMIUM_ARGS
-from api.oracle import KINDS, compare_urls, load_snapshot
+from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS
+from api.oracle.run import KINDS, compare_urls, load_snapshot
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 

@@ -106,7 +106,7 @@ def installed_service(
 def test_installed_packages_come_from_the_venv(proxy_venv: Path, outside: Path) -> None:
     code = (
         "import api, proxy, shifts, shifts.perceptual, sites, api.calibration, skillshift_client;"
-        "import api.client; print(api.__file__); print(skillshift_client.__file__)"
+        "import skillshift_client; print(api.__file__); print(skillshift_client.__file__)"
     )
     printed = run(proxy_venv / "bin" / "python", "-c", code, cwd=outside).split()
     site_packages = next((proxy_venv / "lib").glob("python3*/site-packages"))

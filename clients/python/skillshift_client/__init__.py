@@ -10,8 +10,8 @@
 It is its own distribution, `skillshift-client` (`pip install ./clients/python`), and needs only
 httpx, so an agent's environment (e.g. BrowserGym's, which pins its own Playwright, or the
 benchmark harness's) can use it without installing the proxy or any command. The proxy's
-distribution ships it too, re-exported as `api.client`. Every request is described once by a
-`_Call`; the two clients only differ in how they send it.
+distribution ships it too. Every request is described once by a `_Call`; the two clients
+only differ in how they send it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from api.app import create_app
-from api.settings import Settings
+from api.service.settings import Settings
 from proxy.store import MemoryStore
 
 

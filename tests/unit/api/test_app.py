@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from api.settings import Settings
+from api.service.settings import Settings
 from tests.unit.api.conftest import in_process
 
 

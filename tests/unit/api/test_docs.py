@@ -7,7 +7,7 @@ import re
 import httpx
 import pytest
 
-from api.settings import Settings
+from api.service.settings import Settings
 from tests.unit.api.conftest import in_process
 
 CONTENT_TYPES = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}

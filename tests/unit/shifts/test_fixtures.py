@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from api.check import check_page
+from api.analysis.page_check import check_page
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.pipeline import shift_offline
 from shifts.conditions import CONDITIONS

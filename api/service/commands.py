@@ -1,0 +1,315 @@
+"""Commands that talk to a running service through its API: `report`, `episodes`, `learn`,
+`knowledge`, and `ca`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from api.service.ca import load_ca
+from skillshift_client import SkillShift
+
+
+def add_api_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--api-url",
+        default=os.environ.get("SKILLSHIFT_API_URL", "http://127.0.0.1:8081"),
+        help="the service's admin API (SKILLSHIFT_API_URL, default %(default)s)",
+    )
+    parser.add_argument(
+        "--api-token",
+        default=os.environ.get("SKILLSHIFT_API_TOKEN"),
+        help="its bearer token, if it has one (SKILLSHIFT_API_TOKEN)",
+    )
+
+
+def auth_headers(args: argparse.Namespace) -> dict[str, str]:
+    return {"Authorization": f"Bearer {args.api_token}"} if args.api_token else {}
+
+
+def add_internal_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--include-internal",
+        action="store_true",
+        help="count the service's own episodes too (the browser oracle's, the preview's, "
+        "calibration runs), which are left out by default",
+    )
+
+
+def add_parsers(commands: Any) -> None:
+    report = commands.add_parser(
+        "report",
+        help="diagnostics across episodes: SR, AS, ASC, SFR and popups per group",
+        description="Aggregate the task results and skill events agents reported into success "
+        "rate (SR), average steps (AS), average skill calls (ASC), skill failure rate (SFR), "
+        "attributed skill failures and popup counts, one row per group; or print the "
+        "benchmark's table (--format benchmark: each metric macro-averaged over (website, "
+        "condition) cells, by website, by condition and overall) or one JSON line per task "
+        "attempt (--format per_task).",
+    )
+    report.add_argument(
+        "--group-by",
+        default="condition",
+        help="comma-separated: condition, regime, seed, site or any tag (default %(default)s)",
+    )
+    report.add_argument(
+        "--tag", action="append", default=[], help="only episodes tagged KEY=VALUE (repeatable)"
+    )
+    report.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "benchmark", "per_task"],
+        default="table",
+        help="table (default), csv or json: one row per group; benchmark: the benchmark's "
+        "table (--group-by ignored); per_task: JSON lines, one per task attempt",
+    )
+    add_internal_option(report)
+    add_api_options(report)
+    episodes = commands.add_parser("episodes", help="list episodes or export one's event log")
+    actions = episodes.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="one line per live episode")
+    add_internal_option(listing)
+    add_api_options(listing)
+    export = actions.add_parser(
+        "export", help="an episode's full event log as JSONL, or its recording as HAR"
+    )
+    export.add_argument("episode_id")
+    export.add_argument(
+        "--har",
+        action="store_true",
+        help="write the episode's recording as a HAR 1.2 document instead (the service must "
+        "record: --record-dir)",
+    )
+    export.add_argument("--output", "-o", help="write to this file (default: stdout)")
+    add_api_options(export)
+    learn = commands.add_parser(
+        "learn",
+        help="learn pages' site knowledge afresh (what locator drift shifts them against)",
+        description="Learn each page from its upstream (without cookies): its stylesheets and "
+        "scripts, what they name, and what its scripts load in a headless Chromium. Where the "
+        "app's code changed, a new knowledge version is published at a new epoch: episodes "
+        "created from then on are shifted against it, earlier ones keep theirs. Nothing is "
+        "written unless every page was learnt (exit status 2, naming why).",
+    )
+    learn.add_argument("urls", nargs="+", metavar="URL", help="a page to learn")
+    learn.add_argument(
+        "--static", action="store_true", help="without the browser pass (assets and imports)"
+    )
+    learn.add_argument("--json", action="store_true", help="print the API's answer as JSON")
+    add_api_options(learn)
+    knowledge = commands.add_parser(
+        "knowledge", help="list, show or delete site knowledge versions"
+    )
+    verbs = knowledge.add_subparsers(dest="action", required=True)
+    listing = verbs.add_parser("list", help="the epoch, and every origin's versions")
+    add_api_options(listing)
+    show = verbs.add_parser("show", help="one version's pages and their records")
+    delete = verbs.add_parser(
+        "delete", help="delete a version (episodes that pinned it get a 503 naming it)"
+    )
+    for verb in (show, delete):
+        verb.add_argument("origin", help="e.g. http://127.0.0.1:8000")
+        verb.add_argument("version", type=int)
+        add_api_options(verb)
+    ca = commands.add_parser(
+        "ca",
+        help="where the HTTPS interception CA is, its SPKI hash, and browser flags",
+        description="Print where the CA that signs intercepted HTTPS is (making it, as the "
+        "service would on its first start, when there is none yet), its SPKI hash, and the "
+        "exact settings that make Playwright, Chromium, a desktop Chrome and Firefox use the "
+        "proxy and trust it. GET /ca answers the same as JSON.",
+    )
+    ca.add_argument(
+        "--confdir",
+        default=os.environ.get("SKILLSHIFT_CONFDIR", "~/.mitmproxy"),
+        help="the service's CA directory, its --confdir (SKILLSHIFT_CONFDIR, default %(default)s)",
+    )
+    ca.add_argument(
+        "--proxy-server",
+        default="http://127.0.0.1:8080",
+        help="the proxy listener the printed flags point the browser at (default %(default)s; "
+        "a desktop browser's is the service's --desktop-proxy)",
+    )
+
+
+def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    return format_grid(columns, [[_cell(row.get(column)) for column in columns] for row in rows])
+
+
+def format_grid(header: list[str], lines: list[list[str]]) -> str:
+    """Right-aligned columns, two spaces apart."""
+    widths = [max([len(h)] + [len(line[i]) for line in lines]) for i, h in enumerate(header)]
+    return "\n".join(
+        "  ".join(value.rjust(width) for value, width in zip(line, widths, strict=True))
+        for line in [header, *lines]
+    )
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+LOW_CALLS = "*"  # marks an SFR resting on fewer than `min_sfr_calls` skill calls
+FEWER_CELLS = "+"  # marks a mean over fewer cells than its row or column has
+
+
+def format_benchmark(table: dict[str, Any]) -> str:
+    """The benchmark's table as text: one row per metric; columns the websites, the
+    conditions and the overall value, each a macro average over cells; footnotes for flags."""
+    websites, conditions = table["websites"], table["conditions"]
+    if not websites:
+        return "no episodes"
+    full = {"websites": len(conditions), "conditions": len(websites)}
+    lines: list[list[str]] = []
+    marks: set[str] = set()  # the footnote marks used
+    for name, metric in table["metrics"].items():
+        line = [name]
+        for scope, keys in (("websites", websites), ("conditions", conditions)):
+            for key in keys:
+                value, cells = metric[scope][key], metric["cells"][scope][key]
+                flagged = metric.get("low_calls", {}).get(scope, {}).get(key, False)
+                line.append(_flagged(value, flagged, cells < full[scope], marks))
+            line.append("|")
+        flagged = metric.get("low_calls", {}).get("overall", False)
+        fewer = metric["cells"]["overall"] < len(websites) * len(conditions)
+        lines.append([*line, _flagged(metric["overall"], flagged, fewer, marks)])
+    header = ["metric", *websites, "|", *conditions, "|", "overall"]
+    notes = [format_grid(header, lines), "", "Macro averages over (website, condition) cells."]
+    if LOW_CALLS in marks:
+        notes.append(f"{LOW_CALLS} SFR resting on fewer than {table['min_sfr_calls']} skill calls.")
+    if FEWER_CELLS in marks:
+        notes.append(f"{FEWER_CELLS} a mean over fewer cells than its row or column has.")
+    if table["missing_cells"]:
+        missing = ", ".join(f"{site}/{condition}" for site, condition in table["missing_cells"])
+        notes.append(f"Cells without episodes: {missing}.")
+    return "\n".join(notes)
+
+
+def _flagged(value: Any, low_calls: bool, fewer_cells: bool, marks: set[str]) -> str:
+    mark = (LOW_CALLS if low_calls else "") + (
+        FEWER_CELLS if fewer_cells and value is not None else ""
+    )
+    marks.update(mark)
+    return _cell(value) + mark
+
+
+def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    group_by = args.group_by.split(",")
+    tags = dict(tag.partition("=")[::2] for tag in args.tag)
+
+    def reports(format: str) -> Any:  # noqa: A002 - the API's name for it
+        return client.reports(group_by, tags, format, include_internal=args.include_internal)
+
+    if args.format == "csv":
+        out.write(reports("csv"))
+        return
+    if args.format == "per_task":
+        for record in reports("per_task"):
+            out.write(json.dumps(record) + "\n")
+        return
+    if args.format == "benchmark":
+        out.write(format_benchmark(reports("benchmark")) + "\n")
+        return
+    result = reports("json")
+    if args.format == "json":
+        out.write(json.dumps(result, indent=2) + "\n")
+        return
+    out.write(format_table(result["rows"], [*group_by, *result["columns"]]) + "\n")
+
+
+def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    if args.action == "list":
+        rows = client.list_episodes(include_internal=args.include_internal)
+        columns = ["id", "condition", "regime", "seed", "site", "suspended"]
+        out.write(format_table(rows, columns) + "\n")
+        return
+    if args.har:
+        document = json.dumps(client.har(args.episode_id), indent=1, ensure_ascii=False) + "\n"
+        if args.output:  # written only once the API answered: no empty file on an error
+            with open(args.output, "w", encoding="utf-8") as har:
+                har.write(document)
+        else:
+            out.write(document)
+        return
+    target = open(args.output, "w") if args.output else out  # noqa: SIM115 - closed below
+    try:
+        for event in client.iter_events(args.episode_id):
+            target.write(json.dumps(event, sort_keys=True) + "\n")
+    finally:
+        if target is not out:
+            target.close()
+
+
+def _learn(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    result = client.learn(args.urls, browser=not args.static)
+    if args.json:
+        out.write(json.dumps(result, indent=2) + "\n")
+        return
+    for origin in result["origins"]:
+        verdict = "new version" if origin["new"] else "unchanged: version"
+        out.write(f"{origin['origin']}: {verdict} {origin['version']}\n")
+        for page in origin["pages"]:
+            changed = ", changed" if page["changed"] else ""
+            out.write(
+                f"  {page['url']}: {page['assets']} assets ({page['learnt_by']}{changed}, "
+                f"{page['seconds']} s) {page['record']}\n"
+            )
+    out.write(f"knowledge epoch {result['epoch']}\n")
+
+
+def _knowledge(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    if args.action == "show":
+        version = client.knowledge_version(args.origin, args.version)
+        rows = [
+            {"url": p["url"], "markup": p["markup"], "record": p["record"]}
+            for p in version["pages"]
+        ]
+        out.write(format_table(rows, ["url", "markup", "record"]) + "\n")
+        return
+    if args.action == "delete":
+        deleted = client.delete_knowledge_version(args.origin, args.version)
+        out.write(f"deleted version {args.version} of {args.origin} (epoch {deleted['epoch']})\n")
+        return
+    listed = client.knowledge()
+    out.write(f"knowledge epoch {listed['epoch']} (learning: {listed['learn']})\n")
+    rows = [
+        {**version, "current": version["number"] == origin["current"]}
+        for origin in listed["origins"]
+        for version in origin["versions"]
+    ]
+    columns = ["origin", "number", "epoch", "made_by", "pages", "deleted_at", "current"]
+    out.write(format_table(rows, columns) + "\n")
+
+
+def _ca(args: argparse.Namespace, out: TextIO) -> None:
+    authority = load_ca(args.confdir, create=True)
+    assert authority is not None  # created just above
+    setup = authority.browser_setup(args.proxy_server)
+    out.write(f"CA certificate: {authority.path}\nSPKI sha256:    {authority.spki_sha256}\n\n")
+    out.write(f"Playwright:     chromium.launch(args={setup['playwright']['launch']['args']})\n")
+    out.write(f"                new_context(**{setup['playwright']['new_context']})\n")
+    out.write(f"Chromium:       {setup['chromium']}\n")
+    out.write(f"Desktop Chrome: {setup['desktop_chrome']}\n")
+    out.write(f"Firefox:        {setup['firefox']}\n")
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """`ca`, `report` or `episodes`; an API that answers an error raises SkillShiftError, one
+    that cannot be reached httpx.HTTPError (the command tells either in one line)."""
+    if args.command == "ca":
+        _ca(args, out)
+        return 0
+    with SkillShift(args.api_url, args.api_token) as client:
+        if args.command == "report":
+            _report(client, args, out)
+        elif args.command == "learn":
+            _learn(client, args, out)
+        elif args.command == "knowledge":
+            _knowledge(client, args, out)
+        else:
+            _episodes(client, args, out)
+    return 0

@@ -1,0 +1,290 @@
+"""Settings of one service process: one model, read from options and SKILLSHIFT_* variables.
+
+Every field is declared once, with its default and help text; the CLI builds its `serve`
+options from these fields (api/service/cli.py) and the environment fills what the command line
+leaves out (an option wins over its variable). Everything is validated once, when the process
+starts, and a bad value is reported with the variable or option that carried it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from proxy.guard import upstream_allowed
+from proxy.options import for_setting
+
+ENV_PREFIX = "SKILLSHIFT_"
+ORIGIN = re.compile(r"^https?://[^/\s]+$")
+REVERSE_SPEC = re.compile(r"^https?://[^@\s]+@(?:[^:@\s]+:)?\d{1,5}$")
+
+
+def _address(value: Any) -> tuple[str, int]:
+    if isinstance(value, tuple | list):
+        return str(value[0]), int(value[1])
+    host, _, port = str(value).rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{value!r} is not HOST:PORT")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _comma_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _reverse(specs: list[str]) -> list[str]:
+    for spec in specs:
+        if not REVERSE_SPEC.match(spec):
+            raise ValueError(f"{spec!r} is not http(s)://upstream:port@[listen_host:]listen_port")
+    return specs
+
+
+def _targets(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    pairs = []
+    for item in _comma_list(value):
+        source, sep, target = item.partition("=")
+        if not sep or not ORIGIN.match(source.rstrip("/")) or not ORIGIN.match(target.rstrip("/")):
+            raise ValueError(f"{item!r} is not http://source:port=http://target:port")
+        pairs.append((source.rstrip("/"), target.rstrip("/")))
+    return pairs
+
+
+def _prefix(value: str) -> str:
+    if not (value.startswith("/") and value.endswith("/")):
+        raise ValueError("must start and end with '/'")
+    return value
+
+
+def _optional_address(value: Any) -> tuple[str, int] | None:
+    return None if value in (None, "") else _address(value)
+
+
+def _carried(setting: str, **constraints: Any) -> Any:
+    """The field of a setting the proxy's addons read as an option: its default and help are
+    the option's (`proxy.options`, where each is declared once)."""
+    option = for_setting(setting)
+    return Field(option.default, description=option.help, **constraints)
+
+
+Address = Annotated[tuple[str, int], NoDecode, BeforeValidator(_address)]
+OptionalAddress = Annotated[tuple[str, int] | None, NoDecode, BeforeValidator(_optional_address)]
+ReverseSpecs = Annotated[
+    list[str], NoDecode, BeforeValidator(_comma_list), AfterValidator(_reverse)
+]
+Targets = Annotated[tuple[tuple[str, str], ...], NoDecode, BeforeValidator(_targets)]
+
+
+@dataclass(frozen=True)
+class Listener:
+    name: str  # the port, as text: how the store keys the listener's default episode
+    mode: str  # mitmproxy mode spec, e.g. "regular@127.0.0.1:8080"
+    kind: str  # "regular" (agents), "desktop" (desktop browsers) or "reverse"
+    upstream: str | None = None
+
+    @property
+    def takes_default(self) -> bool:
+        """Whether unbound requests may fall back to a default episode here. Never on the
+        agents' listener: Chromium sends proxy credentials only after a 407, and a default
+        would answer first, so an agent's pages would be served under someone else's episode."""
+        return self.kind != "regular"
+
+    def describe(self) -> str:
+        """What it is and where, for the start-up line."""
+        address = f"http://{self.mode.rpartition('@')[2]}"
+        if self.kind == "reverse":
+            return f"reverse proxy {address} -> {self.upstream}"
+        who = "agents'" if self.kind == "regular" else "desktop browsers'"
+        return f"{who} proxy {address}"
+
+
+class Settings(BaseSettings):
+    """`serve`'s options. Each field is one option `--field-name` and one variable
+    `SKILLSHIFT_FIELD_NAME`."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="forbid")
+
+    proxy: Address = Field(
+        ("127.0.0.1", 8080), description="the agents' proxy listener (HOST:PORT)"
+    )
+    desktop_proxy: OptionalAddress = Field(
+        None,
+        description="a second proxy listener for desktop browsers (HOST:PORT), the only "
+        "regular listener that may have a default episode",
+    )
+    api: Address = Field(("127.0.0.1", 8081), description="admin API listener (HOST:PORT)")
+    redis_url: str | None = Field(
+        None,
+        description="use Redis as the episode store, e.g. redis://127.0.0.1:6379/0 "
+        "(default: the embedded in-memory store)",
+    )
+    key_prefix: str = Field("skillshift:", min_length=1, description="prefix of every Redis key")
+    reverse: ReverseSpecs = Field(
+        default_factory=list,
+        description="reverse-proxy listener http(s)://upstream:port@[host:]listen_port; "
+        "repeatable (comma-separated in the variable)",
+    )
+    allow_unbound: bool = _carried("allow_unbound")
+    api_token: str | None = Field(
+        None, description="bearer token for the admin API; required when --api is not loopback"
+    )
+    internal_prefix: Annotated[str, AfterValidator(_prefix)] = _carried("internal_prefix")
+    episode_header: str = _carried("episode_header", pattern=r"^[A-Za-z0-9-]+$")
+    require_token: bool = _carried("require_token")
+    max_rewrite_bytes: int = _carried("max_rewrite_bytes", gt=0)
+    offload_bytes: int = _carried("offload_bytes", ge=0)
+    learn: Literal["browser", "static", "off"] = _carried("learn")
+    learn_timeout: float = _carried("learn_timeout", gt=0)
+    asset_max_bytes: int = _carried("asset_max_bytes", gt=0)
+    knowledge_dir: str | None = Field(
+        None,
+        description="where site knowledge is kept when episodes are in the embedded store "
+        "(default: CONFDIR/knowledge); with --redis-url it is in Redis, shared by replicas",
+    )
+    confdir: str = Field("~/.mitmproxy", description="where the HTTPS interception CA lives")
+    upstream_ca: str | None = Field(
+        None, description="PEM file of a CA to trust for HTTPS upstreams (a lab's own CA)"
+    )
+    upstream_insecure: bool = Field(False, description="do not verify upstream certificates")
+    upstream_allow: str = _carried("upstream_allow")
+    upstream_timeout: float = _carried("upstream_timeout", ge=0)
+    targets: Targets = Field(
+        (),
+        description="deployment-wide source->target origins for Tgt conditions, "
+        "'http://src:port=http://tgt:port,...', copied into each new episode",
+    )
+    record_dir: str | None = Field(
+        None,
+        description="record what every episode's browser received (HAR, bodies by hash) and "
+        "archive episodes and their events here, past their TTL; needed for replay episodes",
+    )
+    record_max_bytes: int = _carried("record_max_bytes", gt=0)
+    demo: bool = Field(False, description="also serve a demo shop to try it on")
+    demo_port: int = Field(
+        8090, gt=0, lt=65535, description="demo shop port; its target variant uses the next"
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="log level; debug also shows mitmproxy's connection log"
+    )
+
+    @model_validator(mode="after")
+    def _api_token_off_loopback(self) -> Settings:
+        if not is_loopback(self.api[0]) and not self.api_token:
+            raise ValueError(
+                f"the API address {self.api[0]} is not loopback: set --api-token (or "
+                f"{ENV_PREFIX}API_TOKEN) so the admin API is not open to the network"
+            )
+        return self
+
+    # Derived views the rest of the service reads.
+    @property
+    def proxy_host(self) -> str:
+        return self.proxy[0]
+
+    @property
+    def proxy_port(self) -> int:
+        return self.proxy[1]
+
+    @property
+    def api_host(self) -> str:
+        return self.api[0]
+
+    @property
+    def api_port(self) -> int:
+        return self.api[1]
+
+    def listeners(self) -> list[Listener]:
+        found = [
+            Listener(
+                str(self.proxy_port), f"regular@{self.proxy_host}:{self.proxy_port}", "regular"
+            )
+        ]
+        if self.desktop_proxy:
+            desktop_host, desktop_port = self.desktop_proxy
+            found.append(
+                Listener(str(desktop_port), f"regular@{desktop_host}:{desktop_port}", "desktop")
+            )
+        for spec in self.reverse:
+            upstream, _, listen = spec.rpartition("@")
+            host, _, port = listen.rpartition(":")
+            host = host or self.proxy_host
+            found.append(Listener(port, f"reverse:{upstream}@{host}:{port}", "reverse", upstream))
+        return found
+
+    def own_addresses(self) -> list[str]:
+        """host:port addresses of this process's API, never reachable through its proxy."""
+        hosts = {self.api_host}
+        if self.api_host in ("0.0.0.0", "::", "", "127.0.0.1", "localhost"):
+            hosts |= {"127.0.0.1", "localhost", "::1"}
+        return sorted(f"{host}:{self.api_port}" for host in hosts)
+
+    def may_reach(self, host: str, port: int) -> bool:
+        """Whether the service may fetch from `host:port` itself (a check, a learn run): as
+        its proxy may, and never its own API."""
+        forbidden = ",".join(self.own_addresses())
+        return upstream_allowed(host, port, self.upstream_allow, forbidden)
+
+    @property
+    def knowledge_path(self) -> Path:
+        return Path(self.knowledge_dir or Path(self.confdir) / "knowledge").expanduser()
+
+    @property
+    def public_proxy_host(self) -> str:
+        """Where local clients reach the proxy (a wildcard bind is reached on loopback)."""
+        return _reachable(self.proxy_host)
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{_reachable(self.api_host)}:{self.api_port}"
+
+    @property
+    def proxy_server(self) -> str:
+        return f"http://{self.public_proxy_host}:{self.proxy_port}"
+
+
+class SettingsError(ValueError):
+    """Settings that do not validate, each problem named by its option and variable."""
+
+
+def load_settings(given: dict[str, Any]) -> Settings:
+    """Settings from explicit values (options) over SKILLSHIFT_* variables over defaults."""
+    try:
+        return Settings(**given)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            field = str(item["loc"][0]) if item["loc"] else ""
+            where = (
+                (
+                    f"--{field.replace('_', '-')}"
+                    if field in given
+                    else f"{ENV_PREFIX}{field.upper()}"
+                )
+                if field
+                else "settings"
+            )
+            value = given.get(field, item.get("input"))
+            problems.append(f"{where}={value!r}: {item['msg']}" if field else item["msg"])
+        raise SettingsError("; ".join(problems)) from None
+
+
+def _reachable(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

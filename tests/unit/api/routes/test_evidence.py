@@ -1,0 +1,145 @@
+"""Evidence through the API: archived episodes, recordings, replays, attributions, digests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.service.settings import Settings
+from proxy.episode import beacon_key_of
+from proxy.recording import Recording
+from proxy.store import MemoryStore
+from proxy.store.archiving import ArchivingStore
+
+
+@pytest.fixture
+async def recorded(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Recording]]:
+    recording = Recording(tmp_path)
+    app = create_app(ArchivingStore(MemoryStore(), recording), Settings(), recording)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+        yield client, recording
+    recording.close()
+
+
+async def test_without_a_record_dir_there_is_nothing_to_replay(api: httpx.AsyncClient) -> None:
+    await api.post("/episodes", json={"id": "e1"})
+    replay = await api.post("/episodes", json={"replay_of": "e1"})
+    assert replay.status_code == 404 and "--record-dir" in replay.json()["error"]
+    assert (await api.get("/episodes/e1/har")).status_code == 404
+    assert (await api.get("/episodes/e1/pages")).status_code == 404
+
+
+async def test_bad_replays_are_refused(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    assert (await api.post("/episodes", json={"replay_of": "nope"})).status_code == 404
+    await api.post("/episodes", json={"id": "empty"})
+    empty = await api.post("/episodes", json={"replay_of": "empty"})
+    assert empty.status_code == 422 and "no recorded page" in empty.json()["error"]
+    assert (await api.post("/episodes", json={"from_load": 2})).status_code == 422
+    assert (await api.post("/episodes", json={"replay_of": ".."})).status_code == 422
+    assert (await api.post("/episodes", json={"id": ".."})).status_code == 422
+
+
+async def test_a_deleted_episode_is_still_evidence(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    await api.post("/episodes", json={"id": "gone", "condition": "src-perc", "tags": {"r": "1"}})
+    body = {"type": "task_result", "success": False, "steps": 7}
+    assert (await api.post("/episodes/gone/events", json=body)).status_code == 201
+    assert (await api.delete("/episodes/gone")).status_code == 204
+    shown = (await api.get("/episodes/gone")).json()
+    assert shown["archived"] is True and shown["condition"] == "Src-Perc"
+    events = (await api.get("/episodes/gone/events")).json()["events"]
+    assert [e["type"] for e in events] == ["episode_created", "task_result"]
+    after_first = (await api.get(f"/episodes/gone/events?after={events[0]['id']}")).json()
+    assert [e["type"] for e in after_first["events"]] == ["task_result"]
+    (row,) = (await api.get("/reports?tag=r=1")).json()["rows"]
+    assert row["episodes"] == 1 and row["SR"] == 0.0 and row["AS"] == 7.0
+    assert (await api.get("/episodes/gone/report")).json()["archived"] is True
+    # Archived is not live: it cannot be changed, nor deleted again.
+    assert (await api.delete("/episodes/gone")).status_code == 404
+    assert (await api.post("/episodes/gone/reset")).status_code == 404
+
+
+async def test_failures_carry_their_attribution(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    await api.post("/episodes", json={"id": "f", "condition": "Src-Exec"})
+    body = {"type": "skill_failure", "skill": "search", "target": "#q"}
+    event = (await api.post("/episodes/f/events", json=body)).json()
+    assert event["attribution"]["shift"] == "unattributed"
+    assert "no page" in event["attribution"]["why"]
+    stored = (await api.get("/episodes/f/events")).json()["events"][-1]
+    assert stored["attribution"] == event["attribution"]
+
+
+async def test_the_shift_digest_names_what_decides_the_shifts(api: httpx.AsyncClient) -> None:
+    async def digest(**config: object) -> str:
+        return str((await api.post("/episodes", json=config)).json()["shift_digest"])
+
+    same = await digest(condition="Src-Perc", seed=1, tags={"a": "1"})
+    assert same == await digest(condition="src-perc", seed=1, tags={"a": "2"}, ttl_s=60)
+    assert same.startswith("sha256:")
+    assert same != await digest(condition="Src-Perc", seed=2)
+    assert same != await digest(condition="Src-Perc", seed=1, perceptual="extended")
+    assert same != await digest(condition="Src-Perc", seed=1, site="wordpress")
+    params = {"locator_drift": {"wrap_rate": 0.9}}
+    assert same != await digest(condition="Src-Perc", seed=1, shift_params=params)
+
+
+async def test_an_archived_record_this_version_cannot_read_breaks_no_report(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, recording = recorded
+    await recording.save_episode({"id": "old", "site": "a-profile-since-removed"})
+    await api.post("/episodes", json={"id": "new", "tags": {"r": "2"}})
+    assert (await api.get("/reports")).status_code == 200
+    assert (await api.get("/episodes/old")).status_code == 404
+    assert (await api.get("/episodes/new")).json()["archived"] is False
+
+
+async def test_a_replay_of_an_archived_episode_reports_with_its_pages_key(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, recording = recorded
+    original = (await api.post("/episodes", json={"id": "orig"})).json()
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/"},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
+    }
+    await recording.append_entry("orig", entry, b"<p>page</p>", None)
+    await api.delete("/episodes/orig")
+    replay = (await api.post("/episodes", json={"replay_of": "orig"})).json()
+    assert replay["replayed_beacon_key"] == beacon_key_of("orig", original["token"])
+
+
+async def test_archived_service_episodes_from_before_the_marker_are_internal(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    """An archive written before `internal` existed: the oracle's and the preview's episodes
+    (tagged so by the service) stay out of /reports; a user's episode counts."""
+    api, recording = recorded
+    for episode_id, tags in (("o1", {"oracle": "1"}), ("p1", {"preview": "1"}), ("u1", {})):
+        created = (await api.post("/episodes", json={"id": episode_id, "tags": tags})).json()
+        old_record = {
+            key: value
+            for key, value in created.items()
+            if key in ("id", "condition", "seed", "tags", "created_at", "expires_at", "ttl_s")
+        }
+        await recording.save_episode(old_record)
+        await api.delete(f"/episodes/{episode_id}")
+    rows = (await api.get("/reports")).json()["rows"]
+    assert [row["episodes"] for row in rows] == [1]
+    everything = (await api.get("/reports", params={"include_internal": "true"})).json()
+    assert [row["episodes"] for row in everything["rows"]] == [3]

@@ -1,0 +1,153 @@
+"""Every setting of `serve`: one Settings field is one option `--field-name` (api/service/cli.py
+builds them from the fields) and one variable SKILLSHIFT_FIELD_NAME, and both are honoured."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.service.cli import build_parser
+from api.service.server import make_master
+from api.service.settings import ENV_PREFIX, Settings, SettingsError, load_settings
+from proxy.knowledge import KnowledgeLookup, Learner
+from proxy.knowledge.store import FileKnowledge
+from proxy.options import OPTIONS
+from proxy.recording import Recording
+from proxy.store import MemoryStore
+
+# For every field: a value as an option or a variable carries it, and the value it must give.
+EXAMPLES: dict[str, tuple[str, Any]] = {
+    "proxy": ("127.0.0.1:18080", ("127.0.0.1", 18080)),
+    "desktop_proxy": ("127.0.0.1:18082", ("127.0.0.1", 18082)),
+    "api": ("127.0.0.1:18081", ("127.0.0.1", 18081)),
+    "redis_url": ("redis://127.0.0.1:6390/1", "redis://127.0.0.1:6390/1"),
+    "key_prefix": ("other:", "other:"),
+    "reverse": ("http://127.0.0.1:9000@9001", ["http://127.0.0.1:9000@9001"]),
+    "allow_unbound": ("true", True),
+    "api_token": ("s3cret", "s3cret"),
+    "internal_prefix": ("/__x/", "/__x/"),
+    "episode_header": ("X-Other-Episode", "X-Other-Episode"),
+    "require_token": ("true", True),
+    "max_rewrite_bytes": ("1234", 1234),
+    "offload_bytes": ("4321", 4321),
+    "learn": ("static", "static"),
+    "learn_timeout": ("2.5", 2.5),
+    "knowledge_dir": ("/srv/knowledge", "/srv/knowledge"),
+    "asset_max_bytes": ("65536", 65536),
+    "confdir": ("/srv/ca", "/srv/ca"),
+    "upstream_ca": ("/srv/lab-ca.pem", "/srv/lab-ca.pem"),
+    "record_dir": ("/srv/recordings", "/srv/recordings"),
+    "record_max_bytes": ("1048576", 1048576),
+    "upstream_insecure": ("true", True),
+    "upstream_allow": ("127.0.0.1,localhost", "127.0.0.1,localhost"),
+    "upstream_timeout": ("7.5", 7.5),
+    "targets": ("http://a.test:1=http://b.test:2", (("http://a.test:1", "http://b.test:2"),)),
+    "demo": ("true", True),
+    "demo_port": ("8190", 8190),
+    "log_level": ("debug", "debug"),
+}
+FIELDS = list(Settings.model_fields)
+
+
+def variable(name: str) -> str:
+    return f"{ENV_PREFIX}{name.upper()}"
+
+
+def option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def test_every_field_has_an_example_here() -> None:
+    assert set(EXAMPLES) == set(FIELDS), "a new setting needs its example in this table"
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_every_field_is_described(name: str) -> None:
+    description = Settings.model_fields[name].description
+    assert description and len(description.split()) >= 3, name
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_every_variable_is_honoured(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for other in FIELDS:
+        monkeypatch.delenv(variable(other), raising=False)
+    text, expected = EXAMPLES[name]
+    assert getattr(load_settings({}), name) != expected  # the example is not the default
+    monkeypatch.setenv(variable(name), text)
+    assert getattr(load_settings({}), name) == expected
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_every_option_is_parsed_and_wins_over_its_variable(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for other in FIELDS:
+        monkeypatch.delenv(variable(other), raising=False)
+    text, expected = EXAMPLES[name]
+    field = Settings.model_fields[name]
+    args = [option(name)] if field.annotation is bool else [option(name), text]
+    namespace = vars(build_parser().parse_args(["serve", *args]))
+    given = {key: value for key, value in namespace.items() if key in Settings.model_fields}
+    assert set(given) == {name}  # options not given are left to the variables and defaults
+    if field.annotation is not bool:
+        monkeypatch.setenv(variable(name), "nonsense-from-the-environment")
+    assert getattr(load_settings(given), name) == expected
+
+
+def test_help_names_every_option_its_variable_and_its_description() -> None:
+    actions = build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+    serve = actions[0].choices["serve"]  # type: ignore[index]
+    text = re.sub(r"\s+", "", serve.format_help())
+    for name in FIELDS:
+        description = Settings.model_fields[name].description or ""
+        assert option(name) in text and variable(name) in text, name
+        assert re.sub(r"\s+", "", description) in text, name
+
+
+def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(variable("upstream_timeout"), "soon")
+    with pytest.raises(SettingsError, match="SKILLSHIFT_UPSTREAM_TIMEOUT='soon'"):
+        load_settings({})
+    with pytest.raises(SettingsError, match="--upstream-timeout='later'"):
+        load_settings({"upstream_timeout": "later"})
+
+
+def test_the_docs_list_every_option_with_its_variable() -> None:
+    """The configuration page's table is the reference: one row per field."""
+    page = (Path(__file__).resolve().parents[4] / "docs" / "configuration.md").read_text()
+    table = page.split("# Configuration", 1)[1].split("\n\n", 3)[2]
+    rows = {line.split("|")[1].strip(" `") for line in table.splitlines()[2:]}
+    assert rows == {"--" + name.replace("_", "-") for name in Settings.model_fields}
+    for name in Settings.model_fields:
+        assert f"`SKILLSHIFT_{name.upper()}`" in table, name
+
+
+def test_every_setting_an_addon_reads_is_its_option_declared_once() -> None:
+    """`proxy.options` declares each addon option once; the setting that carries it has its
+    default and help, and no other setting names it."""
+    carried = [option for option in OPTIONS.values() if option.setting is not None]
+    assert len({option.setting for option in carried}) == len(carried)
+    for option in carried:
+        field = Settings.model_fields[str(option.setting)]
+        assert field.default == option.default, option.name
+        assert field.description == option.help, option.name
+
+
+async def test_a_process_gives_each_addon_option_its_setting(tmp_path: Path) -> None:
+    """The mitmproxy options of a process's addons are its settings (`--record-max-bytes`
+    included, which had no flag), not the addons' defaults."""
+    given = {
+        name: EXAMPLES[name][0]
+        for name in ("episode_header", "max_rewrite_bytes", "learn_timeout", "record_max_bytes")
+    }
+    settings = load_settings({**given, "record_dir": str(tmp_path), "confdir": str(tmp_path)})
+    knowledge = KnowledgeLookup(FileKnowledge(tmp_path / "knowledge"), Learner())
+    master = make_master(settings, MemoryStore(), Recording(str(tmp_path)), knowledge)
+    for option in OPTIONS.values():
+        if option.setting is not None:
+            assert getattr(master.options, option.name) == getattr(settings, option.setting)
+    assert master.options.ss_record_max_bytes == 1048576
+    assert master.options.ss_episode_header == "X-Other-Episode"
