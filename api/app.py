@@ -14,10 +14,11 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.dependencies import Services
+from api.episodes.evidence import Evidence
 from api.errors import ERROR_RESPONSES, ApiError, error_json, install_error_handlers
 from api.routes import catalogue, checks, episodes, evidence, reports, ui
 from api.routes import knowledge as knowledge_routes
-from api.routes.evidence import Evidence
 from api.service.settings import Settings
 from api.version import version
 from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
@@ -184,12 +185,14 @@ def create_app(
         docs_url=None,  # _install_docs serves them without a CDN
         redoc_url=None,
     )
-    app.state.store = store
-    app.state.knowledge = knowledge or KnowledgeLookup(MemoryKnowledge(), Learner())
-    app.state.evidence = Evidence(store, recording)
-    app.state.settings = settings
-    app.state.started_at = time.time()
-    app.state.ui_session = secrets.token_urlsafe(32)
+    app.state.services = Services(
+        store=store,
+        settings=settings,
+        knowledge=knowledge or KnowledgeLookup(MemoryKnowledge(), Learner()),
+        evidence=Evidence(store, recording),
+        started_at=time.time(),
+        ui_session=secrets.token_urlsafe(32),
+    )
     install_error_handlers(app)
 
     @app.middleware("http")

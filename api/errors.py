@@ -1,4 +1,5 @@
-"""One JSON error shape for every failure: {"error": "...", "status": N}."""
+"""One JSON error shape for every failure: {"error": "...", "status": N}. `ApiError` is the
+routes' own; what the work under them raises (api/failures.py) gets its status here."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from api.failures import Failure, validation_message
 from proxy.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -50,17 +52,6 @@ def error_json(status: int, message: str, headers: dict[str, str] | None = None)
     return JSONResponse({"error": message, "status": status}, status_code=status, headers=headers)
 
 
-def validation_message(error: RequestValidationError | ValidationError) -> str:
-    """One line naming each invalid field and why, the same for a request body that FastAPI
-    refused and for a model the routes validate themselves."""
-    parts = []
-    for item in error.errors():
-        location = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
-        message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-        parts.append(f"{location or 'body'}: {message}")
-    return "; ".join(parts) or "invalid request"
-
-
 def _not_json(error: RequestValidationError) -> str | None:
     """What is wrong with a body that is not JSON at all (400, as the schema says); None when
     the body is JSON and only its content is invalid (422)."""
@@ -86,6 +77,10 @@ def allowed_methods(app: FastAPI, request: Request) -> list[str]:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return error_json(error.status, error.message)
+
+    @app.exception_handler(Failure)
+    async def failure(_: Request, error: Failure) -> JSONResponse:
         return error_json(error.status, error.message)
 
     @app.exception_handler(StarletteHTTPException)

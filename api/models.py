@@ -82,7 +82,7 @@ class TaskResult(_AgentEvent):
 
 class _SkillEvent(_AgentEvent):
     """A skill's call or failure. It names its skill: SFR pairs each failure with a call of the
-    same skill (api/routes/reports.py), so an unnamed one could be counted against nothing."""
+    same skill (api/analysis/outcomes.py), so an unnamed one could be counted against nothing."""
 
     skill: Name
 

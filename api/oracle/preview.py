@@ -11,9 +11,9 @@ import asyncio
 import base64
 from typing import Any
 
-from api.errors import ApiError
-from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS
-from api.routes.episodes import pinned_epoch, store_new_episode
+from api.episodes.lifecycle import pinned_epoch, store_new_episode
+from api.failures import MissingExtra, Unavailable
+from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS, MISSING_PLAYWRIGHT
 from api.service.settings import Settings
 from proxy.episode import Episode
 from proxy.knowledge import KnowledgeStore
@@ -39,7 +39,7 @@ async def render_preview(
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
     except ImportError:
-        raise ApiError(501, "previews need Playwright: pip install playwright") from None
+        raise MissingExtra(MISSING_PLAYWRIGHT.format(what="previews")) from None
     config = {
         "regime": "multiple",
         "regime_params": {"min_ms": 0, "max_ms": 0},
@@ -68,7 +68,7 @@ async def render_preview(
                 )
             except PlaywrightError as error:
                 message = str(error).splitlines()[0]
-                raise ApiError(503, f"previews need Chromium at {CHROMIUM}: {message}") from None
+                raise Unavailable(f"previews need Chromium at {CHROMIUM}: {message}") from None
             try:
                 for episode in episodes:
                     shots.append(await _shoot(browser, settings, episode, url, PlaywrightError))

@@ -6,25 +6,21 @@ import time
 from typing import Any
 
 import mitmproxy.version
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 import sites
+from api.dependencies import ServicesDep, SettingsDep, StoreDep
 from api.errors import ApiError
 from api.models import ListenerUpdate
 from api.service.ca import load_ca
-from api.service.settings import Settings
 from api.version import version
 from proxy import metrics
 from proxy.episode import Episode
-from proxy.store import EpisodeStore, StoreUnavailable
+from proxy.store import StoreUnavailable
 from shifts import CONDITIONS, all_shifts
 
 router = APIRouter()
-
-
-def _state(request: Request) -> tuple[EpisodeStore, Settings]:
-    return request.app.state.store, request.app.state.settings
 
 
 @router.get("/conditions", tags=["catalogue"])
@@ -67,8 +63,7 @@ async def site_profiles() -> dict[str, Any]:
 
 
 @router.get("/listeners", tags=["listeners"])
-async def listeners(request: Request) -> dict[str, Any]:
-    store, settings = _state(request)
+async def listeners(store: StoreDep, settings: SettingsDep) -> dict[str, Any]:
     return {
         "listeners": [
             {
@@ -89,12 +84,13 @@ async def listeners(request: Request) -> dict[str, Any]:
 
 
 @router.put("/listeners/{name}", tags=["listeners"])
-async def set_listener(name: str, body: ListenerUpdate, request: Request) -> dict[str, Any]:
+async def set_listener(
+    name: str, body: ListenerUpdate, store: StoreDep, settings: SettingsDep
+) -> dict[str, Any]:
     """Bind unbound requests on a listener to an episode (for desktop browsers).
 
     Only on the desktop listener (`--desktop-proxy`) and reverse listeners: on the agents'
     listener a default would capture every agent's browser before it sends its credentials."""
-    store, settings = _state(request)
     listener = next((item for item in settings.listeners() if item.name == name), None)
     if listener is None:
         raise ApiError(404, f"no listener {name!r}")
@@ -115,19 +111,9 @@ async def set_listener(name: str, body: ListenerUpdate, request: Request) -> dic
     return {"name": name, "default_episode": body.default_episode}
 
 
-async def unbind_listener_defaults(request: Request, episode_id: str) -> None:
-    """Clear every listener default naming `episode_id` (a deleted episode): a default left
-    behind would be shown as bound and turn the listener's unbound requests into 407s."""
-    store, settings = _state(request)
-    for listener in settings.listeners():
-        named = listener.takes_default and await store.get_listener_default(listener.name)
-        if named == episode_id:
-            await store.set_listener_default(listener.name, None, 0)
-
-
 @router.get("/health", tags=["operations"])
-async def health(request: Request) -> JSONResponse:
-    store, settings = _state(request)
+async def health(services: ServicesDep) -> JSONResponse:
+    store = services.store
     try:
         await store.ping()
         store_state = {"ok": True, "kind": type(store).__name__}
@@ -136,7 +122,7 @@ async def health(request: Request) -> JSONResponse:
     body = {
         "status": "ok" if store_state["ok"] else "degraded",
         "store": store_state,
-        "uptime_s": round(time.time() - request.app.state.started_at, 3),
+        "uptime_s": round(time.time() - services.started_at, 3),
     }
     return JSONResponse(body, status_code=200 if store_state["ok"] else 503)
 
@@ -147,8 +133,8 @@ async def get_version() -> dict[str, Any]:
 
 
 @router.get("/metrics", tags=["operations"], response_class=PlainTextResponse)
-async def get_metrics(request: Request) -> str:
-    store, _ = _state(request)
+async def get_metrics(services: ServicesDep) -> str:
+    store = services.store
     try:
         await store.ping()
         store_up = 1
@@ -159,15 +145,14 @@ async def get_metrics(request: Request) -> str:
         {
             "store_up": store_up,
             "episodes": episodes,
-            "uptime_seconds": round(time.time() - request.app.state.started_at, 3),
+            "uptime_seconds": round(time.time() - services.started_at, 3),
         }
     )
 
 
 @router.get("/ca", tags=["operations"])
-async def ca(request: Request) -> dict[str, Any]:
+async def ca(settings: SettingsDep) -> dict[str, Any]:
     """The CA that signs intercepted HTTPS: trust it, or pass its SPKI hash to Chromium."""
-    _, settings = _state(request)
     authority = load_ca(settings.confdir)
     if authority is None:
         raise ApiError(404, f"no CA certificate under {settings.confdir} yet")

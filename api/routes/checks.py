@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from api.dependencies import ServicesDep
 from api.errors import ErrorBody
 from api.oracle import run as oracle
 from proxy.episode import Origin, Seed
@@ -108,7 +109,7 @@ NDJSON = "application/x-ndjson"
         },
     },
 )
-async def browser_check(body: BrowserCheck, request: Request) -> Response:
+async def browser_check(body: BrowserCheck, request: Request, services: ServicesDep) -> Response:
     """The browser alignment oracle. Answers `{url, condition, status, reason, runs: [{seed,
     load_ms, locator_share, violations: [{kind, detail, element}]}], violations}` (violations:
     the total). `status` is `aligned`, `violations`, or `unchecked` with a `reason` when the
@@ -123,8 +124,8 @@ async def browser_check(body: BrowserCheck, request: Request) -> Response:
     load_ms}` per unshifted load, `{"type": "run", seed, ...}` per seed, and last `{"type":
     "result", ...}`, the answer above."""
     steps = oracle.browser_check(
-        request.app.state.store,
-        request.app.state.settings,
+        services.store,
+        services.settings,
         url=body.url,
         condition=body.condition,
         seeds=body.seeds,
@@ -137,7 +138,7 @@ async def browser_check(body: BrowserCheck, request: Request) -> Response:
         tolerance_ratio=body.tolerance_ratio,
         settle_ms=body.settle_ms,
         baseline_runs=body.baseline_runs,
-        knowledge=request.app.state.knowledge.store,
+        knowledge=services.knowledge.store,
     )
     if NDJSON not in request.headers.get("accept", ""):
         async with contextlib.aclosing(steps):

@@ -6,22 +6,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from api.dependencies import KnowledgeDep, SettingsDep
 from api.errors import ApiError
-from proxy.knowledge import KnowledgeLookup
 from proxy.knowledge.records import resolve
 from proxy.knowledge.runs import LearnRunFailed, learn_run
 from proxy.store import StoreUnavailable
 
 router = APIRouter(prefix="/knowledge", tags=["knowledge"])
 OriginParam = Query(..., pattern=r"^https?://[^/\s]+$", description="e.g. http://127.0.0.1:8000")
-
-
-def _lookup(request: Request) -> KnowledgeLookup:
-    lookup: KnowledgeLookup = request.app.state.knowledge
-    return lookup
 
 
 class LearnBody(BaseModel):
@@ -41,9 +36,9 @@ class LearnBody(BaseModel):
 
 
 @router.get("")
-async def knowledge(request: Request) -> dict[str, Any]:
+async def knowledge(lookup: KnowledgeDep, settings: SettingsDep) -> dict[str, Any]:
     """The knowledge epoch new episodes pin, and every origin's versions."""
-    store = _lookup(request).store
+    store = lookup.store
     epoch = await store.epoch()
     origins = []
     for origin in await store.origins():
@@ -61,15 +56,15 @@ async def knowledge(request: Request) -> dict[str, Any]:
                 "versions": versions,
             }
         )
-    return {"epoch": epoch, "learn": request.app.state.settings.learn, "origins": origins}
+    return {"epoch": epoch, "learn": settings.learn, "origins": origins}
 
 
 @router.get("/version")
 async def version(
-    request: Request, origin: str = OriginParam, version: int = Query(..., ge=1)
+    lookup: KnowledgeDep, origin: str = OriginParam, version: int = Query(..., ge=1)
 ) -> dict[str, Any]:
     """One version of an origin's knowledge: its pages and the record each is shifted against."""
-    store = _lookup(request).store
+    store = lookup.store
     generation = next((g for g in await store.generations(origin) if g.number == version), None)
     if generation is None:
         raise ApiError(404, f"{origin} has no knowledge version {version}")
@@ -83,20 +78,19 @@ async def version(
 
 
 @router.get("/records/{digest}")
-async def record(digest: str, request: Request) -> dict[str, Any]:
+async def record(digest: str, lookup: KnowledgeDep) -> dict[str, Any]:
     """A page record: the page and every stylesheet and script it was learnt to load."""
     try:
-        found = await _lookup(request).record(digest)
+        found = await lookup.record(digest)
     except LookupError:
         raise ApiError(404, f"no knowledge record {digest!r}") from None
     return {"digest": digest, **found.as_json()}
 
 
 @router.post("/learn")
-async def learn(body: LearnBody, request: Request) -> dict[str, Any]:
+async def learn(body: LearnBody, lookup: KnowledgeDep, settings: SettingsDep) -> dict[str, Any]:
     """Learn pages afresh. Where the app's code changed, a new version is published at a new
     epoch: episodes created from then on are shifted against it, earlier ones keep theirs."""
-    settings = request.app.state.settings
     for url in body.urls:
         try:
             parsed = urlsplit(url)
@@ -110,7 +104,7 @@ async def learn(body: LearnBody, request: Request) -> dict[str, Any]:
             refused = f"{parsed.hostname}:{port} is not an upstream this service may reach"
             raise ApiError(403, f"urls: {refused}")
     try:
-        return await learn_run(_lookup(request), body.urls, body.browser)
+        return await learn_run(lookup, body.urls, body.browser)
     except LearnRunFailed as error:
         raise ApiError(502, f"nothing was learnt: {error}") from None
     except StoreUnavailable as error:
@@ -119,14 +113,14 @@ async def learn(body: LearnBody, request: Request) -> dict[str, Any]:
 
 @router.delete("/version")
 async def delete_version(
-    request: Request, origin: str = OriginParam, version: int = Query(..., ge=1)
+    lookup: KnowledgeDep, origin: str = OriginParam, version: int = Query(..., ge=1)
 ) -> dict[str, Any]:
     """Delete a version. Episodes that pinned it get a 503 naming it on their next page (never
     a page shifted against other knowledge); episodes created from now on use the latest
     version left, or, when none is, learn the origin's pages afresh."""
-    store = _lookup(request).store
+    store = lookup.store
     deleted = await store.delete(origin, version)
-    _lookup(request).forget_generations(origin)
+    lookup.forget_generations(origin)
     if deleted is None:
         raise ApiError(404, f"{origin} has no live knowledge version {version}")
     return {"deleted": deleted.as_json(), "epoch": await store.epoch()}

@@ -17,10 +17,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
-from api.errors import ApiError, validation_message
+from api.dependencies import EvidenceDep, ServicesDep, SettingsDep, services
+from api.episodes.lifecycle import with_deployment_targets
+from api.errors import ApiError
+from api.failures import Invalid, validation_message
 from api.oracle.preview import render_preview
-from api.routes.episodes import with_deployment_targets
-from api.routes.evidence import evidence_of, page_view
+from api.routes.evidence import page_view
 from api.service.settings import is_loopback
 from proxy.episode import EpisodeConfig
 
@@ -33,7 +35,7 @@ UI_HEADER = "x-skillshift-ui"
 
 def has_ui_session(request: Request) -> bool:
     supplied = request.cookies.get(SESSION_COOKIE, "")
-    return hmac.compare_digest(supplied.encode(), request.app.state.ui_session.encode())
+    return hmac.compare_digest(supplied.encode(), services(request).ui_session.encode())
 
 
 def is_ui_request(request: Request) -> bool:
@@ -54,7 +56,7 @@ def _host_is_loopback(request: Request) -> bool:
 def _set_session(request: Request, response: Response) -> Response:
     response.set_cookie(
         SESSION_COOKIE,
-        request.app.state.ui_session,
+        services(request).ui_session,
         httponly=True,
         samesite="strict",
         path="/",
@@ -63,12 +65,12 @@ def _set_session(request: Request, response: Response) -> Response:
 
 
 @router.get("")
-async def page(request: Request) -> Response:
+async def page(request: Request, settings: SettingsDep) -> Response:
     response = HTMLResponse((ASSETS / "index.html").read_text())
     response.headers["Content-Security-Policy"] = (
         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
     )
-    if not request.app.state.settings.api_token and _host_is_loopback(request):
+    if not settings.api_token and _host_is_loopback(request):
         _set_session(request, response)
     return response
 
@@ -85,9 +87,9 @@ class SessionRequest(BaseModel):
 
 
 @router.post("/session", status_code=204)
-async def session(body: SessionRequest, request: Request) -> Response:
+async def session(body: SessionRequest, request: Request, settings: SettingsDep) -> Response:
     """Trade the API token for a page session (when the API has a token)."""
-    expected = request.app.state.settings.api_token or ""
+    expected = settings.api_token or ""
     if not expected or not hmac.compare_digest(body.token.encode(), expected.encode()):
         raise ApiError(401, "wrong token")
     return _set_session(request, Response(status_code=204))
@@ -102,16 +104,16 @@ class PreviewRequest(BaseModel):
 
 
 @router.post("/preview")
-async def preview(body: PreviewRequest, request: Request) -> dict[str, Any]:
+async def preview(body: PreviewRequest, services: ServicesDep) -> dict[str, Any]:
     """Screenshots of `url` under all six conditions, through this process's proxy."""
     shots = await render_preview(
-        request.app.state.store,
-        request.app.state.settings,
+        services.store,
+        services.settings,
         body.url,
         body.site,
         body.seed,
         body.targets,
-        request.app.state.knowledge.store,
+        services.knowledge.store,
     )
     return {"url": body.url, "seed": body.seed, "shots": shots}
 
@@ -123,20 +125,22 @@ class RoutingRequest(BaseModel):
 
 
 @router.post("/routing")
-async def routing(body: RoutingRequest, request: Request) -> dict[str, Any]:
+async def routing(body: RoutingRequest, settings: SettingsDep) -> dict[str, Any]:
     """Where a Tgt episode of this site and targets sends requests (source -> target origin),
     as the proxy will route them; every other origin gets the synthetic variant. The page says
     so before it creates the episode."""
-    config = with_deployment_targets(request.app.state.settings, body.model_dump())
+    config = with_deployment_targets(settings, body.model_dump())
     try:
         episode = EpisodeConfig.model_validate(config)
     except ValidationError as error:
-        raise ApiError(422, validation_message(error)) from None
+        raise Invalid(validation_message(error)) from None
     return {"routes": episode.all_targets()}
 
 
 @router.get("/pages/{episode_id}/{load}/{version}")
-async def recorded_page(episode_id: str, load: int, version: str, request: Request) -> Response:
+async def recorded_page(
+    episode_id: str, load: int, version: str, evidence: EvidenceDep
+) -> Response:
     """A recorded page (`served` or `source`) with its changed elements outlined, for the
     page's side-by-side view (a GET in a frame: the session cookie is its credential)."""
-    return await page_view(evidence_of(request), episode_id, load, version)
+    return await page_view(evidence, episode_id, load, version)

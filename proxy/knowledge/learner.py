@@ -73,6 +73,10 @@ ROUTED_TYPES = frozenset({"document", "script", "stylesheet", "xhr", "fetch"})
 # Anything the browser would send past the learner's routing (its own background requests)
 # goes to a port where nothing listens: learning never reaches the network.
 NOWHERE_PROXY = ("--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>")
+MISSING_PLAYWRIGHT = (
+    "the learning browser needs Playwright, which is not installed: install the `browser` "
+    "extra (pip install 'skillshift-proxy[browser]') or serve with --learn static"
+)
 
 
 class LearnFailed(RuntimeError):
@@ -325,7 +329,10 @@ class Learner:
     async def _chromium(self) -> Any:
         async with self._browser_lock:
             if self._browser is None or not self._browser.is_connected():
-                from playwright.async_api import async_playwright
+                try:
+                    from playwright.async_api import async_playwright
+                except ModuleNotFoundError:
+                    raise LearnFailed(MISSING_PLAYWRIGHT) from None
 
                 from proxy.chromium import CHROMIUM, CHROMIUM_ARGS
 
@@ -340,7 +347,10 @@ class Learner:
             return self._browser
 
     async def _browser_pass(self, run: _Learn, raw: bytes) -> None:
-        from playwright.async_api import Error as PlaywrightError
+        try:
+            from playwright.async_api import Error as PlaywrightError
+        except ModuleNotFoundError:
+            raise LearnFailed(MISSING_PLAYWRIGHT) from None
 
         request = run.request
         document = request.page_url.split("#")[0]

@@ -15,7 +15,8 @@ import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
 from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS
-from api.oracle.run import KINDS, compare_urls, load_snapshot
+from api.oracle.compare import KINDS
+from api.oracle.load import compare_urls, load_snapshot
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
-from api.oracle.run import page_script
+from api.oracle.load import page_script
 from shifts import interactive
 from shifts.selectors import elements
 

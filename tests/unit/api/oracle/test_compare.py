@@ -11,7 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from api.oracle.run import Snapshot, compare, decode_png, images_differ, wrapper_tags_of
+from api.oracle.compare import Snapshot, compare, images_differ
+from api.oracle.png import decode_png
+from api.oracle.run import wrapper_tags_of
 from api.service.settings import Settings
 from tests.helpers.ports import free_port
 from tests.unit.api.conftest import in_process

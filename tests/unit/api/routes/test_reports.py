@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from api.routes.reports import COLUMNS, FAILURE_COLUMNS, aggregate, episode_outcome
+from api.analysis.outcomes import COLUMNS, FAILURE_COLUMNS, aggregate, episode_outcome
 
 
 def agent(kind: str, **fields: Any) -> dict[str, Any]:

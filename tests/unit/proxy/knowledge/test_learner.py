@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -95,6 +96,20 @@ async def test_a_learn_reads_everything_or_fails_naming_it(
     hanging = Learner(mode="static", timeout=1)
     with pytest.raises(LearnFailed, match="longer than 1 s"):
         await hanging.learn(LearnRequest(f"{site.origin}/hang", site.origin, None))
+
+
+async def test_without_playwright_the_browser_pass_fails_naming_the_extra(
+    site: UpstreamServer, learner: Learner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "playwright", None)  # as if it were not installed
+    monkeypatch.setitem(sys.modules, "playwright.async_api", None)
+    raw = site.extra["/app"][1]
+    with pytest.raises(LearnFailed, match=r"skillshift-proxy\[browser\].*--learn static"):
+        await learner.learn(LearnRequest(f"{site.origin}/app", site.origin, raw))
+    static = await Learner(mode="static").learn(
+        LearnRequest(f"{site.origin}/app", site.origin, raw)
+    )
+    assert static.record.learnt_by == "static"
 
 
 async def test_a_learn_run_page_follows_redirects_and_refuses_loops(

@@ -1,0 +1,1 @@
+"""Episodes as the service keeps them: their lifecycle and the evidence they leave."""
