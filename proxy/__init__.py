@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from proxy import errors
-from proxy.binding import EPISODE, EpisodeBinding
+from proxy.binding import EpisodeBinding
 from proxy.chain import AddonChain
 from proxy.guard import UpstreamGuard
 from proxy.internal import InternalEndpoints
@@ -45,4 +45,4 @@ def build_addons(
     return [AddonChain(members)]
 
 
-__all__ = ["EPISODE", "build_addons"]
+__all__ = ["build_addons"]

@@ -21,13 +21,13 @@ from pydantic import ValidationError
 
 from proxy import metrics
 from proxy.episode import Episode
+from proxy.flowstate import state_of
 from proxy.options import add_options
 from proxy.responses import answer, auth_required, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
-EPISODE = "ss.episode"  # flow.metadata key: the bound Episode
 PROXY_AUTH = "proxy-authorization"
 
 
@@ -89,7 +89,7 @@ class EpisodeBinding:
             )
             return
         if episode is not None:
-            flow.metadata[EPISODE] = episode
+            state_of(flow).episode = episode
             if tunnel:
                 self.tunnels[flow.client_conn] = episode.id
         elif not ctx.options.ss_allow_unbound:

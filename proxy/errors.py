@@ -19,8 +19,8 @@ from mitmproxy import http
 from mitmproxy.net.http import http1
 from mitmproxy.proxy.layers.http import _http1, _http2, _http3
 
+from proxy.flowstate import state_of
 from proxy.responses import error_response
-from proxy.timeout import TIMED_OUT
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class UpstreamErrors:
         if flow.error is None or flow.response is not None:
             return
         upstream = f"{flow.request.host}:{flow.request.port}"
-        _UPSTREAM_OF_MESSAGE[flow.error.msg] = (upstream, flow.metadata.get(TIMED_OUT))
+        _UPSTREAM_OF_MESSAGE[flow.error.msg] = (upstream, state_of(flow).upstream_timed_out)
         while len(_UPSTREAM_OF_MESSAGE) > _REMEMBERED:
             _UPSTREAM_OF_MESSAGE.popitem(last=False)
         logger.warning(

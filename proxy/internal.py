@@ -16,8 +16,8 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy import metrics
-from proxy.binding import EPISODE
 from proxy.episode import Episode
+from proxy.flowstate import state_of
 from proxy.options import add_options
 from proxy.responses import answer
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -78,7 +78,7 @@ class InternalEndpoints:
             answer(flow, _json(404, {"error": f"no internal endpoint {name!r}", "status": 404}))
 
     async def _beacon(self, flow: http.HTTPFlow) -> http.Response:
-        episode: Episode | None = flow.metadata.get(EPISODE)
+        episode: Episode | None = state_of(flow).episode
         if episode is None:
             return _json(403, {"error": "beacon request bound to no episode", "status": 403})
         body = flow.request.raw_content or b""

@@ -18,20 +18,17 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy import classify, metrics
-from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.flowstate import state_of
 from proxy.options import add_options
 from proxy.recording import Recording, run_of
-from proxy.responses import OWN_RESPONSE
-from proxy.rewrite import PAGE, is_page
+from proxy.rewrite import is_page
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
-TEED = "ss.recorded_body"  # flow.metadata key: the chunks of a streamed body, as served
-RECORDED = "ss.recorded"  # flow.metadata key: the exchange is in the recording
 # What a recording never holds: the credentials that bind a browser to its episode.
 SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
 
@@ -46,9 +43,9 @@ class Recorder:
         add_options(loader, "ss_record_max_bytes")
 
     def _records(self, flow: http.HTTPFlow) -> bool:
-        episode: Episode | None = flow.metadata.get(EPISODE)
+        episode: Episode | None = state_of(flow).episode
         response = flow.response
-        if episode is None or response is None or flow.metadata.get(OWN_RESPONSE):
+        if episode is None or response is None or state_of(flow).own_response:
             return False
         if episode.replay_of or episode.record == "off":
             return False
@@ -61,7 +58,7 @@ class Recorder:
         if response is None or not response.stream or not self._records(flow):
             return
         chunks: list[bytes] = []
-        flow.metadata[TEED] = chunks
+        state_of(flow).recorded_body = chunks
         limit = ctx.options.ss_record_max_bytes
         upstream = response.stream if callable(response.stream) else None
         size = [0]
@@ -84,17 +81,22 @@ class Recorder:
         """A response the browser got the head of, but whose exchange then broke off: a browser
         follows a redirect as soon as it has the head, and may close the connection before the
         (empty) body is through. It was received all the same."""
-        if flow.response is not None and TEED in flow.metadata and self._records(flow):
+        if (
+            flow.response is not None
+            and state_of(flow).recorded_body is not None
+            and self._records(flow)
+        ):
             await self._record(flow, complete=False)
 
     async def _record(self, flow: http.HTTPFlow, complete: bool) -> None:
-        if flow.metadata.get(RECORDED):
+        if state_of(flow).recorded:
             return
-        flow.metadata[RECORDED] = True
-        episode: Episode = flow.metadata[EPISODE]
+        state_of(flow).recorded = True
+        episode = state_of(flow).episode
+        assert episode is not None  # only a bound flow is recorded (`_records`)
         response = flow.response
         assert response is not None
-        page = flow.metadata.get(PAGE)
+        page = state_of(flow).page
         body, encoding = self._served_body(flow, response)
         if page is not None and page.get("load"):
             self._last_load[episode.id] = page["load"]
@@ -137,7 +139,7 @@ class Recorder:
     ) -> tuple[bytes | None, str | None]:
         """The body as the browser got it, decoded; (None, _) when over the limit. The second
         value is the content-encoding kept when the body could not be decoded."""
-        chunks = flow.metadata.get(TEED)
+        chunks = state_of(flow).recorded_body
         if chunks is None and response.raw_content is None:
             return None, None  # switched to streaming past the rewrite limit: never seen whole
         raw = b"".join(chunks) if chunks is not None else (response.raw_content or b"")

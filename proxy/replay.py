@@ -19,8 +19,8 @@ from typing import Any
 from mitmproxy import http
 
 from proxy import classify
-from proxy.binding import EPISODE
 from proxy.episode import Episode
+from proxy.flowstate import state_of
 from proxy.recording import Recording
 from proxy.responses import answer, error_response
 from proxy.rewrite import LOADS
@@ -69,7 +69,7 @@ class ReplayResponder:
         self._replayed_load: dict[str, int] = {}  # replay episode -> recorded load it shows
 
     async def request(self, flow: http.HTTPFlow) -> None:
-        episode: Episode | None = flow.metadata.get(EPISODE)
+        episode: Episode | None = state_of(flow).episode
         if flow.response is not None or episode is None or not episode.replay_of:
             return
         try:

@@ -7,16 +7,15 @@ from html import escape
 from mitmproxy import http
 from mitmproxy.net.http import status_codes
 
+from proxy.flowstate import state_of
+
 PROXY_REALM = "proxy"
-# flow.metadata key: the proxy answered this request itself (an error, a challenge, an internal
-# endpoint). Such a response is no page of the episode: never shifted, counted or logged as one.
-OWN_RESPONSE = "ss.own_response"
 
 
 def answer(flow: http.HTTPFlow, response: http.Response) -> None:
     """Answer the request from the proxy itself, instead of the upstream."""
     flow.response = response
-    flow.metadata[OWN_RESPONSE] = True
+    state_of(flow).own_response = True
 
 
 def error_response(

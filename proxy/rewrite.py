@@ -19,9 +19,9 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy import classify, csp, metrics
-from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.flowstate import Decision, state_of
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.knowledge.records import page_record_flag, page_records
 from proxy.options import add_options
@@ -34,7 +34,7 @@ from proxy.pipeline import (
     parses_document,
     shift_document,
 )
-from proxy.responses import OWN_RESPONSE, error_response
+from proxy.responses import error_response
 from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts import HtmlDocument, ShiftContext
@@ -52,10 +52,10 @@ class KnowledgeUnavailable(RuntimeError):
     learnt, learning is off, its pinned version was deleted): it is not served unshifted."""
 
 
-REWRITE = "ss.rewrite"  # flow.metadata key: what the pipeline decided for this response
-KNOWLEDGE = "ss.knowledge"  # flow.metadata key: the `PageKnowledge` a page was shifted against
-PAGE = "ss.page"  # flow.metadata key: what a recording keeps of a page (see `_page_record`)
-BUFFER, OVERSIZE, PASS, OWN = "buffer", "oversize", "pass", "own"
+BUFFER: Decision = "buffer"
+OVERSIZE: Decision = "oversize"
+PASS: Decision = "pass"
+OWN: Decision = "own"
 ONCE_FLAG = "popup_once"
 LOADS = "loads"
 
@@ -87,7 +87,7 @@ class PageRewriter:
         add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes")
 
     def request(self, flow: http.HTTPFlow) -> None:
-        if flow.response is not None or not active_shifts(flow.metadata.get(EPISODE)):
+        if flow.response is not None or not active_shifts(state_of(flow).episode):
             return
         if classify.may_be_rewritten(flow.request):
             classify.strip_conditionals(flow.request)
@@ -96,14 +96,14 @@ class PageRewriter:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         assert flow.response is not None
         decision = self._decide(flow, flow.response)
-        flow.metadata[REWRITE] = decision
+        state_of(flow).rewrite = decision
         if decision != BUFFER:
             flow.response.stream = True
 
-    def _decide(self, flow: http.HTTPFlow, response: http.Response) -> str:
-        if flow.metadata.get(OWN_RESPONSE):
+    def _decide(self, flow: http.HTTPFlow, response: http.Response) -> Decision:
+        if state_of(flow).own_response:
             return OWN  # the proxy's own answer: no page of the episode
-        if not active_shifts(flow.metadata.get(EPISODE)) or not is_page(flow, response):
+        if not active_shifts(state_of(flow).episode) or not is_page(flow, response):
             return PASS
         length = classify.declared_length(response)
         if length is not None and length > ctx.options.ss_max_rewrite_bytes:
@@ -111,11 +111,11 @@ class PageRewriter:
         return BUFFER
 
     async def response(self, flow: http.HTTPFlow) -> None:
-        episode: Episode | None = flow.metadata.get(EPISODE)
+        episode: Episode | None = state_of(flow).episode
         response = flow.response
         if episode is None or response is None:
             return
-        decision = flow.metadata.get(REWRITE)
+        decision = state_of(flow).rewrite
         if decision == OWN:
             return
         try:
@@ -172,7 +172,7 @@ class PageRewriter:
         # needs neither).
         digest = page_digest(raw) if parses_document(episode) else None
         context = await self._context(flow, episode, response, raw, digest)
-        knowledge: PageKnowledge | None = flow.metadata.get(KNOWLEDGE)
+        knowledge: PageKnowledge | None = state_of(flow).knowledge
         work = functools.partial(
             _shift_to_bytes,
             episode,
@@ -201,7 +201,7 @@ class PageRewriter:
             for name in ("etag", "last-modified"):
                 response.headers.pop(name, None)
         metrics.inc("pages_rewritten_total" if doc.changed else "pages_unchanged_total")
-        flow.metadata[PAGE] = _page_record(
+        state_of(flow).page = _page_record(
             context, doc, raw if body is not None else None, knowledge
         )
         await self._record(
@@ -245,7 +245,7 @@ class PageRewriter:
         assets = None
         if "locator_drift" in active_shifts(episode):
             knowledge = await self._knowledge(flow, episode, url, raw, digest)
-            flow.metadata[KNOWLEDGE] = knowledge
+            state_of(flow).knowledge = knowledge
             assets = knowledge.refs
         context = build_context(
             episode,
@@ -356,7 +356,7 @@ class PageRewriter:
         if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
             return
         load_index = await self._next_load(episode)
-        flow.metadata[PAGE] = {"load": load_index, "shifts": {}, "changes": {}, "source": None}
+        state_of(flow).page = {"load": load_index, "shifts": {}, "changes": {}, "source": None}
         await self._record(
             episode,
             "page_served",

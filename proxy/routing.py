@@ -10,11 +10,9 @@ from urllib.parse import urlsplit
 
 from mitmproxy import http
 
-from proxy.binding import EPISODE
 from proxy.episode import Episode
+from proxy.flowstate import state_of
 from shifts.contextual import route, unroute_url
-
-SOURCE_ORIGIN = "ss.source_origin"  # flow.metadata key: where the browser thinks it is
 
 
 def origin_of(request: http.Request) -> str:
@@ -26,13 +24,13 @@ def origin_of(request: http.Request) -> str:
 def browser_url(flow: http.HTTPFlow) -> str:
     """The URL the browser asked for: the source's, where the contextual shift sent the
     request to a target upstream."""
-    source = flow.metadata.get(SOURCE_ORIGIN)
+    source = state_of(flow).source_origin
     return source + flow.request.path if source else flow.request.pretty_url
 
 
 class ContextualRouting:
     def request(self, flow: http.HTTPFlow) -> None:
-        episode: Episode | None = flow.metadata.get(EPISODE)
+        episode: Episode | None = state_of(flow).episode
         if flow.response is not None or episode is None:
             return
         if "contextual" not in episode.shift_names():
@@ -42,7 +40,7 @@ class ContextualRouting:
         if target is None:
             return
         parts = urlsplit(target)
-        flow.metadata[SOURCE_ORIGIN] = source
+        state_of(flow).source_origin = source
         host_header = flow.request.host_header
         flow.request.scheme = parts.scheme
         flow.request.host = parts.hostname or flow.request.host
@@ -53,8 +51,8 @@ class ContextualRouting:
         flow.request.host_header = host_header
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        episode: Episode | None = flow.metadata.get(EPISODE)
-        if episode is None or SOURCE_ORIGIN not in flow.metadata or flow.response is None:
+        episode: Episode | None = state_of(flow).episode
+        if episode is None or state_of(flow).source_origin is None or flow.response is None:
             return
         location = flow.response.headers.get("location")
         if location:

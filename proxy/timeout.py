@@ -15,11 +15,10 @@ import logging
 
 from mitmproxy import ctx, http
 
+from proxy.flowstate import state_of
 from proxy.options import add_options
 
 logger = logging.getLogger(__name__)
-
-TIMED_OUT = "ss.upstream_timed_out"  # flow.metadata: the timeout (s) that expired
 
 
 class UpstreamTimeout:
@@ -50,7 +49,7 @@ class UpstreamTimeout:
         self._timers.pop(flow.id, None)
         if flow.response is not None or not flow.live:
             return
-        flow.metadata[TIMED_OUT] = seconds
+        state_of(flow).upstream_timed_out = seconds
         logger.warning("upstream timed out after %ss: %s", seconds, flow.request.pretty_url)
         server = ctx.master.addons.get("proxyserver")
         handler = server.connections.get(flow.client_conn.id) if server else None

@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 from mitmproxy import ctx, http
 
 from proxy import classify, metrics
-from proxy.binding import EPISODE
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.flowstate import state_of
 from proxy.knowledge.learner import asset_kind_of
 from proxy.knowledge.lookup import KnowledgeLookup
 from proxy.knowledge.records import body_digest, on_upstream, page_records
@@ -58,7 +58,7 @@ class KnowledgeWatch:
         await self.lookup.learner.close()
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        episode: Episode | None = flow.metadata.get(EPISODE)
+        episode: Episode | None = state_of(flow).episode
         response = flow.response
         if response is None or "locator_drift" not in active_shifts(episode):
             return

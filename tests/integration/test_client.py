@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
@@ -17,7 +18,8 @@ from tests.helpers.processes import ServiceProcess
 
 REPO = Path(__file__).resolve().parents[2]
 BROWSERGYM_VENV = REPO / ".venv-browsergym"
-BROWSERGYM_REQUIREMENTS = ["browsergym-core==0.14.3", "httpx>=0.27"]
+# The example imports the client as an agent's environment would: installed from clients/python.
+BROWSERGYM_REQUIREMENTS = ["browsergym-core==0.14.3", str(REPO / "clients" / "python")]
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +159,11 @@ def test_playwright_example(service: ServiceProcess) -> None:
         capture_output=True,
         text=True,
         cwd=REPO,
-        env={**os.environ, "SKILLSHIFT_API_URL": service.api, "PYTHONPATH": str(REPO)},
+        # No PYTHONPATH: the venv's own skillshift_client, not the checkout's.
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            "SKILLSHIFT_API_URL": service.api,
+        },
         timeout=120,
         check=False,
     )
@@ -171,7 +177,9 @@ def test_playwright_example(service: ServiceProcess) -> None:
 def browsergym_python() -> Path:
     """BrowserGym pins its own Playwright: it gets its own venv, built once and kept."""
     python = BROWSERGYM_VENV / "bin" / "python"
-    ready = BROWSERGYM_VENV / ".ready"
+    # Built again when what it needs changes (the name of its stamp says what it holds).
+    wanted = hashlib.sha256("\n".join(BROWSERGYM_REQUIREMENTS).encode()).hexdigest()[:12]
+    ready = BROWSERGYM_VENV / f".ready-{wanted}"
     if not ready.exists():
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(BROWSERGYM_VENV)], check=True)
         subprocess.run(
@@ -190,7 +198,11 @@ def test_browsergym_example(service: ServiceProcess) -> None:
         capture_output=True,
         text=True,
         cwd=REPO,
-        env={**os.environ, "SKILLSHIFT_API_URL": service.api, "PYTHONPATH": str(REPO)},
+        # No PYTHONPATH: the venv's own skillshift_client, not the checkout's.
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            "SKILLSHIFT_API_URL": service.api,
+        },
         timeout=300,
         check=False,
     )

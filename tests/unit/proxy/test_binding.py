@@ -6,7 +6,8 @@ from mitmproxy import ctx
 from mitmproxy.addonmanager import AddonManager
 from mitmproxy.test import taddons
 
-from proxy.binding import EPISODE, EpisodeBinding
+from proxy.binding import EpisodeBinding
+from proxy.flowstate import state_of
 from proxy.store import MemoryStore, RedisStore
 from tests.helpers.ports import free_port
 from tests.unit.proxy.conftest import make_episode, request_flow, run_request
@@ -22,7 +23,7 @@ async def test_header_binds_and_is_stripped(store: MemoryStore, addons: AddonMan
         flow = request_flow(headers={"X-SkillShift-Episode": value})
         await run_request(addons, flow)
         assert flow.response is None
-        assert flow.metadata[EPISODE].id == episode.id
+        assert state_of(flow).episode.id == episode.id
         assert "X-SkillShift-Episode" not in flow.request.headers
 
 
@@ -32,7 +33,7 @@ async def test_proxy_credentials_bind_and_are_stripped(
     episode = await make_episode(store)
     flow = request_flow(headers={"Proxy-Authorization": basic(episode.id, episode.token)})
     await run_request(addons, flow)
-    assert flow.metadata[EPISODE].id == episode.id
+    assert state_of(flow).episode.id == episode.id
     assert "Proxy-Authorization" not in flow.request.headers
 
 
@@ -53,14 +54,14 @@ async def test_wrong_token_unknown_episode_and_unbound_get_407(
         await run_request(addons, flow)
         assert flow.response is not None and flow.response.status_code == 407, headers
         assert flow.response.headers["Proxy-Authenticate"].startswith("Basic")
-        assert EPISODE not in flow.metadata
+        assert state_of(flow).episode is None
 
 
 async def test_allow_unbound_passes_through(store: MemoryStore, addons: AddonManager) -> None:
     ctx.options.update(ss_allow_unbound=True)
     flow = request_flow()
     await run_request(addons, flow)
-    assert flow.response is None and EPISODE not in flow.metadata
+    assert flow.response is None and state_of(flow).episode is None
 
 
 async def test_require_token_refuses_bare_id(store: MemoryStore, addons: AddonManager) -> None:
@@ -82,7 +83,7 @@ async def test_connect_credentials_bind_the_tunnel(store: MemoryStore) -> None:
         inner = request_flow()
         inner.client_conn = connect.client_conn
         await binding.requestheaders(inner)
-        assert inner.response is None and inner.metadata[EPISODE].id == episode.id
+        assert inner.response is None and state_of(inner).episode.id == episode.id
 
 
 async def test_a_default_binds_only_on_listeners_that_take_one(
@@ -97,21 +98,21 @@ async def test_a_default_binds_only_on_listeners_that_take_one(
     unbound = request_flow()
     unbound.client_conn.sockname = ("127.0.0.1", 9000)
     await run_request(addons, unbound)
-    assert unbound.metadata[EPISODE].id == desktop.id
+    assert state_of(unbound).episode.id == desktop.id
     # ...but on the agents' listener, even a stored default binds nothing: the browser gets the
     # 407 challenge, after which Chromium sends its own credentials.
     first_try = request_flow()
     await run_request(addons, first_try)
     assert first_try.response is not None and first_try.response.status_code == 407
-    assert EPISODE not in first_try.metadata
+    assert state_of(first_try).episode is None
     retry = request_flow(headers={"Proxy-Authorization": basic(agent.id, agent.token)})
     await run_request(addons, retry)
-    assert retry.metadata[EPISODE].id == agent.id
+    assert state_of(retry).episode.id == agent.id
     # Credentials win over the default on the desktop listener too.
     credentialed = request_flow(headers={"Proxy-Authorization": basic(agent.id, agent.token)})
     credentialed.client_conn.sockname = ("127.0.0.1", 9000)
     await run_request(addons, credentialed)
-    assert credentialed.metadata[EPISODE].id == agent.id
+    assert state_of(credentialed).episode.id == agent.id
 
 
 async def test_dead_store_fails_closed_with_503() -> None:

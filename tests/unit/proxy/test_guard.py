@@ -8,8 +8,8 @@ from mitmproxy import ctx
 from mitmproxy.addonmanager import AddonManager
 from mitmproxy.proxy.layers.http import HttpConnectHook
 
+from proxy.flowstate import state_of
 from proxy.guard import upstream_allowed
-from proxy.responses import OWN_RESPONSE
 from proxy.store import MemoryStore
 from tests.unit.proxy.conftest import make_episode, request_flow, run_request
 
@@ -85,7 +85,7 @@ async def test_a_request_outside_the_allow_list_gets_403_before_any_connection(
     flow = request_flow(headers={"X-SkillShift-Episode": episode.id})  # to site.test:80
     await run_request(addons, flow)
     assert flow.response is not None and flow.response.status_code == 403
-    assert "site.test:80" in (flow.response.text or "") and flow.metadata[OWN_RESPONSE] is True
+    assert "site.test:80" in (flow.response.text or "") and state_of(flow).own_response is True
     # Answered in the request hook: mitmproxy's HTTP layer sends an addon's response
     # instead of opening a server connection, so no connection (or DNS lookup) is made.
 

@@ -5,7 +5,8 @@ import gzip
 from mitmproxy import ctx, http
 from mitmproxy.addonmanager import AddonManager
 
-from proxy.rewrite import KNOWLEDGE, PASS, REWRITE
+from proxy.flowstate import state_of
+from proxy.rewrite import PASS
 from proxy.store import MemoryStore
 from tests.helpers.pages import RELABEL_ONLY
 from tests.unit.proxy.conftest import (
@@ -42,7 +43,7 @@ async def test_src_page_is_byte_exact_and_streamed(
 ) -> None:
     episode = await make_episode(store, condition="Src")
     flow = await serve(addons, episode, html_response(PAGE, ETag='"e"'))
-    assert flow.metadata[REWRITE] == PASS and flow.response.stream
+    assert state_of(flow).rewrite == PASS and flow.response.stream
     assert flow.response.headers["ETag"] == '"e"'
     # Unshifted navigations are still audited, with the same load indices as shifted ones.
     (served,) = await store.read_events(episode.id)
@@ -264,8 +265,8 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     fragment = await serve(
         addons, episode, part, headers={**fetch, "Referer": "http://site.test/app#top"}
     )
-    assert fragment.metadata[KNOWLEDGE].records == page.metadata[KNOWLEDGE].records
-    assert fragment.metadata[KNOWLEDGE].refs is not None
+    assert state_of(fragment).knowledge.records == state_of(page).knowledge.records
+    assert state_of(fragment).knowledge.refs is not None
     other = await make_episode(store, condition="Src-Perc")  # never loaded /app
     orphan = await serve(
         addons, other, part, headers={**fetch, "Referer": "http://site.test/app"}, path="/part"

@@ -10,8 +10,9 @@ from mitmproxy import flow as mflow
 from mitmproxy.addonmanager import AddonManager
 from mitmproxy.proxy.layers.http import HttpErrorHook
 
+from proxy.flowstate import state_of
 from proxy.store import MemoryStore
-from proxy.timeout import TIMED_OUT, UpstreamTimeout
+from proxy.timeout import UpstreamTimeout
 from tests.unit.proxy.conftest import (
     html_response,
     make_episode,
@@ -50,7 +51,7 @@ async def test_a_timer_starts_on_request_and_stops_at_the_response_headers(
     assert before + 60.0 <= timer.when() <= after + 60.0 and not timer.cancelled()
     await run_response(addons, flow, html_response(b"<html></html>"))
     assert timer.cancelled() and flow.id not in timers(addons)
-    assert TIMED_OUT not in flow.metadata
+    assert state_of(flow).upstream_timed_out is None
 
 
 async def test_an_upstream_error_stops_the_timer(store: MemoryStore, addons: AddonManager) -> None:
@@ -84,10 +85,10 @@ async def test_on_expiry_the_flow_is_marked_and_the_clients_wait_ends(
     await run_request(addons, flow)
     assert flow.id in timers(addons)
     for _ in range(100_000):  # wait for the timer to fire (a condition, not a duration)
-        if TIMED_OUT in flow.metadata:
+        if state_of(flow).upstream_timed_out is not None:
             break
         await asyncio.sleep(0.001)
-    assert flow.metadata[TIMED_OUT] == 0.01 and not timers(addons)
+    assert state_of(flow).upstream_timed_out == 0.01 and not timers(addons)
     # No proxy server in this master: the flow itself is killed, so the client is answered.
     assert flow.error is not None and flow.error.msg == mflow.Error.KILLED_MESSAGE
 
@@ -100,4 +101,4 @@ async def test_expiry_after_the_response_changes_nothing(
     flow.live = True
     flow.response = html_response(b"<html></html>")
     addon._expire(flow, 5.0)
-    assert TIMED_OUT not in flow.metadata and flow.error is None
+    assert state_of(flow).upstream_timed_out is None and flow.error is None
