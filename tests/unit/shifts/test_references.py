@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lxml import etree
 
-from shifts import references
 from shifts.references import (
     EMPTY,
     MAX_VARIANTS,
@@ -17,6 +16,7 @@ from shifts.references import (
     merge_refs,
     page_assets,
 )
+from shifts.references import css as css_reader
 
 
 def element(markup: str, path: str) -> etree._Element:
@@ -254,17 +254,17 @@ def test_many_lists_in_one_selector_cost_no_more_than_the_cap() -> None:
     refs = css_refs(" ".join([":is(.a, .b)"] * 16) + " > p {}")
     assert refs.structure_matters(element(page, "//p"))
     calls = []
-    original = references._expanded
+    original = css_reader._expanded
 
     def counted(selector: str) -> object:
         calls.append(selector)
         return original(selector)
 
-    references._expanded = counted  # type: ignore[assignment]
+    css_reader._expanded = counted  # type: ignore[assignment]
     try:
-        references._alternatives(" ".join([":is(.a, .b)"] * 16) + " > p")
+        css_reader._alternatives(" ".join([":is(.a, .b)"] * 16) + " > p")
     finally:
-        references._expanded = original
+        css_reader._expanded = original
     assert len(calls) < 8 * MAX_VARIANTS  # (it made 131,071 calls)
 
 

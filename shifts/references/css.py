@@ -1,0 +1,396 @@
+"""Reading CSS selectors: the ids, classes, attributes and tags they name, and the structure they
+depend on (`nav > a`, `li + li`, `:first-child`, `:has()`), expanded through `:is()`/`:where()`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from shifts.references.model import ANY_ELEMENT, AssetRefs, Keys, StructuralRule
+
+# ---- CSS ----------------------------------------------------------------------------------
+
+_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
+_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+
+
+# An identifier, CSS escapes included (`.md\:flex`, `.w-1\/2`: utility-class frameworks).
+_IDENT = r"-?(?:[_a-zA-Z\u00a0-\uffff]|\\.)(?:[-\w\u00a0-\uffff]|\\.)*"
+
+
+_ID = re.compile(r"#(" + _IDENT + ")")
+
+
+_CLASS = re.compile(r"\.(" + _IDENT + ")")
+
+
+_ATTRIBUTE = re.compile(
+    r"\[\s*(?:[\w*]*\|)?(" + _IDENT + r")\s*(?:[~|^$*]?=\s*(\"[^\"]*\"|'[^']*'|[^\]\s]+))?"
+)
+
+
+_ATTRIBUTE_TEST = re.compile(
+    r"\[\s*(?:[\w*]*\|)?(" + _IDENT + r")\s*(?:([~|^$*]?=)\s*(\"[^\"]*\"|'[^']*'|[^\]\s]+))?"
+)
+
+
+_TAG = re.compile(r"(?:^|(?<=[\s>+~(,]))(" + _IDENT + r"|\*)")
+
+
+_POSITIONAL = re.compile(
+    r":(?:nth-child|nth-last-child|nth-of-type|nth-last-of-type|first-child|last-child|"
+    r"only-child|first-of-type|last-of-type|only-of-type)\b"
+)
+
+
+# Pseudo-classes whose argument is a selector list about the element itself.
+_FUNCTIONAL = re.compile(r":(?:not|is|where|matches|-webkit-any|-moz-any)\(")
+
+
+def css_refs(text: str) -> AssetRefs:
+    """The identifiers and structure a stylesheet's selectors depend on."""
+    selectors = list(_selectors(_COMMENT.sub(" ", text)))
+    return selector_refs(selectors)
+
+
+def _selectors(css: str) -> Iterable[str]:
+    """Every selector of every style rule (nested rules too); at-rule preludes are skipped."""
+    start, position, length = 0, 0, len(css)
+    while position < length:
+        char = css[position]
+        if char in "\"'":
+            string = _STRING.match(css, position)
+            position = string.end() if string else position + 1
+            continue
+        if char == "{":
+            prelude = css[start:position].strip()
+            if prelude and not prelude.startswith("@"):
+                yield from split_top_level(prelude)
+            start = position + 1
+        elif char in "};":
+            start = position + 1
+        position += 1
+
+
+def split_top_level(prelude: str) -> Iterable[str]:
+    """The comma-separated parts of a selector list (not a comma inside brackets or
+    parentheses, nor an escaped one: `.a\\,b` is one class)."""
+    depth, start, escaped = 0, 0, False
+    for index, char in enumerate(prelude):
+        if escaped or char == "\\":
+            escaped = not escaped
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            yield prelude[start:index].strip()
+            start = index + 1
+    yield prelude[start:].strip()
+
+
+def selector_refs(selectors: Iterable[str]) -> AssetRefs:
+    ids: set[str] = set()
+    classes: set[str] = set()
+    attributes: set[str] = set()
+    values: set[str] = set()
+    tags: set[str] = set()
+    structure: set[StructuralRule] = set()
+    for selector in selectors:
+        if not selector:
+            continue
+        bare = _STRING.sub('""', selector)
+        ids.update(_unescape(m) for m in _ID.findall(bare))
+        classes.update(_unescape(m) for m in _CLASS.findall(bare))
+        for name, value in _ATTRIBUTE.findall(selector):
+            attributes.add(name.lower())
+            if value:
+                values.add(value.strip("\"'"))
+        tags.update(m.lower() for m in _TAG.findall(_without_brackets(bare)) if m != "*")
+        structure |= _structure(selector)  # with its strings: `[class*="x"]` needs the value
+    return AssetRefs(
+        ids=frozenset(ids),
+        classes=frozenset(classes),
+        attributes=frozenset(attributes),
+        values=frozenset(values),
+        tags=frozenset(tags),
+        structure=frozenset(structure),
+    )
+
+
+def _unescape(name: str) -> str:
+    return re.sub(r"\\([0-9a-fA-F]{1,6}\s?|.)", lambda m: _unescape_one(m.group(1)), name)
+
+
+def _unescape_one(escaped: str) -> str:
+    hex_digits = escaped.strip()
+    if re.fullmatch(r"[0-9a-fA-F]{1,6}", hex_digits):
+        return chr(int(hex_digits, 16))
+    return escaped
+
+
+def _without_brackets(selector: str) -> str:
+    return re.sub(r"\[[^\]]*\]|\([^)]*\)", " ", selector)
+
+
+def _structure(selector: str) -> set[StructuralRule]:
+    """The structural rules of one complex selector (and of complex selectors inside
+    :is()/:not()/:where()/:has())."""
+    variants, complex_alternatives = _alternatives(selector)
+    if variants != [selector]:
+        return set().union(*map(_structure, [*variants, *complex_alternatives]))
+    rules: set[StructuralRule] = set()
+    compounds, combinators = split_compounds(selector)
+    # Each compound's context: the parent (`P > E`) or ancestor (`A E`) it needs. Siblings
+    # share their parent, so `.row > * + *` concerns children of `.row` only, on both sides.
+    contexts: list[tuple[Keys | None, Keys | None]] = []
+    for index, compound in enumerate(compounds):
+        for name, argument in _pseudo_arguments(compound):
+            for part in split_top_level(argument):
+                if name == "has":
+                    # Relative to the element itself: `li:has(> a)` is `li > a`, whose `a`
+                    # depends on being a child of such an `li`.
+                    part = f"{_without_pseudo(compound)}{'' if part[:1] in '>+~' else ' '}{part}"
+                if split_compounds(part)[1]:  # only arguments with combinators
+                    rules |= _structure(part)
+        keys = compound_keys(compound)
+        combinator = combinators[index - 1] if index > 0 else ""
+        previous = compound_keys(compounds[index - 1]) if index > 0 else None
+        if combinator in ("+", "~"):
+            parent, ancestor = contexts[index - 1]
+        else:
+            # So `blockquote > :first-child` concerns blockquotes only.
+            parent = previous if combinator == ">" else None
+            ancestor = previous if combinator == " " else None
+            if previous == ANY_ELEMENT:
+                # `.a > * > E`, `.a * E`: the universal compound names nothing, but E still
+                # sits inside what it sits in (an `.a`), kept as an ancestor (which can only
+                # widen what the rule matches), not `* > E`, which every element matches.
+                before_parent, before_ancestor = contexts[index - 1]
+                ancestor = before_parent or before_ancestor
+        contexts.append((parent, ancestor))
+        if _POSITIONAL.search(compound):  # `:not(:last-child)` is about this element too
+            rules.add(StructuralRule("sibling", keys, parent, ancestor))
+        if ":has(" in compound and _has_sees_wrappers(compound, keys):
+            rules.add(StructuralRule("subtree", keys, parent, ancestor))
+        if combinator == ">":
+            rules.add(StructuralRule("child", keys, previous, ancestor))
+        elif combinator in ("+", "~") and previous is not None:
+            # Each side depends on the other being its sibling (`.a + *`: only what follows an
+            # `.a`), so an element with no such sibling is free to move.
+            rules.add(StructuralRule("sibling", keys, parent, ancestor, sibling=previous))
+            rules.add(StructuralRule("sibling", previous, parent, ancestor, sibling=keys))
+    return rules
+
+
+_ALTERNATIVES = re.compile(r":(?:is|where|matches|-webkit-any|-moz-any)\(")
+
+
+_TAG_START = re.compile(r"\*|" + _IDENT)
+
+
+MAX_VARIANTS = 32
+
+
+def _alternatives(selector: str) -> tuple[list[str], list[str]]:
+    """The selector with each `:is()`/`:where()` of its compounds read as one of its
+    alternatives (`:is(input, .a textarea):focus > b` is `input:focus > b` or
+    `textarea:focus > b`), and the alternatives whose own structure counts (`.a textarea`).
+    A compound whose only test is such a list names nothing read as a whole (`* > b`: every
+    element); read by its alternatives, it is about those alone. An alternative stands for
+    its last compound (what the element itself must match): the rest only narrows it. Past
+    `MAX_VARIANTS`, the selector is read as it is (which can only widen what it matches)."""
+    return _expanded(selector) or ([selector], [])
+
+
+def _expanded(selector: str) -> tuple[list[str], list[str]] | None:
+    """`_alternatives`, or None past `MAX_VARIANTS`: said as soon as it is known, so that
+    a selector of many lists (`:is(.a, .b) :is(.a, .b) ...`) costs no more than the cap."""
+    compounds, combinators = split_compounds(selector)
+    for index, compound in enumerate(compounds):
+        found = _top_level_alternatives(compound)
+        if found is None:
+            continue
+        start, end, argument = found
+        outer = compound[:start] + compound[end:]
+        variants, complex_alternatives = [], []
+        for alternative in split_top_level(argument):
+            parts = split_compounds(alternative)[0]
+            if len(parts) > 1:
+                complex_alternatives.append(alternative)
+            merged = _merged_compound(outer, parts[-1] if parts else "*")
+            rebuilt = compounds[:index] + [merged] + compounds[index + 1 :]
+            variants.append(_joined_compounds(rebuilt, combinators))
+        expanded: list[str] = []
+        for variant in variants:
+            more = _expanded(variant)
+            if more is None:
+                return None
+            expanded += more[0]
+            complex_alternatives += more[1]
+            if len(expanded) > MAX_VARIANTS:
+                return None
+        return expanded, complex_alternatives
+    return [selector], []
+
+
+def _top_level_alternatives(compound: str) -> tuple[int, int, str] | None:
+    """Where the compound's first `:is(...)`-like list outside parentheses is (start, end),
+    and its argument."""
+    masked = _masked_strings(compound)
+    depth = 0
+    for position, char in enumerate(masked):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and char == ":" and (found := _ALTERNATIVES.match(masked, position)):
+            end = _closing_parenthesis(masked, found.end())
+            return None if end is None else (position, end + 1, compound[found.end() : end])
+    return None
+
+
+def _merged_compound(outer: str, alternative: str) -> str:
+    """One compound that tests what both do (`a.x:hover` and `.y` -> `a.y.x:hover`): the
+    type selector first (the outer one's, if it has one), pseudo-classes last."""
+    outer_tag, outer_rest = _split_tag(outer)
+    tag, rest = _split_tag(alternative)
+    if outer_tag not in ("", "*"):
+        tag = outer_tag
+    return (tag + rest + outer_rest) or "*"
+
+
+def _split_tag(compound: str) -> tuple[str, str]:
+    found = _TAG_START.match(compound)
+    return (found.group(), compound[found.end() :]) if found else ("", compound)
+
+
+def _joined_compounds(compounds: list[str], combinators: list[str]) -> str:
+    text = compounds[0]
+    for combinator, compound in zip(combinators, compounds[1:], strict=True):
+        text += " " if combinator == " " else f" {combinator} "
+        text += compound
+    return text
+
+
+def _has_sees_wrappers(compound: str, keys: Keys) -> bool:
+    """Whether a wrapper put inside what the compound's `:has()` matches could change the
+    match. A wrapper keeps every descendant a descendant and is a custom element no selector
+    names (`locators.wrapper_tag`), so only a relative selector with a child or sibling
+    combinator (`:has(> img)`, `:has(+ p)`) or a compound that names nothing (`:has(*)`,
+    `:has(:not(a))`) can see it; `:has(a[href])` cannot (its compounds' own positions are
+    rules of theirs). A compound naming a custom element might name the wrapper itself."""
+    if "-" in (keys[0] or ""):
+        return True
+    for name, argument in _pseudo_arguments(compound):
+        for part in split_top_level(argument) if name == "has" else ():
+            if part[:1] in ("+", "~"):
+                # About the siblings after it (`:has(~ .error)`), not what is inside: the
+                # sibling rules of `E ~ .error` (`_structure`) keep both in place.
+                continue
+            compounds, combinators = split_compounds(part)
+            if any(c != " " for c in combinators) or ANY_ELEMENT in map(compound_keys, compounds):
+                return True
+    return False
+
+
+def split_compounds(selector: str) -> tuple[list[str], list[str]]:
+    """Compound selectors and the combinators between them (outside brackets/parentheses).
+    A selector that starts with a combinator (a nested rule's `> .b`, relative to a parent
+    rule this reader does not track) is taken as relative to any element (`* > .b`)."""
+    selector = selector.strip()
+    if selector[:1] in (">", "+", "~"):
+        selector = f"* {selector}"
+    compounds, combinators = [], []
+    depth, current, pending = 0, "", ""
+    # Structure is read with strings masked (`[title="a > b"]` has no combinator), text kept.
+    for char, masked in zip(selector, _masked_strings(selector), strict=True):
+        if masked in "([":
+            depth += 1
+        elif masked in ")]":
+            depth -= 1
+        if depth == 0 and (masked in ">+~" or masked.isspace()):
+            pending = (pending or " ") if masked.isspace() else masked
+            continue
+        if pending and current:
+            compounds.append(current)
+            combinators.append(pending)
+            current = ""
+        pending = ""
+        current += char
+    if current:
+        compounds.append(current)
+    return compounds, combinators
+
+
+def _masked_strings(text: str) -> str:
+    """`text` with every quoted string's characters replaced by NULs (the same length)."""
+    return _STRING.sub(lambda m: "\0" * len(m.group()), text)
+
+
+def _pseudo_arguments(compound: str) -> list[tuple[str, str]]:
+    """The selector-list arguments of a compound's functional pseudo-classes (`:not(...)`,
+    `:is(...)`, `:where(...)`, `:has(...)`), each with its name, parentheses balanced."""
+    masked = _masked_strings(compound)
+    found = []
+    for match in re.finditer(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(", masked):
+        end = _closing_parenthesis(masked, match.end())
+        if end is not None:
+            found.append((match.group(1), compound[match.end() : end].strip()))
+    return found
+
+
+def _closing_parenthesis(masked: str, start: int) -> int | None:
+    """Where the parenthesis open just before `start` closes (strings masked), if it does."""
+    depth = 1
+    for end in range(start, len(masked)):
+        depth += {"(": 1, ")": -1}.get(masked[end], 0)
+        if depth == 0:
+            return end
+    return None
+
+
+def _without_pseudo(compound: str) -> str:
+    """A compound without its pseudo-classes and their arguments (`li.x:has(a)` -> `li.x`)."""
+    text = _top_level(compound, keep_brackets=True)
+    masked = re.sub(r"\[[^\]]*\]", lambda m: "\0" * len(m.group()), _masked_strings(text))
+    colon = masked.find(":")
+    return (text if colon < 0 else text[:colon]) or "*"
+
+
+def _top_level(compound: str, keep_brackets: bool) -> str:
+    """The compound's text outside parentheses; attribute tests kept as they are or blanked
+    to `[]` (so a value such as `[data-k="x.y"]` is never read as a class or an id)."""
+    masked = _masked_strings(compound)
+    kept, depth = [], 0
+    for char, mask in zip(compound, masked, strict=True):
+        if mask == "(":
+            depth += 1
+        elif mask == ")":
+            depth -= 1
+        elif depth == 0:
+            kept.append((char, mask))
+    text = "".join(char for char, _ in kept)
+    if keep_brackets:
+        return text
+    return re.sub(r"\[[^\]]*\]", "[]", "".join(mask for _, mask in kept))
+
+
+def compound_keys(compound: str) -> Keys:
+    outside = _top_level(compound, keep_brackets=False)
+    tag = re.match(r"(" + _IDENT + r")", outside)
+    id_match = _ID.search(outside)
+    return (
+        tag.group(1).lower() if tag else None,
+        frozenset(_unescape(m) for m in _CLASS.findall(outside)),
+        _unescape(id_match.group(1)) if id_match else None,
+        frozenset(
+            (name.lower(), operator, value.strip("\"'"))
+            for name, operator, value in _ATTRIBUTE_TEST.findall(
+                _top_level(compound, keep_brackets=True)
+            )
+        ),
+    )

@@ -1,0 +1,48 @@
+"""What a page's own inline styles, scripts, handlers and data values reference."""
+
+from __future__ import annotations
+
+import functools
+
+from lxml import etree
+
+from shifts.references.css import css_refs
+from shifts.references.js import js_refs
+from shifts.references.model import AssetRefs, merge_refs
+
+_INLINE_STYLES = etree.XPath("//style/text()")
+
+
+_INLINE_SCRIPTS = etree.XPath(
+    "//script[not(@type) or contains(@type, 'javascript') or @type='module']/text()"
+)
+
+
+# Event handlers are scripts; data-* values are strings scripts read, and often hold
+# selectors (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`).
+_HANDLERS = etree.XPath("//@*[starts-with(name(), 'on')]")
+
+
+_DATA_VALUES = etree.XPath("//@*[starts-with(name(), 'data-')]")
+
+
+def _texts(query: etree.XPath, root: etree._Element) -> list[str]:
+    found = query(root)
+    return [str(item) for item in found] if isinstance(found, list) else []
+
+
+def inline_refs(root: etree._Element) -> AssetRefs:
+    """What the page's own <style> and <script> blocks, event handlers and data-* attribute
+    values use."""
+    css = _texts(_INLINE_STYLES, root)
+    # Each block and handler on its own line: a statement ends where the next begins.
+    js = _texts(_INLINE_SCRIPTS, root) + _texts(_HANDLERS, root)
+    # Style attributes hold declarations, not selectors: nothing to index.
+    return _inline_refs_of("\n".join(css), ";\n".join(js), tuple(_texts(_DATA_VALUES, root)))
+
+
+@functools.lru_cache(maxsize=64)
+def _inline_refs_of(css: str, js: str, data_values: tuple[str, ...]) -> AssetRefs:
+    # The pages of a site repeat their inline blocks (and a page reloaded, all of them): read
+    # once, their indexes built once.
+    return merge_refs([css_refs(css), js_refs(js, data_values)])

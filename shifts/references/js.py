@@ -1,0 +1,184 @@
+"""Reading scripts: every identifier-like word (strings, code and comments alike), prefixes
+(`"btn-" + kind`), and selector strings, read whole when a script builds one from pieces."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from shifts import jslex
+from shifts.references.css import compound_keys, selector_refs, split_compounds, split_top_level
+from shifts.references.model import ANY_ELEMENT, AssetRefs
+
+# ---- JavaScript ---------------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Za-z_$][\w$-]*")
+
+
+_DATASET = re.compile(r"\.dataset\.([A-Za-z_$][\w$]*)")
+
+
+# String literals that look like selectors with structure: read like CSS.
+_JS_STRING = re.compile(r""""((?:[^"\\\n]|\\.){1,300})"|'((?:[^'\\\n]|\\.){1,300})'""")
+
+
+_SELECTORISH = re.compile(r"[>+~]|:(?:nth|first|last|only|has)")
+
+
+_SIMPLE_PART = re.compile(r"\*|[A-Za-z][\w-]*|[.#][\w-]+|\[\]|::?[\w-]+(?:\(\))?")
+
+
+def _completed(literal: str) -> str:
+    if len(literal) > 300:  # (no selector; and not copied by `rstrip`)
+        return literal
+    stripped = literal.rstrip()
+    if stripped[-1:] in (">", "+", "~") and stripped[:-1].strip():
+        return f"{stripped} *"
+    return literal
+
+
+_TWO_COMBINATORS = re.compile(r"[>+~]\s*[>+~]")
+
+
+def _is_selector_list(literal: str) -> bool:
+    """Whether a script's string is a CSS selector list (`.menu > li`), not a regex or text:
+    every compound, between combinators, is made of simple selectors only."""
+    bare = re.sub(r"\[[^\[\]]*\]", "[]", literal)
+    while re.search(r"\([^()]+\)", bare):  # innermost arguments first
+        bare = re.sub(r"\([^()]+\)", "()", bare)
+    if _TWO_COMBINATORS.search(bare):
+        return False  # no selector has two combinators in a row: `~~~` is wikitext
+    for selector in split_top_level(bare):
+        if selector.rstrip()[-1:] in (">", "+", "~"):
+            # No selector ends with a combinator (a piece read in step is completed first:
+            # `js_refs`). Such a "string" (`"+a+"`) is the code between two strings, read as
+            # one by the fallback reader; as a selector it would hold every element beside an
+            # `<a>`.
+            return False
+        compounds, _ = split_compounds(selector.strip().lstrip(">+~ "))
+        if not compounds:
+            return False
+        for compound in compounds:
+            position = 0
+            while position < len(compound):
+                part = _SIMPLE_PART.match(compound, position)
+                if part is None or part.end() == position:
+                    return False
+                position = part.end()
+    return True
+
+
+_RELATIVE_TO_HELD = re.compile(r"^\s*(?::scope\s*)?([>+~])\s*")
+
+
+def _relative_to_held(selector: str) -> tuple[str, str | None]:
+    """A script's selector that starts with a combinator and then names nothing is relative
+    to an element the script holds: `> *`, `:scope > :not(li)` (jQuery UI's menu and sortable
+    items, SortableJS's draggables) ask for its children, which the drift never moves
+    (locators: a script holding the parent may walk its children); `+*` (`"a#" + id + "+*"`)
+    for what follows it, which stays where it is (`AssetRefs.follows_held`). Read as `* > *`,
+    it held every element of a page. Returns the selector left to read (the rest, as a
+    selector of its own, which only widens what it matches) and the combinator. One that
+    names something (`> li`, `+ .menu`) stays `* > li`: what holds it may have been found by
+    its tag or in ways no name shows."""
+    found = _RELATIVE_TO_HELD.match(selector)
+    if found is None:
+        return selector, None
+    rest = selector[found.end() :]
+    compounds, _ = split_compounds(rest)
+    if not compounds or compound_keys(compounds[0]) != ANY_ELEMENT:
+        return selector, None
+    return rest, found.group(1)
+
+
+def _is_structural_selector(literal: str) -> bool:
+    return len(literal) <= 300 and bool(_SELECTORISH.search(literal)) and _is_selector_list(literal)
+
+
+_UNKNOWN_IN_VALUE = re.compile(r"\[\s*([A-Za-z_][\w-]*)\s*[~|^$*]?=[^\]]*\0[^\]]*\]")
+
+
+# An unknown piece that starts a name (`"#" + id`) or ends a prefix (`"btn-" + kind`) is the
+# rest of that name. After a whole name (`".menu" + sub`) it may start with a combinator
+# (`" li"`): not widened, so the chain is read by its pieces.
+_UNKNOWN_IN_NAME = re.compile(r"([#.])(?:[\w-]*[-_])?\0(?:[\w-]*[-_]\0)*[\w-]*")
+
+
+def _joined_selector(operands: jslex.Concatenation) -> str | None:
+    """A concatenation read as one selector, an operand whose value is not known widened to
+    what it may be: in an id, a class or an attribute's value, any (`"li." + kind + " > a"`
+    is `li[class] > a`). None where it may be more (a tag, a combinator, a whole selector):
+    then its pieces are read one by one. One that starts with such an operand
+    (`sel + " > li"`) is relative to what that selector found: read by its pieces, as a
+    relative selector."""
+    if operands[0] is jslex.UNKNOWN:
+        return None
+    text = "".join("\0" if operand is jslex.UNKNOWN else operand for operand in operands)
+    text = _UNKNOWN_IN_VALUE.sub(r"[\1]", text)
+    text = _UNKNOWN_IN_NAME.sub(lambda m: "[id]" if m.group(1) == "#" else "[class]", text)
+    return None if "\0" in text else text
+
+
+# Attributes a script reads or queries (not those it only writes): in selector syntax
+# (`[data-testid="x"]`, also built from pieces), through getAttribute/hasAttribute/..., or as
+# `dataset.camelCase`. A test hook only rendered by a template is no dependency of the app.
+_ATTRIBUTE_QUERY = re.compile(r"\[\s*([A-Za-z_][\w-]*)\s*(?=[\]~|^$*=])")
+
+
+_ATTRIBUTE_CALL = re.compile(
+    r"(?:get|has|remove|toggle)Attribute(?:NS|Node)?\(\s*(?:null\s*,\s*)?[\"'`]([\w:-]+)"
+)
+
+
+def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
+    """Every word a script could use to find an element: the words of the values it holds
+    (its literals and object keys, `shifts.jslex`; every word of its text if it cannot be read
+    in step), and the attributes it reads or queries. `values` are strings a script reads as
+    they are (data-* attribute values)."""
+    free_names: set[str] = set()
+    concatenations: list[jslex.Concatenation] = []
+    try:
+        held = [*jslex.literals(text, free_names, concatenations), *values]
+    except jslex.Unreadable:
+        held = [text, *values]  # every word, and what looks like a string
+        held += [literal for pair in _JS_STRING.findall(text) for literal in pair if literal]
+        concatenations = []
+    words = set(_WORD.findall("\n".join(held)))
+    # `element.dataset.fooBar` reads the attribute data-foo-bar.
+    dataset = {
+        "data-" + re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
+        for name in _DATASET.findall(text)
+    }
+    words |= dataset
+    prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
+    # A selector built from pieces is read whole where it can be (`"a#" + id + "+*"` is about
+    # what follows an `<a>` with an id); its pieces are then no selectors of their own.
+    pieces = Counter(held)
+    joined = []
+    for operands in concatenations:
+        selector = _joined_selector(operands)
+        if selector is not None and _is_structural_selector(selector):
+            joined.append(selector)
+            pieces.subtract(operand for operand in operands if operand is not None)
+    # A piece of a selector built from pieces (`"h2 + " + tag`), not read whole: what follows
+    # the combinator is not known, so any element (`h2 + *`).
+    alone = [_completed(literal) for literal in pieces.elements()]
+    structural_selectors = [*joined, *filter(_is_structural_selector, alone)]
+    parts = [
+        _relative_to_held(part)
+        for literal in structural_selectors
+        for part in split_top_level(literal)
+    ]
+    read = selector_refs(selector for selector, _ in parts)
+    code_and_values = "\n".join([text, *values])  # `data-target="[data-testid=x]"` too
+    attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(code_and_values)}
+    attributes |= {name.lower() for name in _ATTRIBUTE_CALL.findall(text)}
+    return AssetRefs(
+        words=frozenset(words),
+        prefixes=frozenset(prefixes),
+        free_names=frozenset(free_names),
+        attributes=frozenset(attributes | dataset),
+        structure=read.structure,
+        follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
+    )

@@ -1,0 +1,250 @@
+"""What stylesheets and scripts reference, as data: `AssetRefs` (per asset, merged per page), the
+structural rules of their selectors, and `PageRefs`, the questions locator drift asks of them."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from lxml import etree
+
+# A compound selector's element tests: tag (None = any), classes, id, attribute names.
+# The attribute tests are (name, operator, value), operator "" for presence.
+Keys = tuple[str | None, frozenset[str], str | None, frozenset[tuple[str, str, str]]]
+
+
+@dataclass(frozen=True)
+class StructuralRule:
+    """A selector part that depends on where an element sits, not only on what it is.
+
+    `child` compounds are the right side of `>` (with the parent compound they need); `sibling`
+    compounds take part in `+`/`~` or carry a positional pseudo-class (`:nth-child`,
+    `:first-of-type`, ...); `subtree` compounds carry `:has()`, which looks into descendants.
+    """
+
+    kind: Literal["child", "sibling", "subtree"]
+    keys: Keys
+    parent: Keys | None = None  # `P > E`: only elements whose parent may match P
+    ancestor: Keys | None = None  # `A E`: only elements with an ancestor that may match A
+    sibling: Keys | None = None  # `A + E`, `E ~ B`: only elements with a sibling matching it
+
+
+@dataclass(frozen=True)
+class AssetRefs:
+    ids: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()
+    attributes: frozenset[str] = frozenset()  # attribute names in selectors
+    values: frozenset[str] = frozenset()  # attribute values in selectors
+    tags: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()  # the words of the values scripts hold (jslex)
+    prefixes: frozenset[str] = frozenset()  # words ending in '-' or '_' ("btn-")
+    # Identifiers scripts use unqualified or through named access (`main`, `window.main`):
+    # the ids they may reach without a value naming them (jslex).
+    free_names: frozenset[str] = frozenset()
+    structure: frozenset[StructuralRule] = frozenset()
+    # The combinators by which a script selects what follows an element it holds (`"+ li"`:
+    # the next sibling, `"~ *"`: any later one; the right side of a selector built from pieces,
+    # or jQuery's relative `.find("+ li")`).
+    follows_held: frozenset[str] = frozenset()
+    # False when some asset of the page could not be read: nothing may be assumed unreferenced.
+    complete: bool = True
+
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
+        """Every name an asset mentions, as whatever kind of identifier."""
+        return self.ids | self.classes | self.attributes | self.values | self.words
+
+    @functools.cached_property
+    def _prefixes(self) -> tuple[str, ...]:
+        return tuple(self.prefixes)
+
+    def references(self, name: str) -> bool:
+        """Whether any asset may refer to `name` (an id, class or attribute value)."""
+        return name in self.names or name.startswith(self._prefixes)
+
+    def reads_attribute(self, name: str) -> bool:
+        """Whether a stylesheet selects by, or a script reads or queries, the attribute."""
+        return name.lower() in self.attributes
+
+    def scripts_use(self, name: str) -> bool:
+        """Whether a script may use `name` (a word of it, or one of its prefixes)."""
+        return name in self.words or name.startswith(self._prefixes)
+
+    def reaches_id(self, element_id: str) -> bool:
+        """Whether a script may reach the element with this id: by a value naming it, or by
+        named access (`window.main`, a global `main`)."""
+        return self.scripts_use(element_id) or element_id in self.free_names
+
+    def structure_matters(self, element: etree._Element) -> bool:
+        """Whether a structural selector could match `element`: then it must keep its parent
+        and its position among its siblings."""
+        return any(True for _ in self.structural_rules_of(element))
+
+    def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
+        """The structural rules that could match `element` where it is (`structure_matters`;
+        what a diagnosis shows)."""
+        index = self._structure_index
+        if not index.by_key and not index.universal:
+            return  # (most inline blocks: no structural selector at all)
+        parent = element.getparent()
+        for rule in index.candidates(element):
+            if (
+                (rule.parent is None or parent is None or _matches(parent, rule.parent))
+                and (
+                    rule.ancestor is None
+                    or any(_matches(node, rule.ancestor) for node in element.iterancestors())
+                )
+                and (
+                    rule.sibling is None
+                    or parent is None
+                    or any(node is not element and _matches(node, rule.sibling) for node in parent)
+                )
+            ):
+                yield rule
+
+    def looks_inside(self, element: etree._Element) -> bool:
+        """Whether a `:has()` selector could match `element` (its subtree's shape matters)."""
+        return any(_matches(element, rule.keys) for rule in self._structure_index.subtree)
+
+    @functools.cached_property
+    def _structure_index(self) -> _StructureIndex:
+        return _StructureIndex(self.structure)
+
+
+class _StructureIndex:
+    """Structural rules by the most specific test of their compound, so an element is checked
+    against the few rules that name its id, a class, its tag or one of its attributes."""
+
+    def __init__(self, rules: Iterable[StructuralRule]) -> None:
+        self.by_key: dict[tuple[str, str], list[StructuralRule]] = {}
+        self.universal: list[StructuralRule] = []
+        self.subtree: list[StructuralRule] = []
+        for rule in rules:
+            if rule.kind == "subtree":
+                self.subtree.append(rule)
+                continue
+            tag, classes, element_id, attributes = rule.keys
+            if element_id is not None:
+                self.by_key.setdefault(("id", element_id), []).append(rule)
+            elif classes:
+                self.by_key.setdefault(("class", min(classes)), []).append(rule)
+            elif attributes:
+                self.by_key.setdefault(("attr", min(attributes)[0]), []).append(rule)
+            elif tag is not None:
+                self.by_key.setdefault(("tag", tag), []).append(rule)
+            else:
+                self.universal.append(rule)
+
+    def candidates(self, element: etree._Element) -> Iterable[StructuralRule]:
+        if not isinstance(element.tag, str):
+            return
+        keys = [("tag", element.tag.lower())]
+        keys += [("attr", str(name).lower()) for name in element.attrib]
+        keys += [("class", name) for name in (element.get("class") or "").split()]
+        if element.get("id"):
+            keys.append(("id", element.get("id") or ""))
+        for key in keys:
+            for rule in self.by_key.get(key, ()):
+                if _matches(element, rule.keys):
+                    yield rule
+        yield from self.universal  # `*:first-child`, `P > *`: decided by position or parent
+
+
+ANY_ELEMENT: Keys = (None, frozenset(), None, frozenset())  # `*`, or a compound naming nothing
+
+
+EMPTY = AssetRefs()
+
+
+UNKNOWN = AssetRefs(complete=False)
+
+
+@dataclass(frozen=True)
+class PageRefs:
+    """A page's external assets' references and its inline ones, asked together without
+    merging them: the external ones (shared by every load of the page) keep their indexes,
+    so a page load does not rebuild them."""
+
+    assets: AssetRefs
+    inline: AssetRefs
+
+    @property
+    def complete(self) -> bool:
+        return self.assets.complete and self.inline.complete
+
+    def references(self, name: str) -> bool:
+        return self.assets.references(name) or self.inline.references(name)
+
+    def reads_attribute(self, name: str) -> bool:
+        return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
+
+    def scripts_use(self, name: str) -> bool:
+        return self.assets.scripts_use(name) or self.inline.scripts_use(name)
+
+    def reaches_id(self, element_id: str) -> bool:
+        return self.assets.reaches_id(element_id) or self.inline.reaches_id(element_id)
+
+    def structure_matters(self, element: etree._Element) -> bool:
+        return self.assets.structure_matters(element) or self.inline.structure_matters(element)
+
+    def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
+        yield from self.assets.structural_rules_of(element)
+        yield from self.inline.structural_rules_of(element)
+
+    def looks_inside(self, element: etree._Element) -> bool:
+        return self.assets.looks_inside(element) or self.inline.looks_inside(element)
+
+    @property
+    def follows_held(self) -> frozenset[str]:
+        return self.assets.follows_held | self.inline.follows_held
+
+
+def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
+    items = list(refs)
+    return AssetRefs(
+        ids=frozenset().union(*(r.ids for r in items)),
+        classes=frozenset().union(*(r.classes for r in items)),
+        attributes=frozenset().union(*(r.attributes for r in items)),
+        values=frozenset().union(*(r.values for r in items)),
+        tags=frozenset().union(*(r.tags for r in items)),
+        words=frozenset().union(*(r.words for r in items)),
+        prefixes=frozenset().union(*(r.prefixes for r in items)),
+        free_names=frozenset().union(*(r.free_names for r in items)),
+        structure=frozenset().union(*(r.structure for r in items)),
+        follows_held=frozenset().union(*(r.follows_held for r in items)),
+        complete=all(r.complete for r in items),
+    )
+
+
+def _matches(element: etree._Element, keys: Keys) -> bool:
+    """Whether `element` may match a compound with these keys (pseudo-classes ignored, so this
+    over-approximates: safe for deciding what to leave alone)."""
+    tag, classes, element_id, attributes = keys
+    if not isinstance(element.tag, str):
+        return False
+    if tag is not None and element.tag.lower() != tag:
+        return False
+    if element_id is not None and element.get("id") != element_id:
+        return False
+    if classes and not classes <= set((element.get("class") or "").split()):
+        return False
+    return all(_attribute_matches(element.get(name), op, value) for name, op, value in attributes)
+
+
+def _attribute_matches(actual: str | None, operator: str, wanted: str) -> bool:
+    """CSS attribute tests (`[a]`, `[a=v]`, `[a~=v]`, `[a|=v]`, `[a^=v]`, `[a$=v]`, `[a*=v]`),
+    case-insensitively: an over-approximation of `i`/`s` flags either way."""
+    if actual is None:
+        return False
+    actual, wanted = actual.lower(), wanted.lower()
+    return {
+        "": True,
+        "=": actual == wanted,
+        "~=": wanted in actual.split(),
+        "|=": actual == wanted or actual.startswith(wanted + "-"),
+        "^=": actual.startswith(wanted),
+        "$=": actual.endswith(wanted),
+        "*=": wanted in actual,
+    }.get(operator, True)
