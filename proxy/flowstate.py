@@ -8,12 +8,13 @@ that sets it, and a misspelt name is a type error rather than a silent `None`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from mitmproxy import http
 
 if TYPE_CHECKING:
     from proxy.episode import Episode
+    from proxy.har import PageRecord
     from proxy.knowledge import PageKnowledge
 
 KEY = "skillshift"
@@ -33,10 +34,10 @@ class FlowState:
     # proxy/timeout.py: the upstream timeout (s) that expired.
     upstream_timed_out: float | None = None
     # proxy/rewrite.py: its decision, the knowledge a page was shifted against, and the
-    # recording's page record (proxy/recording.py's `PageRecord`).
+    # record the recorder keeps of a page.
     rewrite: Decision | None = None
     knowledge: PageKnowledge | None = None
-    page: dict[str, Any] | None = None
+    page: PageRecord | None = None
     # proxy/recorder.py: the chunks of a streamed body as served, and that it is recorded.
     recorded_body: list[bytes] | None = None
     recorded: bool = False

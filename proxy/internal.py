@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from typing import Any
 
 from mitmproxy import ctx, http
 
 from proxy import metrics
 from proxy.episode import Episode
+from proxy.events import ENVELOPE
+from proxy.events import event as new_event
 from proxy.flowstate import state_of
 from proxy.options import add_options
 from proxy.responses import answer
@@ -93,12 +94,8 @@ class InternalEndpoints:
         event_type = event.pop("type", None)
         if event_type not in BEACON_EVENTS:
             return _json(422, {"error": f"unknown beacon event {event_type!r}", "status": 422})
-        record = {
-            "type": event_type,
-            "ts": time.time(),
-            "source": "client",
-            **{key: _bounded(value) for key, value in event.items() if key not in ("ts", "source")},
-        }
+        fields = {key: _bounded(value) for key, value in event.items() if key not in ENVELOPE}
+        record = new_event(event_type, "client", **fields)
         try:
             await self.store.append_event(episode.id, record, episode.expires_at)
         except StoreUnavailable as error:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +19,9 @@ from mitmproxy import ctx, http
 from proxy import classify, metrics
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.events import event
 from proxy.flowstate import state_of
+from proxy.har import EXTENSION, HarExtension
 from proxy.options import add_options
 from proxy.recording import Recording, run_of
 from proxy.rewrite import is_page
@@ -98,16 +99,14 @@ class Recorder:
         assert response is not None
         page = state_of(flow).page
         body, encoding = self._served_body(flow, response)
-        if page is not None and page.get("load"):
+        if page is not None and page["load"]:
             self._last_load[episode.id] = page["load"]
-        extra: dict[str, Any] = {"page_load": self._last_load.get(episode.id)}
+        extra: HarExtension = {"page_load": self._last_load.get(episode.id)}
         if page is not None:
-            extra.update(
-                navigation=bool(page.get("load")),
-                load=page.get("load"),
-                shifts=page["shifts"],
-                changes=page["changes"],
-            )
+            extra["navigation"] = bool(page["load"])
+            extra["load"] = page["load"]
+            extra["shifts"] = page["shifts"]
+            extra["changes"] = page["changes"]
         if not complete:
             extra["incomplete"] = True
         if body is None:
@@ -124,13 +123,9 @@ class Recorder:
             with contextlib.suppress(StoreUnavailable):
                 await self.store.append_event(
                     episode.id,
-                    {
-                        "type": "recording_error",
-                        "ts": time.time(),
-                        "source": "proxy",
-                        "url": browser_url(flow),
-                        "reason": str(error)[:300],
-                    },
+                    event(
+                        "recording_error", "proxy", url=browser_url(flow), reason=str(error)[:300]
+                    ),
                     episode.expires_at,
                 )
 
@@ -169,7 +164,7 @@ def har_entry(
     response: http.Response,
     body: bytes | None,
     kept_encoding: str | None,
-    extra: dict[str, Any],
+    extra: HarExtension,
 ) -> dict[str, Any]:
     """The HAR 1.2 entry of one exchange, without its body text (the recording stores the body
     by hash and puts it back when it serves the HAR)."""
@@ -216,7 +211,7 @@ def har_entry(
             "wait": _ms(request.timestamp_end, response.timestamp_start),
             "receive": _ms(response.timestamp_start, response.timestamp_end),
         },
-        "_skillshift": extra,
+        EXTENSION: extra,
     }
     if request.raw_content:
         entry["request"]["postData"] = {

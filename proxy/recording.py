@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from proxy import metrics
+from proxy.har import EXTENSION, extension
 from proxy.store.base import parse_event_id
 
 logger = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ class Recording:
     def _write_entry(
         self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None
     ) -> None:
-        extra = entry.setdefault("_skillshift", {})
+        extra = entry.setdefault(EXTENSION, {})
         if body is not None:
             extra["body"] = self._put_body(body)
         if source is not None:
@@ -172,7 +173,7 @@ class Recording:
         if record is None:
             return entries
         run = run_of(record.get("created_at", 0), record.get("generation", 0))
-        return [e for e in entries if e.get("_skillshift", {}).get("run", run) == run]
+        return [e for e in entries if extension(e).get("run", run) == run]
 
     async def body(self, digest: str) -> bytes:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
@@ -184,7 +185,7 @@ class Recording:
         entries = await self.entries(episode_id)
         for entry in entries:
             content = entry["response"]["content"]
-            digest = entry.get("_skillshift", {}).get("body")
+            digest = extension(entry).get("body")
             if digest:
                 content.update(har_text(await self.body(digest), content.get("mimeType", "")))
         return {
@@ -226,7 +227,7 @@ def _report_failure(done: Future[None]) -> None:
 
 def page_at(entries: list[dict[str, Any]], load: int) -> dict[str, Any] | None:
     """The entry of a run's navigation `load` (one per load in a run)."""
-    return next((e for e in entries if e.get("_skillshift", {}).get("load") == load), None)
+    return next((e for e in entries if extension(e).get("load") == load), None)
 
 
 def run_of(created_at: float, generation: int) -> str:
@@ -248,7 +249,7 @@ def har_pages(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One HAR page per recorded navigation (its load index is the page id)."""
     pages = []
     for entry in entries:
-        extra = entry.get("_skillshift", {})
+        extra = extension(entry)
         if extra.get("navigation"):
             pages.append(
                 {

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from collections import defaultdict
 from typing import Any
 
@@ -20,7 +19,9 @@ from mitmproxy import http
 
 from proxy import classify
 from proxy.episode import Episode
+from proxy.events import event
 from proxy.flowstate import state_of
+from proxy.har import extension, load_of
 from proxy.recording import Recording
 from proxy.responses import answer, error_response
 from proxy.rewrite import LOADS
@@ -41,23 +42,23 @@ class RecordedExchanges:
         for entry in entries:
             key = (entry["request"]["method"], entry["request"]["url"])
             self.all[key].append(entry)
-            if entry.get("_skillshift", {}).get("navigation"):
+            if extension(entry).get("navigation"):
                 self.navigations[key].append(entry)
 
     def navigation(self, key: tuple[str, str], expected: int) -> dict[str, Any] | None:
         found = self.navigations.get(key)
         if not found:
             return self.subresource(key, expected)
-        later = [e for e in found if e["_skillshift"]["load"] >= expected]
+        later = [e for e in found if load_of(e) >= expected]
         if later:
-            return min(later, key=lambda e: e["_skillshift"]["load"])
-        return max(found, key=lambda e: e["_skillshift"]["load"])
+            return min(later, key=load_of)
+        return max(found, key=load_of)
 
     def subresource(self, key: tuple[str, str], page_load: int | None) -> dict[str, Any] | None:
         found = self.all.get(key)
         if not found:
             return None
-        before = [e for e in found if (e["_skillshift"].get("page_load") or 0) <= (page_load or 0)]
+        before = [e for e in found if (extension(e).get("page_load") or 0) <= (page_load or 0)]
         return before[-1] if before else found[0]
 
 
@@ -96,14 +97,14 @@ class ReplayResponder:
             entry = exchanges.navigation(key, (episode.from_load or 1) + replayed)
         else:
             entry = exchanges.subresource(key, self._replayed_load.get(episode.id))
-        if entry is None or "body" not in entry["_skillshift"]:
+        if entry is None or "body" not in extension(entry):
             answer(flow, error_response(404, "This request is not in the recording replayed."))
             await self._event(episode, "replay_miss", url=key[1], method=key[0])
             return
-        recorded = entry["_skillshift"]
-        is_page = navigation and bool(recorded.get("load"))
+        recorded = extension(entry)
+        is_page = navigation and bool(load_of(entry))
         if is_page:
-            self._replayed_load[episode.id] = recorded["load"]
+            self._replayed_load[episode.id] = load_of(entry)
         body = await self.recording.body(recorded["body"])
         headers = [
             (h["name"].encode(), h["value"].encode())
@@ -138,5 +139,6 @@ class ReplayResponder:
         return exchanges
 
     async def _event(self, episode: Episode, event_type: str, **data: Any) -> None:
-        event = {"type": event_type, "ts": time.time(), "source": "proxy", **data}
-        await self.store.append_event(episode.id, event, episode.expires_at)
+        await self.store.append_event(
+            episode.id, event(event_type, "proxy", **data), episode.expires_at
+        )

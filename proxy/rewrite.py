@@ -21,7 +21,9 @@ from mitmproxy import ctx, http
 from proxy import classify, csp, metrics
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.events import event
 from proxy.flowstate import Decision, state_of
+from proxy.har import PageChanges, PageRecord
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.knowledge.records import page_record_flag, page_records
 from proxy.options import add_options
@@ -375,8 +377,9 @@ class PageRewriter:
         return load_index
 
     async def _record(self, episode: Episode, event_type: str, **data: Any) -> None:
-        event = {"type": event_type, "ts": time.time(), "source": "proxy", **data}
-        await self.store.append_event(episode.id, event, episode.expires_at)
+        await self.store.append_event(
+            episode.id, event(event_type, "proxy", **data), episode.expires_at
+        )
 
 
 def _page_record(
@@ -384,7 +387,7 @@ def _page_record(
     doc: HtmlDocument,
     source: bytes | None,
     knowledge: PageKnowledge | None = None,
-) -> dict[str, Any]:
+) -> PageRecord:
     """A page's load index, what each shift did, its change map (elements with their
     locators before and after, the labels relabelled, the popup placed), the upstream's page
     it was shifted from (None when it went out unchanged) and the knowledge it was shifted
@@ -392,7 +395,7 @@ def _page_record(
     rules = doc.runtime.get("r")
     labels = rules.get("labels") if isinstance(rules, dict) else None
     popup = context.popup
-    changes: dict[str, Any] = {"elements": doc.changes}
+    changes: PageChanges = {"elements": doc.changes}
     if labels:
         changes["labels"] = labels
     if popup is not None:
@@ -402,13 +405,15 @@ def _page_record(
             "delay_ms": popup.delay_ms,
             "regime": popup.regime,
         }
-    return {
+    record: PageRecord = {
         "load": context.load_index,
         "shifts": doc.notes,
         "changes": changes,
         "source": source,
-        **({"knowledge": knowledge.note()} if knowledge else {}),
     }
+    if knowledge:
+        record["knowledge"] = knowledge.note()
+    return record
 
 
 def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:

@@ -27,6 +27,7 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from proxy.episode import Episode
+from proxy.har import extension
 from proxy.recording import Recording, page_at
 from shifts import HtmlDocument
 
@@ -140,7 +141,7 @@ async def attribute(
 
 
 async def _perceptual(recording: Recording, entry: dict[str, Any], target: str) -> str | None:
-    extra = entry["_skillshift"]
+    extra = extension(entry)
     changes = extra.get("changes", {})
     for old, new in (changes.get("labels") or {}).items():
         if old and old in target:
@@ -186,9 +187,9 @@ def _popup_up(events: list[dict[str, Any]], load: int, page: dict[str, Any]) -> 
 async def _contextual(
     recording: Recording, episode: Episode, entry: dict[str, Any], target: str
 ) -> str | None:
-    if "body" not in entry["_skillshift"]:
+    if "body" not in extension(entry):
         return None
-    served = await _tree(await recording.body(entry["_skillshift"]["body"]))
+    served = await _tree(await recording.body(extension(entry)["body"]))
     if find(served, target):
         return None
     url = entry["request"]["url"]
@@ -210,7 +211,7 @@ async def _contextual(
         if not same_task:
             continue
         for recorded in await recording.entries(other_id):
-            extra = recorded.get("_skillshift", {})
+            extra = extension(recorded)
             if recorded["request"]["url"] != url or not extra.get("load"):
                 continue
             source_page = extra.get("source") or extra.get("body")

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from api.analysis.summary import all_events
 from api.failures import NotFound
 from proxy.episode import Episode
+from proxy.har import extension
 from proxy.recording import Recording, page_at
 from proxy.store import EpisodeStore
 
@@ -78,7 +79,7 @@ class Evidence:
     async def pages(self, episode_id: str) -> list[dict[str, Any]]:
         """The recorded navigations, each as its HAR entry."""
         entries = await self.recorded().entries(episode_id)
-        return [e for e in entries if e.get("_skillshift", {}).get("load")]
+        return [e for e in entries if extension(e).get("load")]
 
     async def page(self, episode_id: str, load: int) -> dict[str, Any]:
         entry = page_at(await self.recorded().entries(episode_id), load)
@@ -95,7 +96,7 @@ class Evidence:
             raise NotFound("a page's versions are 'served' and 'source'")
         await self.require(episode_id)
         entry = await self.page(episode_id, load)
-        extra = entry["_skillshift"]
+        extra = extension(entry)
         digest = (extra.get("source") if version == "source" else None) or extra.get("body")
         if not digest:
             raise NotFound(f"load {load} was recorded without its body")

@@ -4,7 +4,6 @@ description a client binds a browser with."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,6 +12,7 @@ from api.failures import Conflict, Invalid, NotFound, Unavailable, validation_me
 from api.service.settings import Settings
 from api.version import version
 from proxy.episode import Episode, EpisodeConfig, new_episode
+from proxy.events import event
 from proxy.knowledge import KnowledgeStore
 from proxy.store import EpisodeStore, StoreUnavailable
 
@@ -69,16 +69,15 @@ async def store_new_episode(
         raise Conflict(f"episode {episode.id!r} already exists")
     await store.append_event(
         episode.id,
-        {
-            "type": "episode_created",
-            "ts": time.time(),
-            "source": "api",
-            "condition": episode.condition,
-            "regime": episode.regime,
-            "seed": episode.seed,
-            "shift_digest": episode.shift_digest(version()),
-            "knowledge": episode.knowledge,
-        },
+        event(
+            "episode_created",
+            "api",
+            condition=episode.condition,
+            regime=episode.regime,
+            seed=episode.seed,
+            shift_digest=episode.shift_digest(version()),
+            knowledge=episode.knowledge,
+        ),
         episode.expires_at,
     )
     return episode

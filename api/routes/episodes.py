@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 from fastapi import APIRouter, Query, Response
@@ -25,6 +24,7 @@ from api.failures import Invalid, NotFound, Refused, validation_message
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
 from api.service.settings import Settings
 from proxy.episode import Episode
+from proxy.events import event
 from proxy.store import EpisodeStore
 from proxy.store.base import parse_event_id
 
@@ -127,7 +127,7 @@ async def patch_episode(
     await _save(store, updated)
     await store.append_event(
         episode_id,
-        {"type": "episode_patched", "ts": time.time(), "source": "api", "changes": changes},
+        event("episode_patched", "api", changes=changes),
         updated.expires_at,
     )
     return describe(updated, settings)
@@ -151,7 +151,7 @@ async def reset_episode(episode_id: str, store: StoreDep, settings: SettingsDep)
     await store.reset_episode(episode_id)
     await store.append_event(
         episode_id,
-        {"type": "episode_reset", "ts": time.time(), "source": "api"},
+        event("episode_reset", "api"),
         episode.expires_at,
     )
     return describe(episode, settings)
@@ -232,13 +232,14 @@ async def post_event(
     """An event from agent code: `task_result`, `skill_call`, `skill_failure`, `step` or `note`,
     each with its own schema. The types the proxy and the page runtime record are refused."""
     episode = await load_episode(store, episode_id)
-    event = {**body.model_dump(exclude_none=True), "ts": time.time(), "source": "agent"}
-    if event["type"] == "skill_failure":
-        event["attribution"] = await _attribution(evidence, episode, event)
-    event_id = await store.append_event(episode_id, event, episode.expires_at)
+    fields = body.model_dump(exclude_none=True)
+    posted = event(fields.pop("type"), "agent", **fields)
+    if posted["type"] == "skill_failure":
+        posted["attribution"] = await _attribution(evidence, episode, posted)
+    event_id = await store.append_event(episode_id, posted, episode.expires_at)
     if event_id is None:
         raise NotFound(f"episode {episode_id!r} not found")
-    return {"id": event_id, **event}
+    return {"id": event_id, **posted}
 
 
 async def _attribution(evidence: Evidence, episode: Episode, failure: dict[str, Any]) -> Any:
@@ -260,11 +261,7 @@ async def _set_suspended(
     await _save(store, updated)
     await store.append_event(
         episode_id,
-        {
-            "type": "episode_suspended" if suspended else "episode_resumed",
-            "ts": time.time(),
-            "source": "api",
-        },
+        event("episode_suspended" if suspended else "episode_resumed", "api"),
         episode.expires_at,
     )
     return describe(updated, settings)

@@ -12,6 +12,7 @@ from lxml import etree
 from api.dependencies import EvidenceDep
 from api.episodes.evidence import Evidence
 from api.version import version
+from proxy.har import extension
 from shifts import HtmlDocument
 
 router = APIRouter(prefix="/episodes", tags=["recordings"])
@@ -36,14 +37,14 @@ async def pages(episode_id: str, evidence: EvidenceDep) -> dict[str, Any]:
     return {
         "pages": [
             {
-                "load": entry["_skillshift"]["load"],
+                "load": extension(entry)["load"],
                 "url": entry["request"]["url"],
                 "status": entry["response"]["status"],
                 "started": entry["startedDateTime"],
-                "shifted": "source" in entry["_skillshift"],
-                "shifts": entry["_skillshift"].get("shifts", {}),
-                "elements_changed": len(entry["_skillshift"]["changes"].get("elements", [])),
-                "popup": entry["_skillshift"]["changes"].get("popup"),
+                "shifted": "source" in extension(entry),
+                "shifts": extension(entry).get("shifts", {}),
+                "elements_changed": len(extension(entry)["changes"].get("elements", [])),
+                "popup": extension(entry)["changes"].get("popup"),
             }
             for entry in await evidence.pages(episode_id)
         ]
@@ -59,8 +60,8 @@ async def page(episode_id: str, load: int, evidence: EvidenceDep) -> dict[str, A
     return {
         "load": load,
         "url": entry["request"]["url"],
-        "shifts": entry["_skillshift"].get("shifts", {}),
-        **entry["_skillshift"]["changes"],
+        "shifts": extension(entry).get("shifts", {}),
+        **extension(entry)["changes"],
     }
 
 
@@ -84,7 +85,7 @@ async def page_view(evidence: Evidence, episode_id: str, load: int, version: str
     outlined, links resolved against the page's URL, and no script of it ever run."""
     entry, body = await evidence.page_body(episode_id, load, version)
     root = HtmlDocument(body).tree
-    extra = entry["_skillshift"]
+    extra = extension(entry)
     side = "before" if version == "source" and extra.get("source") else "after"
     for change in extra.get("changes", {}).get("elements", []):
         found = root.getroottree().xpath(change[side]["path"])

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +21,7 @@ from mitmproxy import ctx, http
 from proxy import classify, metrics
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
+from proxy.events import event
 from proxy.flowstate import state_of
 from proxy.knowledge.learner import asset_kind_of
 from proxy.knowledge.lookup import KnowledgeLookup
@@ -111,15 +111,8 @@ class KnowledgeWatch:
             flag = f"{event_type}:{hashlib.sha256(asset.encode()).hexdigest()[:16]}"
             if await self.store.claim_flag(episode.id, flag, episode.expires_at):
                 metrics.inc(f"{event_type}_total")
-                event = {
-                    "type": event_type,
-                    "ts": time.time(),
-                    "source": "proxy",
-                    "url": referer,
-                    "asset": asset,
-                    **details,
-                }
-                await self.store.append_event(episode.id, event, episode.expires_at)
+                found = event(event_type, "proxy", url=referer, asset=asset, **details)
+                await self.store.append_event(episode.id, found, episode.expires_at)
         except (StoreUnavailable, LookupError) as error:
             logger.warning("could not check %s against knowledge: %s", asset, error)
 

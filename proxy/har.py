@@ -1,0 +1,62 @@
+"""The records a recording is made of, typed: the page record the page rewriter hands the
+recorder (`PageRecord`), and the `_skillshift` extension of each HAR 1.2 entry (`HarExtension`),
+which replay, evidence and attribution read back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict, cast
+
+# HAR lets tools add fields whose names start with an underscore.
+EXTENSION = "_skillshift"
+
+
+class PopupPlaced(TypedDict):
+    kind: str
+    load: int | None
+    delay_ms: int
+    regime: str
+
+
+class PageChanges(TypedDict, total=False):
+    """A page's change map: each element a shift changed with its locators before and after,
+    the labels relabelled, the popup placed."""
+
+    elements: list[dict[str, Any]]
+    labels: dict[str, str]
+    popup: PopupPlaced
+
+
+class PageRecord(TypedDict):
+    """What the rewriter keeps of a page it served, for the recorder."""
+
+    load: int | None  # its load index (None: a fragment, no navigation)
+    shifts: dict[str, Any]  # each shift's notes
+    changes: PageChanges
+    source: bytes | None  # the upstream's page it was shifted from; None: served as it came
+    knowledge: NotRequired[dict[str, Any]]  # the knowledge version it was shifted against
+
+
+class HarExtension(TypedDict, total=False):
+    """The `_skillshift` object of a HAR entry."""
+
+    run: str  # the episode's run (its creation and reset generation): replays read one run
+    page_load: int | None  # the navigation this exchange belongs to
+    navigation: bool  # the exchange is a navigation (a page load)
+    load: int | None  # the navigation's load index
+    shifts: dict[str, Any]
+    changes: PageChanges
+    incomplete: bool  # the exchange broke off after the response head
+    body_omitted: str  # why the body is not kept
+    body: str  # the sha256 of the body as served, in the recording's bodies/
+    source: str  # the sha256 of the upstream's page it was shifted from
+
+
+def extension(entry: Mapping[str, Any]) -> HarExtension:
+    """The entry's `_skillshift` object ({} for an entry of another tool)."""
+    return cast(HarExtension, entry.get(EXTENSION, {}))
+
+
+def load_of(entry: Mapping[str, Any]) -> int:
+    """The load index of a recorded navigation (0 for any other exchange)."""
+    return extension(entry).get("load") or 0
