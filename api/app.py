@@ -22,7 +22,7 @@ from api.routes import knowledge as knowledge_routes
 from api.service.settings import Settings
 from api.version import version
 from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore
 
 MAX_BODY_BYTES = 256 * 1024

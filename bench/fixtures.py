@@ -22,7 +22,7 @@ from collections import defaultdict
 from lxml import etree
 
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts.conditions import CONDITIONS
 from shifts.references import EMPTY
 from tests.helpers.fixtures import fixture_pages

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy import errors
+from proxy import upstream_errors
 from proxy.binding import EpisodeBinding
 from proxy.chain import AddonChain
 from proxy.guard import UpstreamGuard
@@ -10,7 +10,7 @@ from proxy.internal import InternalEndpoints
 from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
 from proxy.knowledge.watch import KnowledgeWatch
 from proxy.recorder import Recorder
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.replay import ReplayResponder
 from proxy.rewrite import PageRewriter
 from proxy.routing import ContextualRouting
@@ -28,7 +28,7 @@ def build_addons(
     stream), record (what the browser gets, so after every change), time: one mitmproxy addon
     (`AddonChain`) that calls them in that order. `knowledge`: the site knowledge pages are
     shifted against (by default kept in this process only)."""
-    errors.install()
+    upstream_errors.install()
     lookup = knowledge or KnowledgeLookup(MemoryKnowledge(), Learner())
     members = [
         EpisodeBinding(store),
@@ -40,7 +40,7 @@ def build_addons(
         KnowledgeWatch(store, lookup),
         *([Recorder(recording, store)] if recording is not None else []),
         UpstreamTimeout(),
-        errors.UpstreamErrors(),
+        upstream_errors.UpstreamErrors(),
     ]
     return [AddonChain(members)]
 

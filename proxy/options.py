@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from shifts.context import DEFAULT_INTERNAL_PREFIX
+from shifts.shift_context import DEFAULT_INTERNAL_PREFIX
 
 EPISODE_HEADER = "X-SkillShift-Episode"
 # The largest HTML body shifted, and the largest stylesheet or script a learn reads.

@@ -23,7 +23,7 @@ from proxy.events import event
 from proxy.flowstate import state_of
 from proxy.har import EXTENSION, HarExtension
 from proxy.options import add_options
-from proxy.recording import Recording, run_of
+from proxy.recording_dir import Recording, run_of
 from proxy.rewrite import is_page
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable

@@ -27,7 +27,7 @@ from proxy.har import PageChanges, PageRecord
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.knowledge.records import page_record_flag, page_records
 from proxy.options import add_options
-from proxy.pipeline import (
+from proxy.page_shift import (
     ShiftedPages,
     active_shifts,
     build_context,

@@ -5,7 +5,7 @@ mitmproxy's own `tcp_timeout` only closes connections idle in both directions, a
 minutes, without a word to the client. This addon starts a timer when a request goes upstream
 and stops it at the response headers; on expiry it closes the server connection through the
 proxy server's connection handler (mitmproxy is pinned to one major version; an integration
-test covers it), and `proxy.errors` turns the resulting "server disconnected" into the 504.
+test covers it), and `proxy.upstream_errors` turns the resulting "server disconnected" into the 504.
 """
 
 from __future__ import annotations

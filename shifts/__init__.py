@@ -3,10 +3,10 @@
 from shifts import contextual, execution  # noqa: F401  (registers the shifts)
 from shifts.base import Shift, all_shifts, get_shift, validate_params
 from shifts.conditions import CONDITIONS, KIND_ORDER, shifts_for
-from shifts.context import PopupPlan, ShiftContext
 from shifts.document import HtmlDocument
 from shifts.perceptual import locators, relabel, relayout, restyle  # noqa: F401  (registers them)
 from shifts.runtime import runtime_tag
+from shifts.shift_context import PopupPlan, ShiftContext
 
 
 def apply_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:

@@ -6,8 +6,8 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
+from shifts.shift_context import ShiftContext
 
 ShiftKind = Literal["contextual", "perceptual", "execution"]
 

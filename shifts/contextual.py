@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel
 
 from shifts.base import NoParams, ShiftKind, register
-from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.perceptual.relabel import relabel_tree
 from shifts.perceptual.relayout import reorder, reorderable
 from shifts.selectors import protected_in, select
+from shifts.shift_context import ShiftContext
 
 
 def route(origin: str, targets: dict[str, str]) -> str | None:

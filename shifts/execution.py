@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, model_validator
 
 from shifts.base import ShiftKind, register
-from shifts.context import PopupPlan, ShiftContext
 from shifts.document import HtmlDocument
 from shifts.popups import KINDS, TEMPLATES, render_popup
 from shifts.rng import rng_for, token_for
+from shifts.shift_context import PopupPlan, ShiftContext
 
 Regime = Literal["once", "multiple", "random"]
 REGIMES: tuple[Regime, ...] = ("once", "multiple", "random")

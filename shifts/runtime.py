@@ -10,7 +10,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from shifts.context import ShiftContext
+from shifts.shift_context import ShiftContext
 
 RUNTIME_NAME = "r.js"
 BEACON_NAME = "b"

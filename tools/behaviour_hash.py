@@ -22,7 +22,7 @@ from pathlib import Path
 
 from api.analysis.page_check import check_page
 from proxy.episode import Episode, EpisodeConfig, new_episode
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts.conditions import CONDITIONS
 from shifts.references import EMPTY, AssetRefs
 

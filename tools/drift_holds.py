@@ -24,7 +24,7 @@ from lxml import etree
 
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.knowledge.learner import Learner, LearnRequest
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts import interactive
 from shifts.document import HtmlDocument
 from shifts.perceptual import locators

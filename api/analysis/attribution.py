@@ -28,7 +28,7 @@ from lxml.cssselect import CSSSelector
 
 from proxy.episode import Episode
 from proxy.har import extension
-from proxy.recording import Recording, page_at
+from proxy.recording_dir import Recording, page_at
 from shifts import HtmlDocument
 
 ROLE = re.compile(r"""^role=(?P<role>[a-z]+)(?:\[name=(?P<q>["']?)(?P<name>.*?)(?P=q)\])?$""")

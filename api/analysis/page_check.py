@@ -14,7 +14,7 @@ from api.analysis.verdicts import Unchecked, html_problem, of_violations
 from proxy.episode import Episode
 from proxy.knowledge import Learner, LearnFailed, LearnRequest
 from proxy.options import ASSET_MAX_BYTES
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.contextual import origin_of_url, route
 from shifts.references import EMPTY, UNKNOWN, AssetRefs, merge_refs

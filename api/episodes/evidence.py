@@ -13,7 +13,7 @@ from api.analysis.summary import all_events
 from api.failures import NotFound
 from proxy.episode import Episode
 from proxy.har import extension
-from proxy.recording import Recording, page_at
+from proxy.recording_dir import Recording, page_at
 from proxy.store import EpisodeStore
 
 logger = logging.getLogger(__name__)

@@ -34,7 +34,7 @@ from api.service.settings import Settings
 from proxy import build_addons
 from proxy.knowledge import KnowledgeLookup, Learner, open_knowledge
 from proxy.options import OPTIONS
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore, open_store
 from proxy.store.archiving import ArchivingStore
 

@@ -27,7 +27,7 @@ from proxy.knowledge.learner import asset_kind_of
 from proxy.knowledge.lookup import KnowledgeLookup
 from proxy.knowledge.records import body_digest, on_upstream, page_records
 from proxy.options import add_options
-from proxy.pipeline import active_shifts
+from proxy.page_shift import active_shifts
 from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from proxy import metrics
 from proxy.episode import beacon_key_of
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store.base import EpisodeStore
 
 logger = logging.getLogger(__name__)

@@ -36,11 +36,11 @@ from pydantic import BaseModel, Field
 
 from shifts import interactive
 from shifts.base import ShiftKind, register
-from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.rng import chance, token_for
 from shifts.selectors import descendants, elements, protected_in
+from shifts.shift_context import ShiftContext
 
 ID_REFERENCES = (
     "for",

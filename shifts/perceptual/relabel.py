@@ -18,10 +18,10 @@ from lxml import etree
 from pydantic import BaseModel, Field
 
 from shifts.base import ShiftKind, register
-from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import chance, rng_for
 from shifts.selectors import elements, protected_in, select_containing
+from shifts.shift_context import ShiftContext
 
 CONTROLS = "a, button, summary, label, [role=button], [role=tab], [role=menuitem], [role=link]"
 LABEL_ATTRIBUTES = ("aria-label", "title", "placeholder")

@@ -13,10 +13,10 @@ from lxml import etree
 from pydantic import BaseModel, Field
 
 from shifts.base import ShiftKind, register
-from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.rng import chance, rng_for
 from shifts.selectors import protected_in, select
+from shifts.shift_context import ShiftContext
 
 MAX_ITEMS = 40
 

@@ -15,10 +15,10 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from shifts.base import ShiftKind, register
-from shifts.context import ShiftContext
 from shifts.document import HtmlDocument
 from shifts.perceptual.relabel import runtime_rules
 from shifts.rng import rng_for
+from shifts.shift_context import ShiftContext
 
 
 class RestyleParams(BaseModel):

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis as sync_redis
 
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore, MemoryStore, RedisStore, StoreUnavailable
 from proxy.store.archiving import ArchivingStore
 from tests.helpers.processes import RedisProcess

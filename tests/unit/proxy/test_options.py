@@ -10,7 +10,7 @@ from mitmproxy.test import taddons
 from proxy import build_addons
 from proxy.options import OPTIONS
 from proxy.recorder import Recorder
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 
 

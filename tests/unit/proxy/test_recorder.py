@@ -14,7 +14,7 @@ from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHeadersHook, 
 from mitmproxy.test import taddons
 
 from proxy import build_addons
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 from tests.unit.proxy.conftest import html_response, make_episode, request_flow, run_request
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.conditions import CONDITIONS
 

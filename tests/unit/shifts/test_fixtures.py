@@ -13,7 +13,7 @@ import pytest
 
 from api.analysis.page_check import check_page
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts.conditions import CONDITIONS
 from shifts.references import EMPTY
 from tests.helpers.fixtures import fixture_pages

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.conditions import CONDITIONS
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.pipeline import shift_offline
+from proxy.page_shift import shift_offline
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
 from shifts.perceptual.locators import LocatorDrift, wrapper_tag

@@ -9,7 +9,7 @@ import pytest
 
 from api.analysis.attribution import attribute, find
 from proxy.episode import EpisodeConfig, new_episode
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from shifts import HtmlDocument
 
 SOURCE = b"""<html><body><div id="login"><form>

@@ -11,7 +11,7 @@ import pytest
 from api.app import create_app
 from api.service.settings import Settings
 from proxy.episode import beacon_key_of
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
 

@@ -15,7 +15,7 @@ from api.service.settings import ENV_PREFIX, Settings, SettingsError, load_setti
 from proxy.knowledge import KnowledgeLookup, Learner
 from proxy.knowledge.store import FileKnowledge
 from proxy.options import OPTIONS
-from proxy.recording import Recording
+from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 
 # For every field: a value as an option or a variable carries it, and the value it must give.

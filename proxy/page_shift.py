@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 from proxy import csp
 from proxy.episode import Episode
 from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts
-from shifts.context import DEFAULT_INTERNAL_PREFIX
 from shifts.document import FrozenDocument
 from shifts.execution import plan_popup
 from shifts.references import AssetRefs
+from shifts.shift_context import DEFAULT_INTERNAL_PREFIX
 from sites import SiteProfile, get_profile, match_profile
 
 

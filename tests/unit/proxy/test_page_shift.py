@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from proxy.episode import Episode, EpisodeConfig, new_episode
-from proxy.pipeline import (
+from proxy.page_shift import (
     ShiftedPages,
     active_shifts,
     build_context,

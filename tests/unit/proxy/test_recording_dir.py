@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.recording import Recording, har_text, run_of
+from proxy.recording_dir import Recording, har_text, run_of
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
 
