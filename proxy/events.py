@@ -4,7 +4,11 @@ seconds), who wrote it, then its own fields. The store adds the event's `id`."""
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from proxy.episode import Episode
+    from proxy.store import EpisodeStore
 
 # `proxy`: the addons; `api`: the admin API; `agent`: agent code through the API; `client`: the
 # page runtime's beacons (popups shown and dismissed, interactions blocked).
@@ -18,3 +22,10 @@ def event(event_type: str, source: Source, /, **fields: Any) -> dict[str, Any]:
     if clash:
         raise ValueError(f"an event's own fields may not be named {sorted(clash)}")
     return {"type": event_type, "ts": time.time(), "source": source, **fields}
+
+
+async def record_event(
+    store: EpisodeStore, episode: Episode, event_type: str, **fields: Any
+) -> None:
+    """Append a proxy event to the episode's log (it lives as long as the episode)."""
+    await store.append_event(episode.id, event(event_type, "proxy", **fields), episode.expires_at)

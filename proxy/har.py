@@ -5,7 +5,11 @@ which replay, evidence and attribution read back."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NotRequired, TypedDict, cast
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
+
+if TYPE_CHECKING:
+    from proxy.knowledge import PageKnowledge
+    from shifts import HtmlDocument, ShiftContext
 
 # HAR lets tools add fields whose names start with an underscore.
 EXTENSION = "_skillshift"
@@ -60,3 +64,37 @@ def extension(entry: Mapping[str, Any]) -> HarExtension:
 def load_of(entry: Mapping[str, Any]) -> int:
     """The load index of a recorded navigation (0 for any other exchange)."""
     return extension(entry).get("load") or 0
+
+
+def page_record(
+    context: ShiftContext,
+    doc: HtmlDocument,
+    source: bytes | None,
+    knowledge: PageKnowledge | None = None,
+) -> PageRecord:
+    """A page's load index, what each shift did, its change map (elements with their
+    locators before and after, the labels relabelled, the popup placed), the upstream's page
+    it was shifted from (None when it went out unchanged) and the knowledge it was shifted
+    against."""
+    rules = doc.runtime.get("r")
+    labels = rules.get("labels") if isinstance(rules, dict) else None
+    popup = context.popup
+    changes: PageChanges = {"elements": doc.changes}
+    if labels:
+        changes["labels"] = labels
+    if popup is not None:
+        changes["popup"] = {
+            "kind": popup.kind,
+            "load": context.load_index,
+            "delay_ms": popup.delay_ms,
+            "regime": popup.regime,
+        }
+    record: PageRecord = {
+        "load": context.load_index,
+        "shifts": doc.notes,
+        "changes": changes,
+        "source": source,
+    }
+    if knowledge:
+        record["knowledge"] = knowledge.note()
+    return record

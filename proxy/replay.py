@@ -22,9 +22,9 @@ from proxy.episode import Episode
 from proxy.events import event
 from proxy.flowstate import state_of
 from proxy.har import extension, load_of
+from proxy.loads import LOADS
 from proxy.recording_dir import Recording
 from proxy.responses import answer, error_response
-from proxy.rewrite import LOADS
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)

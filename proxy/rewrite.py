@@ -13,7 +13,6 @@ import contextlib
 import functools
 import logging
 import time
-from dataclasses import replace
 from typing import Any
 
 from mitmproxy import ctx, http
@@ -21,12 +20,13 @@ from mitmproxy import ctx, http
 from proxy import classify, csp, metrics
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
-from proxy.events import event
+from proxy.events import record_event
 from proxy.flowstate import Decision, state_of
-from proxy.har import PageChanges, PageRecord
-from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
-from proxy.knowledge.records import page_record_flag, page_records
+from proxy.har import page_record
+from proxy.knowledge import KnowledgeLookup, PageKnowledge
+from proxy.loads import EpisodeGone, next_load
 from proxy.options import add_options
+from proxy.page_knowledge import KnowledgeUnavailable, page_knowledge
 from proxy.page_shift import (
     ShiftedPages,
     active_shifts,
@@ -36,30 +36,19 @@ from proxy.page_shift import (
     parses_document,
     shift_document,
 )
+from proxy.popup_plan import planned_popup
 from proxy.responses import error_response
-from proxy.routing import browser_url, origin_of
+from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
-from shifts import HtmlDocument, ShiftContext
-from shifts.execution import draw_random, plan_popup
+from shifts import ShiftContext
 
 logger = logging.getLogger(__name__)
-
-
-class EpisodeGone(LookupError):
-    """The episode was deleted or expired while one of its requests was in flight."""
-
-
-class KnowledgeUnavailable(RuntimeError):
-    """A page under locator drift has no knowledge to be shifted against (it could not be
-    learnt, learning is off, its pinned version was deleted): it is not served unshifted."""
 
 
 BUFFER: Decision = "buffer"
 OVERSIZE: Decision = "oversize"
 PASS: Decision = "pass"
 OWN: Decision = "own"
-ONCE_FLAG = "popup_once"
-LOADS = "loads"
 
 
 def _shift_to_bytes(
@@ -153,7 +142,9 @@ class PageRewriter:
             flow.response = error_response(502, "The page could not be shifted for this episode.")
             metrics.inc("rewrite_errors_total")
             with contextlib.suppress(StoreUnavailable):
-                await self._record(episode, "rewrite_error", url=flow.request.pretty_url)
+                await record_event(
+                    self.store, episode, "rewrite_error", url=flow.request.pretty_url
+                )
 
     async def _rewrite(
         self, flow: http.HTTPFlow, episode: Episode, response: http.Response
@@ -162,8 +153,12 @@ class PageRewriter:
             raw = decode_body(response.raw_content or b"", classify.content_encoding(response))
         except UndecodableBody as error:
             flow.response = error_response(502, f"The upstream body could not be decoded: {error}")
-            await self._record(
-                episode, "rewrite_error", url=flow.request.pretty_url, reason="undecodable body"
+            await record_event(
+                self.store,
+                episode,
+                "rewrite_error",
+                url=flow.request.pretty_url,
+                reason="undecodable body",
             )
             return
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
@@ -203,10 +198,11 @@ class PageRewriter:
             for name in ("etag", "last-modified"):
                 response.headers.pop(name, None)
         metrics.inc("pages_rewritten_total" if doc.changed else "pages_unchanged_total")
-        state_of(flow).page = _page_record(
+        state_of(flow).page = page_record(
             context, doc, raw if body is not None else None, knowledge
         )
-        await self._record(
+        await record_event(
+            self.store,
             episode,
             "page_served",
             url=context.url,
@@ -220,7 +216,8 @@ class PageRewriter:
         )
         if context.popup is not None:
             metrics.inc("popups_injected_total")
-            await self._record(
+            await record_event(
+                self.store,
                 episode,
                 "popup_injected",
                 url=context.url,
@@ -242,11 +239,13 @@ class PageRewriter:
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         load_index = None
         if is_navigation:
-            load_index = await self._next_load(episode)
+            load_index = await next_load(self.store, episode)
         policies = response.headers.get_all("content-security-policy")
         assets = None
         if "locator_drift" in active_shifts(episode):
-            knowledge = await self._knowledge(flow, episode, url, raw, digest)
+            knowledge = await page_knowledge(
+                self.store, self.knowledge, flow, episode, url, raw, digest
+            )
             state_of(flow).knowledge = knowledge
             assets = knowledge.refs
         context = build_context(
@@ -263,103 +262,21 @@ class PageRewriter:
         # Error pages are shifted like any page, but a popup (and a `once` spent) belongs on a
         # page where a skill runs.
         if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
-            context = await self._plan_popup(episode, context)
+            context = await planned_popup(self.store, episode, context)
         return context
 
-    async def _knowledge(
-        self, flow: http.HTTPFlow, episode: Episode, url: str, raw: bytes, digest: bytes | None
-    ) -> PageKnowledge:
-        """What the page is shifted against (`proxy.knowledge`): its record in the episode's
-        pinned knowledge, learnt first if it has none; an XHR fragment's is its page's. What
-        was learnt, and why there is no knowledge when there is none, are logged."""
-        kind = classify.request_kind(flow.request)
-        referer = flow.request.headers.get("referer")
-        request = LearnRequest(
-            page_url=url,
-            upstream_origin=origin_of(flow.request),
-            raw=raw,
-            headers=dict(flow.request.headers.items()),
-            # Scripts run in a frame as in a page; a fragment is only markup.
-            browser=kind is not classify.RequestKind.FRAGMENT,
-        )
-        is_fragment = kind is classify.RequestKind.FRAGMENT
-        if not is_fragment:
-            found = await self.knowledge.for_page(episode.knowledge, request, digest)
-            for record_digest in found.records:  # what this episode's fragments of it use
-                flag = page_record_flag(request.upstream_page, record_digest)
-                await self.store.claim_flag(episode.id, flag, episode.expires_at)
-        elif referer is None:
-            reason = "a fragment without a Referer: the page it belongs to is unknown"
-            found = PageKnowledge(request.upstream_origin, None, error=reason)
-        else:
-            page = request.upstream_url(referer.split("#")[0])
-            records = page_records(await self.store.get_flags(episode.id)).get(page, [])
-            found = await self.knowledge.for_fragment(
-                episode.knowledge, request.upstream_origin, page, records
-            )
-        if found.learnt is not None:
-            record = found.learnt.record
-            await self._record(
-                episode,
-                "knowledge_learnt",
-                url=url,
-                origin=found.origin,
-                version=found.version,
-                record=record.digest,
-                learnt_by=record.learnt_by,
-                assets=len(record.assets),
-                seconds=round(found.learnt.seconds, 3),
-            )
-        if found.error is not None:
-            metrics.inc("knowledge_errors_total")
-            await self._record(
-                episode, "knowledge_error", url=url, origin=found.origin, reason=found.error
-            )
-            if not is_fragment:
-                # A page without knowledge would go out without the benchmark's perceptual
-                # shift inside a shifted episode; a fragment without drift is still its page's.
-                raise KnowledgeUnavailable(found.error)
-        if found.outdated_by is not None and await self.store.claim_flag(
-            episode.id, f"outdated:{found.origin}:{found.version}", episode.expires_at
-        ):
-            await self._record(
-                episode,
-                "knowledge_outdated",
-                url=url,
-                origin=found.origin,
-                version=found.version,
-                newer=found.outdated_by,
-            )
-        return found
-
-    async def _plan_popup(self, episode: Episode, context: ShiftContext) -> ShiftContext:
-        if context.regime == "random" and context.is_navigation and context.load_index:
-            fires, delay = draw_random(context.seed, context.load_index, episode.regime_params)
-            await self._record(
-                episode,
-                "random_draw",
-                url=context.url,
-                load_index=context.load_index,
-                fired=fires,
-                delay_ms=delay,
-                p=episode.regime_params.p,
-            )
-        plan = plan_popup(context)
-        if plan is not None and plan.regime == "once":
-            claimed = await self.store.claim_flag(episode.id, ONCE_FLAG, episode.expires_at)
-            if not claimed:
-                plan = None
-        return replace(context, popup=plan)
-
     async def _skipped(self, episode: Episode, flow: http.HTTPFlow, reason: str) -> None:
-        await self._record(episode, "rewrite_skipped", url=flow.request.pretty_url, reason=reason)
+        await record_event(
+            self.store, episode, "rewrite_skipped", url=flow.request.pretty_url, reason=reason
+        )
 
     async def _audit_navigation(self, flow: http.HTTPFlow, episode: Episode) -> None:
         if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
             return
-        load_index = await self._next_load(episode)
+        load_index = await next_load(self.store, episode)
         state_of(flow).page = {"load": load_index, "shifts": {}, "changes": {}, "source": None}
-        await self._record(
+        await record_event(
+            self.store,
             episode,
             "page_served",
             url=flow.request.pretty_url,
@@ -369,51 +286,6 @@ class PageRewriter:
             changed=False,
             suspended=episode.suspended,
         )
-
-    async def _next_load(self, episode: Episode) -> int:
-        load_index = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
-        if not load_index:  # deleted (or expired) since the request was bound
-            raise EpisodeGone(episode.id)
-        return load_index
-
-    async def _record(self, episode: Episode, event_type: str, **data: Any) -> None:
-        await self.store.append_event(
-            episode.id, event(event_type, "proxy", **data), episode.expires_at
-        )
-
-
-def _page_record(
-    context: ShiftContext,
-    doc: HtmlDocument,
-    source: bytes | None,
-    knowledge: PageKnowledge | None = None,
-) -> PageRecord:
-    """A page's load index, what each shift did, its change map (elements with their
-    locators before and after, the labels relabelled, the popup placed), the upstream's page
-    it was shifted from (None when it went out unchanged) and the knowledge it was shifted
-    against."""
-    rules = doc.runtime.get("r")
-    labels = rules.get("labels") if isinstance(rules, dict) else None
-    popup = context.popup
-    changes: PageChanges = {"elements": doc.changes}
-    if labels:
-        changes["labels"] = labels
-    if popup is not None:
-        changes["popup"] = {
-            "kind": popup.kind,
-            "load": context.load_index,
-            "delay_ms": popup.delay_ms,
-            "regime": popup.regime,
-        }
-    record: PageRecord = {
-        "load": context.load_index,
-        "shifts": doc.notes,
-        "changes": changes,
-        "source": source,
-    }
-    if knowledge:
-        record["knowledge"] = knowledge.note()
-    return record
 
 
 def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:

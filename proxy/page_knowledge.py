@@ -1,0 +1,93 @@
+"""The knowledge a page is shifted against, for one response: its record in the episode's pinned
+knowledge (learnt first if it has none), or, for an XHR fragment, its page's; what was learnt,
+what is outdated and why there is none are logged to the episode."""
+
+from __future__ import annotations
+
+from mitmproxy import http
+
+from proxy import classify, metrics
+from proxy.episode import Episode
+from proxy.events import record_event
+from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
+from proxy.knowledge.records import page_record_flag, page_records
+from proxy.routing import origin_of
+from proxy.store import EpisodeStore
+
+
+class KnowledgeUnavailable(RuntimeError):
+    """A page under locator drift has no knowledge to be shifted against (it could not be
+    learnt, learning is off, its pinned version was deleted): it is not served unshifted."""
+
+
+async def page_knowledge(
+    store: EpisodeStore,
+    lookup: KnowledgeLookup,
+    flow: http.HTTPFlow,
+    episode: Episode,
+    url: str,
+    raw: bytes,
+    digest: bytes | None,
+) -> PageKnowledge:
+    """What the page is shifted against (`proxy.knowledge`): its record in the episode's
+    pinned knowledge, learnt first if it has none; an XHR fragment's is its page's. What
+    was learnt, and why there is no knowledge when there is none, are logged."""
+    kind = classify.request_kind(flow.request)
+    referer = flow.request.headers.get("referer")
+    request = LearnRequest(
+        page_url=url,
+        upstream_origin=origin_of(flow.request),
+        raw=raw,
+        headers=dict(flow.request.headers.items()),
+        # Scripts run in a frame as in a page; a fragment is only markup.
+        browser=kind is not classify.RequestKind.FRAGMENT,
+    )
+    is_fragment = kind is classify.RequestKind.FRAGMENT
+    if not is_fragment:
+        found = await lookup.for_page(episode.knowledge, request, digest)
+        for record_digest in found.records:  # what this episode's fragments of it use
+            flag = page_record_flag(request.upstream_page, record_digest)
+            await store.claim_flag(episode.id, flag, episode.expires_at)
+    elif referer is None:
+        reason = "a fragment without a Referer: the page it belongs to is unknown"
+        found = PageKnowledge(request.upstream_origin, None, error=reason)
+    else:
+        page = request.upstream_url(referer.split("#")[0])
+        records = page_records(await store.get_flags(episode.id)).get(page, [])
+        found = await lookup.for_fragment(episode.knowledge, request.upstream_origin, page, records)
+    if found.learnt is not None:
+        record = found.learnt.record
+        await record_event(
+            store,
+            episode,
+            "knowledge_learnt",
+            url=url,
+            origin=found.origin,
+            version=found.version,
+            record=record.digest,
+            learnt_by=record.learnt_by,
+            assets=len(record.assets),
+            seconds=round(found.learnt.seconds, 3),
+        )
+    if found.error is not None:
+        metrics.inc("knowledge_errors_total")
+        await record_event(
+            store, episode, "knowledge_error", url=url, origin=found.origin, reason=found.error
+        )
+        if not is_fragment:
+            # A page without knowledge would go out without the benchmark's perceptual
+            # shift inside a shifted episode; a fragment without drift is still its page's.
+            raise KnowledgeUnavailable(found.error)
+    if found.outdated_by is not None and await store.claim_flag(
+        episode.id, f"outdated:{found.origin}:{found.version}", episode.expires_at
+    ):
+        await record_event(
+            store,
+            episode,
+            "knowledge_outdated",
+            url=url,
+            origin=found.origin,
+            version=found.version,
+            newer=found.outdated_by,
+        )
+    return found

@@ -1,0 +1,39 @@
+"""Which popup a page load shows under the episode's execution regime (`shifts.execution` plans
+it; this claims `once` and logs `random` draws in the store)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from proxy.episode import Episode
+from proxy.events import record_event
+from proxy.store import EpisodeStore
+from shifts import ShiftContext
+from shifts.execution import draw_random, plan_popup
+
+ONCE_FLAG = "popup_once"  # the store flag `once` claims
+
+
+async def planned_popup(
+    store: EpisodeStore, episode: Episode, context: ShiftContext
+) -> ShiftContext:
+    """The context with the popup this load shows, if any: a `random` draw is logged, and
+    `once` is claimed in the store, so one popup shows per episode across replicas."""
+    if context.regime == "random" and context.is_navigation and context.load_index:
+        fires, delay = draw_random(context.seed, context.load_index, episode.regime_params)
+        await record_event(
+            store,
+            episode,
+            "random_draw",
+            url=context.url,
+            load_index=context.load_index,
+            fired=fires,
+            delay_ms=delay,
+            p=episode.regime_params.p,
+        )
+    plan = plan_popup(context)
+    if plan is not None and plan.regime == "once":
+        claimed = await store.claim_flag(episode.id, ONCE_FLAG, episode.expires_at)
+        if not claimed:
+            plan = None
+    return replace(context, popup=plan)
