@@ -4,65 +4,12 @@ caught, identical snapshots and the page's own noise give nothing."""
 from __future__ import annotations
 
 import copy
-import struct
-import zlib
 from typing import Any
 
-import httpx
 import pytest
 
-from api.oracle.compare import Snapshot, compare, images_differ
-from api.oracle.png import decode_png
-from api.oracle.run import wrapper_tags_of
-from api.service.settings import Settings
-from tests.helpers.ports import free_port
-from tests.unit.api.conftest import in_process
-
-
-def png(width: int, height: int, pixel: Any, filter_type: int = 0) -> bytes:
-    """An 8-bit RGB PNG whose pixel (x, y) is `pixel(x, y)`, every row filtered with
-    `filter_type` (0 none, 1 sub, 2 up, 3 average, 4 Paeth), as encoders do."""
-    rows = [bytes(c for x in range(width) for c in pixel(x, y)) for y in range(height)]
-    stride, out, previous = width * 3, b"", bytes(width * 3)
-    for row in rows:
-        filtered = bytearray(stride)
-        for i in range(stride):
-            left = row[i - 3] if i >= 3 else 0
-            up, corner = previous[i], previous[i - 3] if i >= 3 else 0
-            if filter_type == 1:
-                guess = left
-            elif filter_type == 2:
-                guess = up
-            elif filter_type == 3:
-                guess = (left + up) >> 1
-            elif filter_type == 4:
-                estimate = left + up - corner
-                pa, pb, pc = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
-                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
-            else:
-                guess = 0
-            filtered[i] = (row[i] - guess) & 0xFF
-        out += bytes([filter_type]) + bytes(filtered)
-        previous = row
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(out))
-        + chunk(b"IEND", b"")
-    )
-
-
-def gradient(x: int, y: int) -> tuple[int, int, int]:
-    return (x * 7) % 256, (y * 11) % 256, (x * y) % 256
-
-
-LOGO = png(20, 10, gradient)
+from api.oracle.compare import Snapshot, compare
+from tests.unit.api.oracle.images import LOGO, gradient, png
 
 
 def element(key: str, tag: str = "div", **fields: Any) -> dict[str, Any]:
@@ -270,74 +217,3 @@ def test_baseline_noise_is_never_reported() -> None:
     assert compare(baselines, shifted) == []
     # But what the baseline never did is still caught.
     assert kinds(compare(baselines, changed(shifted, "html/0/2", listeners=[]))) == ["listeners"]
-
-
-def test_png_decoding_every_filter() -> None:
-    expected = decode_png(png(20, 10, gradient))
-    assert expected is not None and expected[:3] == (20, 10, 3)
-    for filter_type in (1, 2, 3, 4):
-        assert decode_png(png(20, 10, gradient, filter_type)) == expected
-    assert decode_png(b"not a png") is None
-    assert images_differ(b"not a png", b"not a png either")
-    assert not images_differ(LOGO, LOGO)
-    assert images_differ(LOGO, png(10, 20, gradient))
-
-
-def test_wrapper_tags_come_from_the_last_page_served_for_the_url() -> None:
-    def served(url: str, shifts: Any) -> dict[str, Any]:
-        return {"type": "page_served", "kind": "document", "url": url, "shifts": shifts}
-
-    events = [
-        {"type": "episode_created"},
-        served("http://shop/", {"locator_drift": {"wrapper": "x-old"}}),
-        served("http://shop/", {"locator_drift": {"wrapper": "X-K3F9A", "ids": 2}}),
-        served("http://shop/other", {"locator_drift": {"wrapper": "x-other"}}),
-        {"type": "page_served", "kind": "fragment", "url": "http://shop/", "shifts": {}},
-    ]
-    assert wrapper_tags_of(events, "http://shop/") == ["x-k3f9a"]
-    assert wrapper_tags_of(events, "http://shop/redirected") == ["x-other"]
-    assert wrapper_tags_of([served("http://shop/", {"locator_drift": {"ids": 3}})], "x") == []
-    assert wrapper_tags_of([served("http://shop/", {})], "http://shop/") == []
-    assert wrapper_tags_of([served("http://shop/", None)], "http://shop/") == []
-    assert wrapper_tags_of([], "http://shop/") == []
-    lists = served("http://shop/", {"locator_drift": {"wrapper": ["x-a", 3, "x-b"]}})
-    assert wrapper_tags_of([lists], "http://shop/") == ["x-a", "x-b"]
-
-
-@pytest.mark.parametrize(
-    ("body", "wanted"),
-    [
-        ({"url": "http://127.0.0.1:9/", "condition": "Src-Exec"}, "popup"),
-        ({"url": "http://127.0.0.1:9/", "condition": "Tgt-Exec"}, "popup"),
-        ({"url": "file:///etc/passwd"}, "url"),
-        ({"url": "http://127.0.0.1:9/", "seeds": []}, "seeds"),
-        ({"url": "http://127.0.0.1:9/", "seeds": [True]}, "seeds"),
-        ({"url": "http://127.0.0.1:9/", "baseline_runs": "2"}, "baseline_runs"),
-        ({"url": "http://127.0.0.1:9/", "colour": "red"}, "colour"),
-        ({"url": "http://127.0.0.1:9/", "perceptual": "weird"}, "perceptual"),
-    ],
-)
-async def test_the_route_validates_its_request(
-    api: httpx.AsyncClient, body: dict[str, Any], wanted: str
-) -> None:
-    response = await api.post("/checks/browser", json=body)
-    assert response.status_code == 422, response.text
-    assert wanted in response.json()["error"]
-
-
-async def test_the_route_refuses_cleanly_without_a_proxy() -> None:
-    """No proxy listening where the settings say: a clear 503 before any browser starts, and
-    no episode left behind."""
-    settings = Settings(proxy=f"127.0.0.1:{free_port()}")
-    async with in_process(settings, base_url="http://api") as api:
-        response = await api.post("/checks/browser", json={"url": "http://127.0.0.1:9/"})
-        assert response.status_code == 503, response.text
-        assert "proxy is not reachable" in response.json()["error"]
-        assert (await api.get("/episodes")).json()["episodes"] == []
-
-
-async def test_the_route_refuses_upstreams_the_proxy_may_not_reach() -> None:
-    settings = Settings(proxy=f"127.0.0.1:{free_port()}", upstream_allow="127.0.0.1")
-    async with in_process(settings, base_url="http://api") as api:
-        response = await api.post("/checks/browser", json={"url": "http://10.0.0.1/"})
-        assert response.status_code == 403, response.text

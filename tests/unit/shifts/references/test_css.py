@@ -1,0 +1,136 @@
+"""What stylesheets reference, read from their selectors."""
+
+from __future__ import annotations
+
+from shifts.references import (
+    MAX_VARIANTS,
+    css_refs,
+)
+from shifts.references import css as css_reader
+from tests.unit.shifts.references.helpers import element
+
+
+def test_css_selectors_give_ids_classes_attributes_and_tags() -> None:
+    refs = css_refs(
+        "/* #not-me */ #root, .nav a.active:hover { color: red }"
+        "@media (max-width: 10px) { [data-x='1'] > .card { margin: 0 } }"
+        ".u\\:hidden { display: none } a[href$='.pdf']::after { content: '#no {'}"
+    )
+    assert refs.ids == {"root"}
+    assert refs.classes == {"nav", "active", "card", "u:hidden"}
+    assert refs.attributes == {"data-x", "href"} and refs.values == {"1", ".pdf"}
+    assert {"a"} <= refs.tags
+    assert refs.references("root") and not refs.references("not-me")
+
+
+def test_structural_selectors_are_known_with_their_context() -> None:
+    refs = css_refs(
+        "blockquote > :first-child {} .list li + li {} .menu > * {} div:has(> img) {}"
+        ".x:not(:last-child) {}"
+    )
+    page = (
+        "<html><body><blockquote><p>a</p></blockquote><div class='list'><ul><li>1</li>"
+        "<li>2</li></ul></div><p class='x'>y</p><nav class='menu'><a>m</a></nav>"
+        "<section><p>free</p></section></body></html>"
+    )
+    assert refs.structure_matters(element(page, "//blockquote/p"))
+    assert refs.structure_matters(element(page, "//li[2]"))
+    assert refs.structure_matters(element(page, "//nav/a"))  # `.menu > *`
+    assert refs.structure_matters(element(page, "//p[@class='x']"))  # `:not(:last-child)`
+    assert not refs.structure_matters(element(page, "//section/p"))  # no rule concerns it
+    assert refs.looks_inside(element(page, "//section/..")) is False
+    assert css_refs("div:has(> img) {}").looks_inside(element(page, "//div"))
+
+
+def test_a_universal_compound_keeps_the_context_before_it() -> None:
+    # Wagtail's `.w-field__input > * > input`: the input depends on sitting two levels inside
+    # a `.w-field__input`, not on sitting inside any element (`* > input`, which held every
+    # input of the admin's pages), and `.a * > b` likewise.
+    refs = css_refs(".w-field__input > * > input {} .a * > b {} .row > * + * > i {}")
+    page = (
+        "<html><body><div class='w-field__input'><span><input id='held'></span></div>"
+        "<form><div><input id='free'></div></form><div class='a'><p><b id='held-b'>x</b></p>"
+        "</div><p><b id='free-b'>y</b></p><div class='row'><p></p><p><i id='held-i'>z</i></p>"
+        "</div><p><i id='free-i'>w</i></p></body></html>"
+    )
+    for held in ("held", "held-b", "held-i"):
+        assert refs.structure_matters(element(page, f"//*[@id='{held}']")), held
+    for free in ("free", "free-b", "free-i"):
+        assert not refs.structure_matters(element(page, f"//*[@id='{free}']")), free
+    # The universal compound itself still needs its parent: wrapping it would move the input.
+    assert refs.structure_matters(element(page, "//span"))
+
+
+def test_structure_is_read_past_quoted_values_relative_and_nested_selectors() -> None:
+    page = (
+        "<html><body><div data-k='x.y'><a>1</a><a>2</a></div>"
+        "<ul class='a'><li class='b'>b</li></ul><p class='c'>c</p><p class='d'>d</p>"
+        "<section><i class='e'>e</i></section><div title='a > b'><em>f</em></div></body></html>"
+    )
+    # A value that looks like a class or an id (`.y`, `#z`) is a value: these `a` depend on
+    # being siblings under that div.
+    quoted = css_refs('[data-k="x.y"] > a + a { margin: 0 }')
+    assert quoted.structure_matters(element(page, "//div[@data-k]/a[2]"))
+    assert css_refs("[data-k='x.y'] > a:first-child {}").structure_matters(
+        element(page, "//div[@data-k]/a[1]")
+    )
+    # Relative selectors in :has() are relative to the compound they belong to.
+    assert css_refs(".a:has(> .b) {}").structure_matters(element(page, "//li"))
+    assert css_refs(".c:has(+ .d) {}").structure_matters(element(page, "//p[@class='d']"))
+    assert css_refs(".c:has(+ .d) {}").structure_matters(element(page, "//p[@class='c']"))
+    # A nested rule relative to its parent rule (`> .e` inside a block): relative to anything.
+    assert css_refs("section { > .e { color: red } }").structure_matters(element(page, "//i"))
+    # A combinator inside a string is text: `a > b` here is no child rule.
+    titled = css_refs('[title="a > b"] em { color: red }')
+    assert not titled.structure_matters(element(page, "//em"))
+
+
+def test_is_and_where_are_read_by_their_alternatives() -> None:
+    page = (
+        "<html><body><div><input id='i'><b class='comment'>c</b></div>"
+        "<section><p id='p'>p</p><p id='q'>q</p></section></body></html>"
+    )
+    # A compound whose only test is `:is()` named nothing: every element beside another one
+    # mattered. Read by its alternatives, it is about inputs and textareas beside a comment.
+    refs = css_refs(
+        ":is(input,textarea,.editor .content):not(:focus,:has(~:where(.comment:hover))) {}"
+    )
+    assert refs.structure_matters(element(page, "//input"))
+    assert refs.structure_matters(element(page, "//b"))
+    assert not refs.structure_matters(element(page, "//*[@id='q']"))
+    assert css_refs("section > :is(p, ul) {}").structure_matters(element(page, "//*[@id='q']"))
+    assert css_refs("a:where(.x, .y) > :is(b) {}").structure_matters(element(page, "//b")) is False
+    # An escaped comma is part of a name, not a list's separator.
+    escaped = "<html><body><div class='a,b'><p>x</p></div></body></html>"
+    assert css_refs(":is(.a\\,b, .c) > p {}").structure_matters(element(escaped, "//p"))
+
+
+def test_many_lists_in_one_selector_cost_no_more_than_the_cap() -> None:
+    """Sixteen `:is()` lists of two are 65,536 selectors: past `MAX_VARIANTS` the selector is
+    read as it is (every `p` in place), said as soon as the cap is passed (each list used to
+    be expanded anyway: seconds per selector)."""
+    page = "<html><body><div><p>x</p></div></body></html>"
+    refs = css_refs(" ".join([":is(.a, .b)"] * 16) + " > p {}")
+    assert refs.structure_matters(element(page, "//p"))
+    calls = []
+    original = css_reader._expanded
+
+    def counted(selector: str) -> object:
+        calls.append(selector)
+        return original(selector)
+
+    css_reader._expanded = counted  # type: ignore[assignment]
+    try:
+        css_reader._alternatives(" ".join([":is(.a, .b)"] * 16) + " > p")
+    finally:
+        css_reader._expanded = original
+    assert len(calls) < 8 * MAX_VARIANTS  # (it made 131,071 calls)
+
+
+def test_a_has_about_later_siblings_does_not_look_inside() -> None:
+    page = "<html><body><div class='c'><i>x</i></div><p class='d'>d</p></body></html>"
+    refs = css_refs(".c:has(~ .d) {}")
+    assert not refs.looks_inside(element(page, "//div"))
+    assert refs.structure_matters(element(page, "//div"))  # it keeps its later siblings
+    assert refs.structure_matters(element(page, "//p"))
+    assert css_refs(".c:has(> i) {}").structure_matters(element(page, "//i"))

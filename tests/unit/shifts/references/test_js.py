@@ -1,0 +1,96 @@
+"""What scripts reference, read from their text."""
+
+from __future__ import annotations
+
+from shifts.references import (
+    js_refs,
+)
+from tests.unit.shifts.references.helpers import element
+
+
+def test_code_between_two_strings_is_no_selector() -> None:
+    # A quote in a regex literal puts a string reader out of step: what it then takes for
+    # strings is the code between them (`+e+`), which as a selector held every element beside
+    # an `<e>` (a jQuery plugin's minified code left no element of Wagtail's admin free).
+    refs = js_refs('s=s.replace(/"/g,"&quot;");h="<li>"+e+"</li>"+"<b>"+this.o.name+"</b>";')
+    assert not refs.structure
+    assert js_refs('$(".row > li + li")').structure  # a selector string still counts
+
+
+def test_scripts_reference_the_words_they_hold_prefixes_and_selector_strings() -> None:
+    refs = js_refs(
+        'document.getElementById("root"); el.classList.add("is-" + state);'
+        'q(".menu > li"); el.dataset.fooBar; var re = /.+?/; s = ".+?"; this.wrapper = main;'
+        "render({active: on}, `card-${size}`); /\\bopen\\b/.test(el.className)"
+    )
+    assert refs.references("root") and refs.references("is-open")  # a prefix
+    assert refs.references("active") and refs.references("card-large")  # a key, a template
+    assert refs.references("open")
+    # Names in the program are no values: a class `wrapper` is free to drift. A free name may
+    # still reach an element by its id (`main` is `window.main`), a property name may not.
+    assert not refs.references("wrapper") and not refs.references("main")
+    assert refs.reaches_id("main") and not refs.reaches_id("wrapper")
+    assert js_refs("document.forms.login.submit()").reaches_id("login")
+    # A script that cannot be read in step references every word of it.
+    assert js_refs("x = 'not closed\n; this.wrapper").references("wrapper")
+    assert "data-foo-bar" in refs.words
+    kinds = {(rule.kind, rule.keys[0]) for rule in refs.structure}
+    assert kinds == {("child", "li")}  # the selector string, not the regex look-alikes
+
+
+def test_a_relative_selector_that_names_something_stays_about_every_parent() -> None:
+    # `section.querySelectorAll(":scope > div")`: the section may have been found by its tag,
+    # so every div keeps its parent, as `* > div`; `"> *"` is about what the script holds.
+    page = "<html><body><section><div id='d'>x</div></section><p><i id='i'>y</i></p></body></html>"
+    named = js_refs("s.querySelectorAll(':scope > div')")
+    assert named.structure_matters(element(page, "//*[@id='d']"))
+    assert not js_refs("$(m).menu({items: '> *'})").structure_matters(element(page, "//*[@id='i']"))
+
+
+def test_a_selector_piece_that_ends_with_a_combinator_is_about_any_element_after_it() -> None:
+    page = "<html><body><h2>t</h2><div id='d'>x</div><p><i id='i'>y</i></p></body></html>"
+    refs = js_refs('list = root.querySelectorAll("h2 + " + tag)')
+    assert refs.structure_matters(element(page, "//*[@id='d']"))
+    assert not refs.structure_matters(element(page, "//*[@id='i']"))
+
+
+def test_a_selector_built_from_pieces_is_read_whole() -> None:
+    page = (
+        "<html><body><p><a id='x'>a</a><i id='after-a-with-id'>1</i></p>"
+        "<p><a>b</a><i id='after-a'>2</i></p>"
+        "<div id='held'><span id='in-held'>3</span></div><div><span id='in-div'>4</span></div>"
+        "</body></html>"
+    )
+    # jQuery's feature test: what follows an <a> with an id, not what follows every element a
+    # script holds (which, as `"+*"` alone, held the next sibling of each of them).
+    jquery = js_refs('if(!e.querySelectorAll("a#"+S+"+*").length)v.push(".#.+[+~]")')
+    assert jquery.follows_held == frozenset()
+    assert jquery.structure_matters(element(page, "//*[@id='after-a-with-id']"))
+    assert not jquery.structure_matters(element(page, "//*[@id='after-a']"))
+    # An id from a variable: the children of an element with an id.
+    by_id = js_refs('$("#" + this.id + " > span").hide()')
+    assert by_id.structure_matters(element(page, "//*[@id='in-held']"))
+    assert not by_id.structure_matters(element(page, "//*[@id='in-div']"))
+    # What a selector held in a variable found is still what the script holds.
+    assert js_refs('$(sel + "+*")').follows_held == {"+"}
+    # A piece where a tag or a combinator may go is read by its pieces, as before.
+    pieces = js_refs('q("div > " + tag + cls)')
+    assert pieces.structure_matters(element(page, "//*[@id='held']/span"))
+    # After a whole name, what comes may start with a combinator (Bootstrap's
+    # `'.dropdown-menu' + desc`, desc = ' li'): `.menu li > a`, so every `a` child stays.
+    menu = (
+        "<html><body><ul class='menu'><li><a id='a'>x</a></li><li id='b'>2</li></ul></body></html>"
+    )
+    bootstrap = js_refs("var desc = ' li'; $p.find('.menu' + desc + ' > a')")
+    assert bootstrap.structure_matters(element(menu, "//*[@id='a']"))
+    assert js_refs("$('.menu' + sub + ' + li')").structure_matters(element(menu, "//*[@id='b']"))
+    assert js_refs("$('#' + id + sub + ' > li')").structure_matters(element(menu, "//*[@id='b']"))
+
+
+def test_two_combinators_in_a_row_are_no_selector() -> None:
+    # MediaWiki's scripts hold `~~~` (a wikitext signature): read as `~ ~ *`, every element
+    # beside another one mattered.
+    page = "<html><body><p id='a'>a</p><p id='b'>b</p></body></html>"
+    refs = js_refs("insert('~~~'); sig = '~~~~'; x = '>>'")
+    assert refs.follows_held == frozenset()
+    assert not refs.structure_matters(element(page, "//*[@id='b']"))
