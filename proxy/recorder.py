@@ -23,6 +23,7 @@ from proxy.events import event
 from proxy.flowstate import state_of
 from proxy.har import EXTENSION, HarExtension
 from proxy.options import add_options
+from proxy.recent import Recent
 from proxy.recording_dir import Recording, run_of
 from proxy.rewrite import is_page
 from proxy.routing import browser_url
@@ -34,11 +35,15 @@ logger = logging.getLogger(__name__)
 SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
 
 
+RECENT_EPISODES = 4096
+
+
 class Recorder:
     def __init__(self, recording: Recording, store: EpisodeStore) -> None:
         self.recording = recording
         self.store = store
-        self._last_load: dict[str, int] = {}  # episode id -> its latest navigation's load
+        # episode id -> its latest navigation's load (the episodes this process served lately)
+        self._last_load: Recent[str, int] = Recent(RECENT_EPISODES)
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         add_options(loader, "ss_record_max_bytes")
@@ -100,8 +105,8 @@ class Recorder:
         page = state_of(flow).page
         body, encoding = self._served_body(flow, response)
         if page is not None and page["load"]:
-            self._last_load[episode.id] = page["load"]
-        extra: HarExtension = {"page_load": self._last_load.get(episode.id)}
+            self._last_load.keep(episode.id, page["load"])
+        extra: HarExtension = {"page_load": self._last_load.recall(episode.id)}
         if page is not None:
             extra["navigation"] = bool(page["load"])
             extra["load"] = page["load"]

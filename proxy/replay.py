@@ -23,6 +23,7 @@ from proxy.events import event
 from proxy.flowstate import state_of
 from proxy.har import extension, load_of
 from proxy.loads import LOADS
+from proxy.recent import Recent
 from proxy.recording_dir import Recording
 from proxy.responses import answer, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -62,12 +63,20 @@ class RecordedExchanges:
         return before[-1] if before else found[0]
 
 
+RECENT_INDEXES = 64
+RECENT_EPISODES = 4096
+
+
 class ReplayResponder:
     def __init__(self, recording: Recording | None, store: EpisodeStore) -> None:
         self.recording = recording
         self.store = store
-        self._indexes: dict[str, tuple[tuple[int, int], RecordedExchanges]] = {}
-        self._replayed_load: dict[str, int] = {}  # replay episode -> recorded load it shows
+        # Per recorded episode, its index (a whole recording each: only those replayed lately).
+        self._indexes: Recent[str, tuple[tuple[int, int], RecordedExchanges]] = Recent(
+            RECENT_INDEXES
+        )
+        # replay episode -> the recorded load it shows
+        self._replayed_load: Recent[str, int] = Recent(RECENT_EPISODES)
 
     async def request(self, flow: http.HTTPFlow) -> None:
         episode: Episode | None = state_of(flow).episode
@@ -96,7 +105,7 @@ class ReplayResponder:
             replayed = (await self.store.get_counters(episode.id)).get(LOADS, 0)
             entry = exchanges.navigation(key, (episode.from_load or 1) + replayed)
         else:
-            entry = exchanges.subresource(key, self._replayed_load.get(episode.id))
+            entry = exchanges.subresource(key, self._replayed_load.recall(episode.id))
         if entry is None or "body" not in extension(entry):
             answer(flow, error_response(404, "This request is not in the recording replayed."))
             await self._event(episode, "replay_miss", url=key[1], method=key[0])
@@ -104,7 +113,7 @@ class ReplayResponder:
         recorded = extension(entry)
         is_page = navigation and bool(load_of(entry))
         if is_page:
-            self._replayed_load[episode.id] = load_of(entry)
+            self._replayed_load.keep(episode.id, load_of(entry))
         body = await self.recording.body(recorded["body"])
         headers = [
             (h["name"].encode(), h["value"].encode())
@@ -131,11 +140,11 @@ class ReplayResponder:
         of a replay asks; reading the whole recording each time would be most of its cost)."""
         assert self.recording is not None
         version = await self.recording.version(episode_id)
-        cached = self._indexes.get(episode_id)
+        cached = self._indexes.recall(episode_id)
         if cached is not None and cached[0] == version:
             return cached[1]
         exchanges = RecordedExchanges(await self.recording.entries(episode_id))
-        self._indexes[episode_id] = (version, exchanges)
+        self._indexes.keep(episode_id, (version, exchanges))
         return exchanges
 
     async def _event(self, episode: Episode, event_type: str, **data: Any) -> None:

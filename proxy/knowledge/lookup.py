@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +32,7 @@ from proxy.knowledge.records import (
     resolve,
 )
 from proxy.knowledge.store import KnowledgeStore
+from proxy.recent import Recent
 from shifts.references import EMPTY, AssetRefs, merge_refs, page_assets
 
 logger = logging.getLogger(__name__)
@@ -81,27 +81,6 @@ class GenerationMissing(LookupError):
     """No generation of an origin is visible at an episode's epoch."""
 
 
-class _Recent[K, V](OrderedDict[K, V]):
-    """At most `limit` entries, the least recently used out first."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-
-    def recall(self, key: K) -> V | None:
-        value = self.get(key)
-        if value is not None:
-            self.move_to_end(key)
-        return value
-
-    def keep(self, key: K, value: V) -> V:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.limit:
-            self.popitem(last=False)
-        return value
-
-
 @dataclass
 class _Generations:
     fetched_at: float
@@ -115,10 +94,10 @@ class KnowledgeLookup:
         self.learner = learner
         self.auto_learn = auto_learn
         self._generations: dict[str, _Generations] = {}
-        self._entries: _Recent[tuple[str, int, str], dict[str, str]] = _Recent(8192)
-        self._records: _Recent[str, PageRecord] = _Recent(4096)
-        self._refs: _Recent[tuple[str, ...], AssetRefs] = _Recent(1024)
-        self._markups: _Recent[tuple[bytes, str], str] = _Recent(4096)
+        self._entries: Recent[tuple[str, int, str], dict[str, str]] = Recent(8192)
+        self._records: Recent[str, PageRecord] = Recent(4096)
+        self._refs: Recent[tuple[str, ...], AssetRefs] = Recent(1024)
+        self._markups: Recent[tuple[bytes, str], str] = Recent(4096)
         self._learning: dict[
             tuple[str, int, str, str], asyncio.Future[tuple[str, Learned | None]]
         ] = {}
