@@ -1,5 +1,5 @@
 """The benchmarks run (in seconds, to keep them from rotting). No timing is asserted here:
-numbers come from full runs, side by side, reported in docs/performance.md."""
+numbers come from full runs, side by side, reported in bench/results.md."""
 
 from __future__ import annotations
 
