@@ -34,24 +34,24 @@ def services(request: Request) -> Services:
     return found
 
 
-def _store(request: Request) -> EpisodeStore:
+def get_store(request: Request) -> EpisodeStore:
     return services(request).store
 
 
-def _settings(request: Request) -> Settings:
+def get_settings(request: Request) -> Settings:
     return services(request).settings
 
 
-def _knowledge(request: Request) -> KnowledgeLookup:
+def get_knowledge(request: Request) -> KnowledgeLookup:
     return services(request).knowledge
 
 
-def _evidence(request: Request) -> Evidence:
+def get_evidence(request: Request) -> Evidence:
     return services(request).evidence
 
 
 ServicesDep = Annotated[Services, Depends(services)]
-StoreDep = Annotated[EpisodeStore, Depends(_store)]
-SettingsDep = Annotated[Settings, Depends(_settings)]
-KnowledgeDep = Annotated[KnowledgeLookup, Depends(_knowledge)]
-EvidenceDep = Annotated[Evidence, Depends(_evidence)]
+StoreDep = Annotated[EpisodeStore, Depends(get_store)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+KnowledgeDep = Annotated[KnowledgeLookup, Depends(get_knowledge)]
+EvidenceDep = Annotated[Evidence, Depends(get_evidence)]
