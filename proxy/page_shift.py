@@ -7,7 +7,8 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from proxy import csp
@@ -104,10 +105,9 @@ def shift_document(
         return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     rest = [name for name in names if name not in parsing]
     key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, knowledge_digest)
-    frozen = shifted.get(key)
-    if frozen is None:
-        frozen = run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
-        shifted.put(key, frozen)
+    frozen = shifted.get_or_make(
+        key, lambda: run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
+    )
     return finish(run_shifts(rest, HtmlDocument.thaw(frozen), ctx), ctx)
 
 
@@ -117,14 +117,19 @@ class ShiftedPages:
     whether it is a navigation, and the knowledge it was shifted against. Not the episode: two
     episodes with the same settings share entries (a page's nonce is per episode where a CSP
     needs one, and then so is its entry). Bounded by the bytes it holds, least recently used
-    out first; shared by the event loop and the worker threads big pages are shifted in."""
+    out first; shared by the event loop and the worker threads big pages are shifted in.
+
+    Single-flight: the first load of a page that others ask for while it is being shifted is
+    shifted once; they wait for it (`shared`) rather than each parse it again, which is what
+    a burst of first loads of a big page would otherwise cost in CPU and memory at once."""
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple[object, ...], FrozenDocument] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
-        self.hits = self.misses = 0
+        self._in_flight: dict[tuple[object, ...], _InFlight] = {}
+        self.hits = self.misses = self.shared = 0
 
     @staticmethod
     def key(
@@ -149,15 +154,46 @@ class ShiftedPages:
             knowledge_digest,
         )
 
-    def get(self, key: tuple[object, ...]) -> FrozenDocument | None:
+    def get_or_make(
+        self, key: tuple[object, ...], make: Callable[[], FrozenDocument]
+    ) -> FrozenDocument:
+        """The entry under `key`, made by `make` if there is none: once, however many threads
+        ask at the same time. (Only worker threads can wait: the event loop shifts the pages
+        below the offload size, which never go to a worker, so it never waits on one.)"""
         with self._lock:
             found = self._entries.get(key)
-            if found is None:
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return found
+            flight = self._in_flight.get(key)
+            making = flight is None
+            if flight is None:
+                flight = self._in_flight[key] = _InFlight()
                 self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return found
+            else:
+                flight.waiting += 1
+        if not making:
+            flight.done.wait()
+            if flight.result is not None:
+                with self._lock:
+                    self.shared += 1
+                return flight.result
+            return make()  # the first attempt failed: this request fails (or not) on its own
+        try:
+            flight.result = make()
+            self.put(key, flight.result)
+            return flight.result
+        finally:
+            with self._lock:
+                del self._in_flight[key]
+            flight.done.set()
+
+    def waiting(self, key: tuple[object, ...]) -> int:
+        """How many requests wait for the page under `key` being shifted (for tests)."""
+        with self._lock:
+            flight = self._in_flight.get(key)
+            return flight.waiting if flight is not None else 0
 
     def put(self, key: tuple[object, ...], frozen: FrozenDocument) -> None:
         size = len(frozen.body)
@@ -199,3 +235,12 @@ def shift_offline(
     )
     ctx = replace(ctx, popup=plan_popup(ctx))
     return ctx, shift_document(episode, ctx, raw, charset)
+
+
+@dataclass
+class _InFlight:
+    """A page being shifted, which other requests for it wait for."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    result: FrozenDocument | None = None
+    waiting: int = 0

@@ -3,6 +3,10 @@ which site profile, which CSP nonce."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +22,7 @@ from proxy.page_shift import (
     shift_document,
     site_for,
 )
+from shifts import HtmlDocument
 from shifts.execution import plan_popup
 from shifts.references import EMPTY
 from tests.helpers.fixtures import FIXTURES, fixture_pages
@@ -159,3 +164,62 @@ def test_the_cache_holds_at_most_its_bytes() -> None:
     for seed in range(10):
         shifted_bytes(episode(condition="Src-Perc", seed=seed), WORDPRESS_PAGE, 1, shifted)
     assert shifted._bytes <= shifted.max_bytes and 1 <= len(shifted._entries) <= 3
+
+
+def _asked_while_made(shifted: ShiftedPages, make: Any, callers: int) -> list[Future[Any]]:
+    """`callers` threads ask for one page while the first one is still making it: the maker is
+    held until every other caller waits for it (a condition, not a sleep)."""
+    key = ("page",)
+    release, started = threading.Event(), threading.Event()
+
+    def held() -> Any:
+        started.set()
+        release.wait()
+        return make()
+
+    with ThreadPoolExecutor(callers) as pool:
+        futures = [pool.submit(shifted.get_or_make, key, held)]
+        started.wait()
+        futures += [pool.submit(shifted.get_or_make, key, make) for _ in range(callers - 1)]
+        # Polling a condition. The deadline is no measure of speed: without single-flight the
+        # others never wait, and this says so instead of hanging.
+        deadline = time.monotonic() + 60
+        while shifted.waiting(key) < callers - 1 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        waited = shifted.waiting(key)
+        release.set()
+        concurrent.futures.wait(futures)
+    assert waited == callers - 1, "the other callers did not wait for the first"
+    assert shifted.waiting(key) == 0
+    return futures
+
+
+def test_concurrent_first_loads_of_a_page_shift_it_once() -> None:
+    shifted = ShiftedPages()
+    frozen = HtmlDocument(WORDPRESS_PAGE).freeze()
+    made: list[int] = []
+
+    def make() -> Any:
+        made.append(1)
+        return frozen
+
+    futures = _asked_while_made(shifted, make, callers=8)
+    assert len(made) == 1 and all(future.result() is frozen for future in futures)
+    assert (shifted.misses, shifted.shared, shifted.hits) == (1, 7, 0)
+
+
+def test_a_first_load_that_fails_does_not_fail_the_others() -> None:
+    shifted = ShiftedPages()
+    frozen = HtmlDocument(WORDPRESS_PAGE).freeze()
+    attempts: list[int] = []
+
+    def make() -> Any:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("the first shift broke")
+        return frozen
+
+    first, *rest = _asked_while_made(shifted, make, callers=3)
+    with pytest.raises(RuntimeError, match="first shift broke"):
+        first.result()
+    assert all(future.result() is frozen for future in rest)
