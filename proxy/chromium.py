@@ -6,6 +6,9 @@ which a closed lab network would refuse anyway, many connections at a time.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -15,3 +18,17 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+# Playwright is the distribution's `browser` extra: what needs it says how to get it.
+BROWSER_EXTRA = "pip install 'skillshift-proxy[browser]'"
+
+
+def missing_playwright(what: str) -> str:
+    """Why `what` cannot run: Playwright is not installed."""
+    return f"{what} cannot run without Playwright, which is not installed: {BROWSER_EXTRA}"
+
+
+def playwright_installed() -> bool:
+    if "playwright" in sys.modules:  # (imported, or blocked with None)
+        return sys.modules["playwright"] is not None
+    return importlib.util.find_spec("playwright") is not None

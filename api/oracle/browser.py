@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.chromium import CHROMIUM, CHROMIUM_ARGS
-
-# Playwright is the distribution's `browser` extra: what needs it says so when it is missing.
-MISSING_PLAYWRIGHT = (
-    "{what} cannot run without Playwright, which is not installed: "
-    "pip install 'skillshift-proxy[browser]'"
-)
+from proxy.chromium import CHROMIUM, CHROMIUM_ARGS, missing_playwright
 
 
 def launch_chromium(playwright: Any) -> Any:
@@ -18,4 +12,4 @@ def launch_chromium(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "MISSING_PLAYWRIGHT", "launch_chromium"]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch_chromium", "missing_playwright"]

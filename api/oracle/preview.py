@@ -13,7 +13,7 @@ from typing import Any
 
 from api.episodes.lifecycle import pinned_epoch, store_new_episode
 from api.failures import MissingExtra, Unavailable
-from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS, MISSING_PLAYWRIGHT
+from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS, missing_playwright
 from api.service.settings import Settings
 from proxy.episode import Episode
 from proxy.knowledge import KnowledgeStore
@@ -39,7 +39,7 @@ async def render_preview(
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
     except ImportError:
-        raise MissingExtra(MISSING_PLAYWRIGHT.format(what="previews")) from None
+        raise MissingExtra(missing_playwright("previews")) from None
     config = {
         "regime": "multiple",
         "regime_params": {"min_ms": 0, "max_ms": 0},

@@ -26,7 +26,7 @@ from api.analysis.summary import all_events
 from api.analysis.verdicts import UNCHECKED, of_violations
 from api.episodes.lifecycle import pinned_epoch, store_new_episode
 from api.failures import Invalid, MissingExtra, Refused, Unavailable
-from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS, MISSING_PLAYWRIGHT
+from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS, missing_playwright
 from api.oracle.compare import Snapshot, Violation, compare, locator_share
 from api.oracle.load import load_snapshot
 from api.service.settings import Settings
@@ -99,7 +99,7 @@ async def browser_check(
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
     except ImportError:
-        raise MissingExtra(MISSING_PLAYWRIGHT.format(what="the browser check")) from None
+        raise MissingExtra(missing_playwright("the browser check")) from None
     await _preflight(settings, url)
     # Every load of one check is shifted against the same knowledge, even if a learn run makes
     # a new version while it runs.

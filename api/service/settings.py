@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from proxy.chromium import missing_playwright, playwright_installed
 from proxy.guard import upstream_allowed
 from proxy.options import for_setting
 
@@ -107,6 +108,13 @@ class Listener:
         return f"{who} proxy {address}"
 
 
+def _learnable(mode: str) -> str:
+    # Refused at start, not page by page: every -Perc page would be a 503 otherwise.
+    if mode == "browser" and not playwright_installed():
+        raise ValueError(missing_playwright("the learning browser") + ", or use static")
+    return mode
+
+
 class Settings(BaseSettings):
     """`serve`'s options. Each field is one option `--field-name` and one variable
     `SKILLSHIFT_FIELD_NAME`."""
@@ -142,7 +150,9 @@ class Settings(BaseSettings):
     require_token: bool = _carried("require_token")
     max_rewrite_bytes: int = _carried("max_rewrite_bytes", gt=0)
     offload_bytes: int = _carried("offload_bytes", ge=0)
-    learn: Literal["browser", "static", "off"] = _carried("learn")
+    learn: Annotated[Literal["browser", "static", "off"], AfterValidator(_learnable)] = _carried(
+        "learn"
+    )
     learn_timeout: float = _carried("learn_timeout", gt=0)
     asset_max_bytes: int = _carried("asset_max_bytes", gt=0)
     knowledge_dir: str | None = Field(

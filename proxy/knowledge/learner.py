@@ -28,6 +28,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from proxy.chromium import missing_playwright
 from proxy.knowledge.records import (
     AssetRecord,
     PageRecord,
@@ -73,10 +74,7 @@ ROUTED_TYPES = frozenset({"document", "script", "stylesheet", "xhr", "fetch"})
 # Anything the browser would send past the learner's routing (its own background requests)
 # goes to a port where nothing listens: learning never reaches the network.
 NOWHERE_PROXY = ("--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>")
-MISSING_PLAYWRIGHT = (
-    "the learning browser needs Playwright, which is not installed: install the `browser` "
-    "extra (pip install 'skillshift-proxy[browser]') or serve with --learn static"
-)
+MISSING_PLAYWRIGHT = missing_playwright("the learning browser") + " (or serve with --learn static)"
 
 
 class LearnFailed(RuntimeError):

@@ -66,7 +66,7 @@ def wheel(source: Path, out: Path) -> Path:
     return built
 
 
-def fresh_venv(path: Path, *wheels: Path) -> Path:
+def fresh_venv(path: Path, *wheels: Path | str) -> Path:
     """A venv with nothing in it but the wheels and their dependencies (pip may use its cache)."""
     run(sys.executable, "-m", "venv", path, cwd=path.parent)
     run(path / "bin" / "python", "-m", "pip", "install", "-q", *wheels, cwd=path.parent)
@@ -85,7 +85,8 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def proxy_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = wheel(REPO, tmp_path_factory.mktemp("proxy-wheel"))
     assert built.name.startswith("skillshift_proxy-")
-    return fresh_venv(tmp_path_factory.mktemp("proxy-venv") / "venv", built)
+    # With the `browser` extra, as the README installs it: `serve` learns in a browser by default.
+    return fresh_venv(tmp_path_factory.mktemp("proxy-venv") / "venv", f"{built}[browser]")
 
 
 @pytest.fixture(scope="module")

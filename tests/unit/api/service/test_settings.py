@@ -4,6 +4,7 @@ builds them from the fields) and one variable SKILLSHIFT_FIELD_NAME, and both ar
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,18 @@ def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch)
         load_settings({})
     with pytest.raises(SettingsError, match="--upstream-timeout='later'"):
         load_settings({"upstream_timeout": "later"})
+
+
+def test_without_playwright_the_browser_learner_is_refused_at_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "playwright", None)  # as if the extra were not installed
+    extra = re.escape("pip install 'skillshift-proxy[browser]'")
+    with pytest.raises(SettingsError, match=f"--learn='browser': .*{extra}.*static"):
+        load_settings({"learn": "browser"})
+    with pytest.raises(SettingsError, match="SKILLSHIFT_LEARN='browser'"):
+        load_settings({})  # the default: it says which variable (or option) to change
+    assert load_settings({"learn": "static"}).learn == "static"
 
 
 def test_the_docs_list_every_option_with_its_variable() -> None:
