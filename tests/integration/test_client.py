@@ -13,11 +13,10 @@ import httpx
 import pytest
 
 from api.client import AsyncSkillShift, SkillShift, SkillShiftError
+from tests.helpers.browsergym import browsergym_python
 from tests.helpers.processes import ServiceProcess
 
 REPO = Path(__file__).resolve().parents[2]
-BROWSERGYM_VENV = REPO / ".venv-browsergym"
-BROWSERGYM_REQUIREMENTS = ["browsergym-core==0.14.3", "httpx>=0.27"]
 
 
 @pytest.fixture(scope="module")
@@ -166,21 +165,6 @@ def test_playwright_example(service: ServiceProcess) -> None:
     assert outcome["success"] is True
     assert outcome["report"]["popups"]["dismissed_by"] == {"close": 1}
     assert outcome["report"]["agent_events"]["task_result"] == 1
-
-
-def browsergym_python() -> Path:
-    """BrowserGym pins its own Playwright: it gets its own venv, built once and kept."""
-    python = BROWSERGYM_VENV / "bin" / "python"
-    ready = BROWSERGYM_VENV / ".ready"
-    if not ready.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(BROWSERGYM_VENV)], check=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", *BROWSERGYM_REQUIREMENTS],
-            check=True,
-            timeout=900,
-        )
-        ready.touch()
-    return python
 
 
 @pytest.mark.browser
