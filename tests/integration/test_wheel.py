@@ -9,10 +9,6 @@ run from a directory outside the checkout.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,55 +18,13 @@ import pytest
 from tests.helpers import processes
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
+from tests.helpers.wheels import built_and_installed, run
 
 pytestmark = pytest.mark.wheel
 
 REPO = Path(__file__).resolve().parents[2]
 NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
-# What a checkout holds that a user's copy of the sources does not.
-NOT_SOURCES = shutil.ignore_patterns(
-    ".git",
-    ".venv*",
-    "build",
-    "dist",
-    "*.egg-info",
-    "__pycache__",
-    ".*_cache",
-    ".hypothesis",
-)
 SERVER_ONLY = {"mitmproxy", "fastapi", "uvicorn", "starlette", "lxml", "pydantic", "playwright"}
-
-
-def run(*args: str | Path, cwd: Path, timeout: float = 300) -> str:
-    # No PYTHONPATH: nothing may come from the checkout or the test's own venv.
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    result = subprocess.run(
-        [str(arg) for arg in args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
-    return result.stdout
-
-
-def wheel(source: Path, out: Path) -> Path:
-    """`pip wheel --no-deps` on a copy of `source`: the build never writes into the checkout."""
-    copy = out / "src"
-    shutil.copytree(source, copy, ignore=NOT_SOURCES)
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", copy, "-w", out, cwd=out)
-    (built,) = out.glob("*.whl")
-    return built
-
-
-def fresh_venv(path: Path, *wheels: Path) -> Path:
-    """A venv with nothing in it but the wheels and their dependencies (pip may use its cache)."""
-    run(sys.executable, "-m", "venv", path, cwd=path.parent)
-    run(path / "bin" / "python", "-m", "pip", "install", "-q", *wheels, cwd=path.parent)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +37,10 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def proxy_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    built = wheel(REPO, tmp_path_factory.mktemp("proxy-wheel"))
+    built, venv = built_and_installed("proxy", tmp_path_factory.mktemp("wheels"))
     assert built.name.startswith("skillshift_proxy-")
-    return fresh_venv(tmp_path_factory.mktemp("proxy-venv") / "venv", built)
+    assert REPO not in venv.parents
+    return venv
 
 
 @pytest.fixture(scope="module")
@@ -153,9 +108,9 @@ def test_docs_of_the_installed_service_are_local(installed_service: ServiceProce
 
 
 def test_client_installs_alone(tmp_path: Path, outside: Path) -> None:
-    built = wheel(REPO / "clients" / "python", tmp_path / "wheel")
+    built, venv = built_and_installed("client", tmp_path)
     assert built.name.startswith("skillshift_client-")
-    venv = fresh_venv(tmp_path / "venv", built)
+    assert REPO not in venv.parents
     python = venv / "bin" / "python"
     code = "import skillshift_client as c; print(c.__file__); c.SkillShift; c.AsyncSkillShift"
     assert Path(run(python, "-c", code, cwd=outside).strip()).is_relative_to(venv)
