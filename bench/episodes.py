@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 from bench.throughput import Row, _synthetic, add_assets, memory_mb, wrk
-from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
+from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess, start_all
 from tests.helpers.upstream import UpstreamServer
 
 CONDITIONS: list[dict[str, Any]] = [
@@ -274,9 +274,8 @@ def scaling(workdir: Path, redis: RedisProcess, upstream: UpstreamServer, second
     for index in range(2):
         path = workdir / f"replica{index}"
         path.mkdir()
-        replicas.append(
-            ServiceProcess(path, "--redis-url", redis.url, "--key-prefix", "scale:").start()
-        )
+        replicas.append(ServiceProcess(path, "--redis-url", redis.url, "--key-prefix", "scale:"))
+    start_all(replicas)
     episode = replicas[0].create_episode(condition="Src-Perc")
     header = "{}: {}".format(*next(iter(dict(episode["header"]).items())))  # type: ignore[call-overload]
     one_behind = HAProxyProcess(workdir, replicas[0].proxy_port)
