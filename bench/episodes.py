@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 from bench.throughput import Row, _synthetic, add_assets, memory_mb, wrk
-from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
+from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess, start_all
 from tests.helpers.upstream import UpstreamServer
 
 CONDITIONS: list[dict[str, Any]] = [
@@ -46,6 +46,8 @@ CONDITIONS: list[dict[str, Any]] = [
     {"condition": "Src-Exec", "regime": "random", "regime_params": {"p": 0.5}},
 ]
 SUBRESOURCES = {"/style.css": "style", "/app.js": "script", "/logo.png": "image"}
+THINK_S = (0.5, 2.0)  # an agent deciding its next step
+QUICK_THINK_S = (0.1, 0.4)  # the smoke run: more navigations in its few seconds, not fewer
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -109,7 +111,7 @@ async def browse(
     until: float,
     rng: random.Random,
     log: dict[str, Any],
-    think_s: tuple[float, float] = (0.5, 2.0),
+    think_s: tuple[float, float] = THINK_S,
 ) -> dict[str, Any]:
     """Browse like an agent until `until` (monotonic): a navigation, its stylesheet, script and
     image, then `think_s` to decide the next step. Counts and latencies go into `log`."""
@@ -129,7 +131,10 @@ async def browse(
 
 
 async def run_episodes(
-    proxy_urls: list[str | None], origin: str, seconds: float
+    proxy_urls: list[str | None],
+    origin: str,
+    seconds: float,
+    think_s: tuple[float, float] = THINK_S,
 ) -> list[dict[str, Any]]:
     logs = [new_log() for _ in proxy_urls]
     until = time.monotonic() + seconds
@@ -137,7 +142,7 @@ async def run_episodes(
     try:
         await asyncio.gather(
             *(
-                browse(client, origin, until, random.Random(index), logs[index])
+                browse(client, origin, until, random.Random(index), logs[index], think_s)
                 for index, client in enumerate(clients)
             )
         )
@@ -208,7 +213,11 @@ def added_latency(logs: list[dict], direct: list[dict]) -> dict[str, Any]:
 
 
 def one_episode(
-    service: ServiceProcess, upstream: UpstreamServer, target: UpstreamServer, seconds: float
+    service: ServiceProcess,
+    upstream: UpstreamServer,
+    target: UpstreamServer,
+    seconds: float,
+    think_s: tuple[float, float] = THINK_S,
 ) -> dict[str, Any]:
     """The single-episode figure: one episode at a time, each condition in turn for
     `seconds` / conditions, browsing exactly as each of the many episodes does."""
@@ -216,8 +225,8 @@ def one_episode(
     logs = []
     for condition in CONDITIONS:
         _, proxies = episode_proxies(service, upstream, target, [condition])
-        logs += asyncio.run(run_episodes(proxies, upstream.origin, share))
-    direct = asyncio.run(run_episodes([None], upstream.origin, min(seconds, 15)))
+        logs += asyncio.run(run_episodes(proxies, upstream.origin, share, think_s))
+    direct = asyncio.run(run_episodes([None], upstream.origin, min(seconds, 15), think_s))
     return {"seconds": share * len(CONDITIONS), **added_latency(logs, direct)}
 
 
@@ -227,6 +236,7 @@ def many_episodes(
     target: UpstreamServer,
     count: int,
     seconds: float,
+    think_s: tuple[float, float] = THINK_S,
 ) -> dict[str, Any]:
     conditions = [CONDITIONS[index % len(CONDITIONS)] for index in range(count)]
     episodes, proxies = episode_proxies(service, upstream, target, conditions)
@@ -240,10 +250,10 @@ def many_episodes(
 
     sampler = threading.Thread(target=sample)
     sampler.start()
-    logs = asyncio.run(run_episodes(proxies, upstream.origin, seconds))
+    logs = asyncio.run(run_episodes(proxies, upstream.origin, seconds, think_s))
     sampling.set()
     sampler.join()
-    direct = asyncio.run(run_episodes([None] * count, upstream.origin, min(seconds, 15)))
+    direct = asyncio.run(run_episodes([None] * count, upstream.origin, min(seconds, 15), think_s))
     requests = sum(len(log["latency"]["document"]) * (1 + len(SUBRESOURCES)) for log in logs)
     result: dict[str, Any] = {
         "episodes": count,
@@ -264,9 +274,8 @@ def scaling(workdir: Path, redis: RedisProcess, upstream: UpstreamServer, second
     for index in range(2):
         path = workdir / f"replica{index}"
         path.mkdir()
-        replicas.append(
-            ServiceProcess(path, "--redis-url", redis.url, "--key-prefix", "scale:").start()
-        )
+        replicas.append(ServiceProcess(path, "--redis-url", redis.url, "--key-prefix", "scale:"))
+    start_all(replicas)
     episode = replicas[0].create_episode(condition="Src-Perc")
     header = "{}: {}".format(*next(iter(dict(episode["header"]).items())))  # type: ignore[call-overload]
     one_behind = HAProxyProcess(workdir, replicas[0].proxy_port)
@@ -299,9 +308,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
-    seconds, probe_seconds, scale_seconds = args.seconds, 8.0, 8
+    seconds, probe_seconds, scale_seconds, think_s = args.seconds, 8.0, 8, THINK_S
     if args.quick:
-        seconds, probe_seconds, scale_seconds, args.episodes = 3, 2.0, 2, min(args.episodes, 8)
+        seconds, probe_seconds, scale_seconds, args.episodes = 3, 1.0, 1, min(args.episodes, 8)
+        think_s = QUICK_THINK_S
     workdir = Path(tempfile.mkdtemp(prefix="bench-episodes-"))
     (workdir / "redis").mkdir()
     (workdir / "service").mkdir()
@@ -323,8 +333,8 @@ def main() -> None:
         finally:
             inline.stop()
         report_responsiveness(out["responsiveness_inline"], "every shift on the event loop")
-        out["one_episode"] = one_episode(service, upstream, target, seconds)
-        out["episodes"] = many_episodes(service, upstream, target, args.episodes, seconds)
+        out["one_episode"] = one_episode(service, upstream, target, seconds, think_s)
+        out["episodes"] = many_episodes(service, upstream, target, args.episodes, seconds, think_s)
         report_episodes(out["episodes"], out["one_episode"])
         out["scaling"] = scaling(workdir, redis, upstream, scale_seconds)
         report_scaling(out["scaling"])

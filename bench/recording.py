@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.latency import NAV, fetch, percentile
 from bench.throughput import cpu_seconds
-from tests.helpers.processes import ServiceProcess
+from tests.helpers.processes import ServiceProcess, start_all
 from tests.helpers.upstream import PAGE, UpstreamServer
 
 CONDITIONS = ("Src", "Src-Exec", "Src-Perc")
@@ -49,16 +49,19 @@ def main() -> None:
     url = f"{upstream.origin}/page.html"
     # One service process per row, so each row's CPU time is its process's alone.
     rows: dict[tuple[str, bool], tuple[ServiceProcess, str, str]] = {}
+    services: dict[tuple[str, bool], ServiceProcess] = {}
+    for condition in CONDITIONS:
+        for recorded in (False, True):
+            directory = workdir / f"{condition}-{recorded}"
+            directory.mkdir()
+            extra = ("--record-dir", str(record_dir)) if recorded else ()
+            services[(condition, recorded)] = ServiceProcess(directory, *extra)
     try:
-        for condition in CONDITIONS:
-            for recorded in (False, True):
-                directory = workdir / f"{condition}-{recorded}"
-                directory.mkdir()
-                extra = ("--record-dir", str(record_dir)) if recorded else ()
-                service = ServiceProcess(directory, *extra).start()
-                episode = service.create_episode(condition=condition, regime="multiple")
-                header = f"X-SkillShift-Episode: {episode['id']}:{episode['token']}\r\n"
-                rows[(condition, recorded)] = (service, header, str(episode["id"]))
+        start_all(list(services.values()))  # side by side: their start-up is not measured
+        for (condition, recorded), service in services.items():
+            episode = service.create_episode(condition=condition, regime="multiple")
+            header = f"X-SkillShift-Episode: {episode['id']}:{episode['token']}\r\n"
+            rows[(condition, recorded)] = (service, header, str(episode["id"]))
         for service, header, _ in rows.values():  # warm-up (and the asset index)
             fetch(service.proxy_port, url, host, NAV + header)
         timings: dict[tuple[str, bool], list[float]] = {row: [] for row in rows}
@@ -75,8 +78,9 @@ def main() -> None:
             for condition in CONDITIONS
         }
     finally:
-        for service, _, _ in rows.values():
-            service.stop()
+        for service in services.values():
+            if service.process is not None and service.process.poll() is None:
+                service.stop()
         upstream.stop()
 
     loads = args.requests + 1  # the warm-up request is recorded too

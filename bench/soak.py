@@ -42,7 +42,7 @@ import httpx
 
 from bench.episodes import browse, new_log
 from bench.throughput import add_assets, memory_mb
-from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess
+from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess, start_all
 from tests.helpers.upstream import UpstreamServer
 
 THINK_S = (0.05, 0.3)  # short pauses: a soak is about volume
@@ -167,9 +167,9 @@ def run_soak(workdir: Path, seconds: float, episodes: int, session_s: float, ttl
     for server in (upstream, target):
         add_assets(server)
     redis = RedisProcess(workdir / "redis", appendonly=True).start()
-    replicas = [
-        ServiceProcess(workdir / name, "--redis-url", redis.url).start() for name in ("a", "b")
-    ]
+    replicas = start_all(
+        [ServiceProcess(workdir / name, "--redis-url", redis.url) for name in ("a", "b")]
+    )
     proxy = HAProxyProcess(workdir, *(replica.proxy_port for replica in replicas))
     api = HAProxyProcess(workdir, *(replica.api_port for replica in replicas))
     api_url = f"http://127.0.0.1:{api.port}"

@@ -33,6 +33,8 @@ from tests.helpers.upstream import UpstreamServer
 
 LUA = Path(__file__).with_name("wrk.lua")
 ASSETS = "/style.css,/app.js,/logo.png"  # requested in turn: a static asset mix
+# The smoke run's rows (all on the embedded store: the bs4 peer, the unbound service and the
+# Redis one are not started for it).
 QUICK_ROWS = ("direct", "mitmproxy", "ss Src", "ss Src-Exec/once", "ss Src-Perc")
 MITMDUMP = str(Path(sys.executable).with_name("mitmdump"))
 
@@ -154,7 +156,9 @@ def main() -> None:
     parser.add_argument("--wordpress-env", type=Path, help="the lab's env file (real WP pages)")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
-        "--quick", action="store_true", help="a smoke run: 1 s per run, fewer pages and rows"
+        "--quick",
+        action="store_true",
+        help="a smoke run: 1 s per run, no warm-up runs, fewer pages and rows",
     )
     args = parser.parse_args()
     if args.quick:
@@ -181,7 +185,7 @@ def main() -> None:
         pages = {"300KB": "/page-300kb", "assets": ASSETS}
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
-    redis = RedisProcess(workdir).start()
+    redis = None if args.quick else RedisProcess(workdir).start()
     processes: list[subprocess.Popen[bytes]] = []
     services: list[ServiceProcess] = []
     rows = [Row("direct", None, None)]
@@ -189,17 +193,18 @@ def main() -> None:
         port, process = start_mitmdump()
         processes.append(process)
         rows.append(Row("mitmproxy", port, process.pid))
-        port, process = start_mitmdump("-s", str(REPO / "bench" / "peer_bs4.py"))
-        processes.append(process)
-        rows.append(Row("bs4 peer", port, process.pid))
-        (workdir / "unbound").mkdir()
-        unbound = ServiceProcess(workdir / "unbound", "--allow-unbound").start()
-        assert unbound.process
-        services.append(unbound)
-        rows.append(Row("ss unbound", unbound.proxy_port, unbound.process.pid))
-        for store in ("memory", "redis"):
+        if not args.quick:
+            port, process = start_mitmdump("-s", str(REPO / "bench" / "peer_bs4.py"))
+            processes.append(process)
+            rows.append(Row("bs4 peer", port, process.pid))
+            (workdir / "unbound").mkdir()
+            unbound = ServiceProcess(workdir / "unbound", "--allow-unbound").start()
+            assert unbound.process
+            services.append(unbound)
+            rows.append(Row("ss unbound", unbound.proxy_port, unbound.process.pid))
+        for store in ("memory",) if redis is None else ("memory", "redis"):
             (workdir / store).mkdir()
-            extra = ["--redis-url", redis.url] if store == "redis" else []
+            extra = ["--redis-url", redis.url] if redis and store == "redis" else []
             service = ServiceProcess(workdir / store, *extra).start()
             assert service.process
             services.append(service)
@@ -236,7 +241,7 @@ def main() -> None:
         for page, path in pages.items():
             url = ",".join(f"{upstream.origin}{one}" for one in path.split(","))
             dest = "style" if page == "assets" else "document"
-            for row in rows:
+            for row in rows if not args.quick else ():
                 wrk(row, url, 1, 1, dest)  # warm-up
             for connections in (1, 8, 32):
                 for row in rows:
@@ -255,7 +260,8 @@ def main() -> None:
         for process in processes:
             process.terminate()
             process.wait(timeout=10)
-        redis.stop()
+        if redis:
+            redis.stop()
         upstream.stop()
     report(rows, pages, args.json)
 

@@ -1,12 +1,20 @@
 # Helpers every lab script shares (sourced, not run): processes started by `up` are stopped by
 # their PID files in $dir, children too (PHP's server workers), politely first.
 
+alive() {  # alive PID: the process runs (kill -0 succeeds on a zombie too: dead, not yet reaped)
+    kill -0 "$1" 2>/dev/null || return 1
+    [ -r "/proc/$1/status" ] || return 0
+    ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
 stop_pid() {  # stop_pid PID: a process and its children
     local pid="$1"
-    kill -0 "$pid" 2>/dev/null || return 0
+    alive "$pid" || return 0
     pkill -TERM -P "$pid" 2>/dev/null || true
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    # Stopped once it is dead, reaped or not (whoever adopted it, often init, reaps it in its
+    # own time: over a second on some machines, for every process a `down` stops).
+    for _ in $(seq 50); do alive "$pid" || return 0; sleep 0.1; done
     pkill -KILL -P "$pid" 2>/dev/null || true
     kill -KILL "$pid" 2>/dev/null || true
 }
@@ -29,7 +37,7 @@ with_package_lock() {  # with_package_lock COMMAND...
     ( flock 8; "$@" ) 8>"$locks/.lock-packages"
 }
 
-running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
+running() { [ -f "$dir/$1.pid" ] && alive "$(cat "$dir/$1.pid")"; }
 
 wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS
     local deadline=$((SECONDS + $1)); shift

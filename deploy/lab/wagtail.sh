@@ -8,9 +8,11 @@
 #
 # `up` builds two virtualenvs once, exactly as locked in wagtail-VERSION.txt next to this script
 # (cached under ${SKILLSHIFT_LAB_CACHE:-~/.cache/skillshift-lab}/wagtail): the source is the
-# 6.3 LTS, the target 8.0, the newest major. For each it makes a project in DIR with `wagtail
-# start` (its own SQLite DB), adds a content page type, migrates, collects static files, creates
-# the superuser and seeds pages (wagtail-seed.py), and serves it with Django's runserver
+# 6.3 LTS, the target 8.0, the newest major. For each it makes a project with `wagtail start`
+# (its own SQLite DB), adds a content page type, migrates and collects static files, once, in
+# the cache (rebuilt when the files it is made from change; `prepare` does this too), and copies
+# it into DIR; then creates the superuser and seeds pages (wagtail-seed.py), and serves it with
+# Django's runserver
 # (--noreload: one process, no reloader child) and WhiteNoise for the static files: the source on
 # --port, the target on --target-port. It prints KEY=value lines (also in DIR/env). Idempotent:
 # a running lab is left running. `down` stops every process `up` started, by PID.
@@ -73,19 +75,38 @@ manage() {  # manage NAME VERSION ARGS...: run a command in the project with its
     (cd "$dir/$name" && WAGTAIL_LAB_NAME="$name" "$cache/venv-$version/bin/python" "$@")
 }
 
-make_project() {  # make_project NAME VERSION: a seeded project, once per DIR
-    local name="$1" version="$2" project="$dir/$1" log="$dir/$1-setup.log"
+project_stamp() {  # project_stamp VERSION: a hash of everything a project is made from
+    cat "$here/wagtail-$1.txt" "$here/wagtail-local.py" "$here/wagtail-models.py" \
+        "$here"/wagtail-templates/*.html | sha256sum | cut -c1-16
+}
+
+make_template() {  # make_template VERSION: a migrated project with its static files, in the cache
+    local version="$1" template="$cache/project-$1" stamp
+    stamp="$(project_stamp "$version")"
+    [ "$(cat "$template/.lab-stamp" 2>/dev/null)" = "$stamp" ] && return 0
+    local build="$template.build" log="$cache/project-$1.log"
+    rm -rf "$template" "$build"; mkdir -p "$build"
+    (   # && throughout: errexit does not hold on the left of ||
+        python="$cache/venv-$version/bin/python"
+        "$cache/venv-$version/bin/wagtail" start labsite "$build" \
+            && install -m 0644 "$here/wagtail-local.py" "$build/labsite/settings/local.py" \
+            && { echo; echo; cat "$here/wagtail-models.py"; } >>"$build/home/models.py" \
+            && install -m 0644 "$here"/wagtail-templates/*.html "$build/home/templates/home/" \
+            && cd "$build" \
+            && "$python" manage.py makemigrations home \
+            && "$python" manage.py migrate --noinput \
+            && "$python" manage.py collectstatic --noinput
+    ) >"$log" 2>&1 || { tail -30 "$log" >&2; echo "wagtail.sh: the $version project failed" >&2; exit 1; }
+    echo "$stamp" >"$build/.lab-stamp"
+    mv "$build" "$template"  # last: a half-built project is rebuilt next time
+}
+
+make_project() {  # make_project NAME VERSION: the cached project copied into DIR, once per DIR
+    local name="$1" version="$2" project="$dir/$1"
     [ -f "$project/.lab-ready" ] && return 0
-    rm -rf "$project"; mkdir -p "$project"
-    {
-        "$cache/venv-$version/bin/wagtail" start labsite "$project"
-        install -m 0644 "$here/wagtail-local.py" "$project/labsite/settings/local.py"
-        { echo; echo; cat "$here/wagtail-models.py"; } >>"$project/home/models.py"
-        install -m 0644 "$here"/wagtail-templates/*.html "$project/home/templates/home/"
-        manage "$name" "$version" manage.py makemigrations home
-        manage "$name" "$version" manage.py migrate --noinput
-        manage "$name" "$version" manage.py collectstatic --noinput
-    } >"$log" 2>&1 || { tail -30 "$log" >&2; echo "wagtail.sh: $name setup failed" >&2; exit 1; }
+    rm -rf "$project"
+    cp -a "$cache/project-$version" "$project"
+    rm -f "$project/.lab-stamp"
     touch "$project/.lab-ready"
 }
 
@@ -114,20 +135,25 @@ start_server() {  # start_server NAME VERSION PORT
     fi
 }
 
-prepare() {  # both virtualenvs in the cache, no project, nothing served
+prepare() {  # both virtualenvs and both migrated projects in the cache, nothing served
     mkdir -p "$cache"
     (
         flock 9  # two labs coming up at once share the cache
         make_venv "$source_version"
         make_venv "$target_version"
+        make_template "$source_version"
+        make_template "$target_version"
     ) 9>"$cache/.lock"
 }
 
 up() {
     mkdir -p "$dir"
     prepare
-    make_project source "$source_version"
-    make_project target "$target_version"
+    (
+        flock 9  # copied while no other lab rebuilds them
+        make_project source "$source_version"
+        make_project target "$target_version"
+    ) 9>"$cache/.lock"
     start_server source "$source_version" "$port"
     start_server target "$target_version" "$target_port"
     # The admin paths hold page ids; both DBs are seeded alike, so they agree.

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -149,6 +150,22 @@ class ServiceProcess:
         """An HTTP client that goes through the proxy, bound by header when given an episode."""
         headers = dict(episode["header"]) if episode else {}  # type: ignore[call-overload]
         return httpx.Client(proxy=self.proxy, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]
+
+
+def start_all(services: list[ServiceProcess]) -> list[ServiceProcess]:
+    """Start several services, as many at once as there are cores (most of a start is the
+    interpreter importing the service, on one core), each waiting for its own API and proxy
+    as `start` does. If one does not start, those that did are stopped and its error raised."""
+    workers = max(1, min(len(services), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        starts = [pool.submit(service.start) for service in services]
+        failures = [start.exception() for start in starts]
+    if any(failures):
+        for service, failure in zip(services, failures, strict=True):
+            if failure is None:
+                service.stop()
+        raise next(failure for failure in failures if failure)
+    return services
 
 
 HAPROXY_CONFIG = REPO / "deploy" / "haproxy.cfg"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import subprocess
@@ -14,12 +13,10 @@ import httpx
 import pytest
 
 from skillshift_client import AsyncSkillShift, SkillShift, SkillShiftError
+from tests.helpers.browsergym import browsergym_python
 from tests.helpers.processes import ServiceProcess
 
 REPO = Path(__file__).resolve().parents[2]
-BROWSERGYM_VENV = REPO / ".venv-browsergym"
-# The example imports the client as an agent's environment would: installed from clients/python.
-BROWSERGYM_REQUIREMENTS = ["browsergym-core==0.14.3", str(REPO / "clients" / "python")]
 
 
 @pytest.fixture(scope="module")
@@ -172,23 +169,6 @@ def test_playwright_example(service: ServiceProcess) -> None:
     assert outcome["success"] is True
     assert outcome["report"]["popups"]["dismissed_by"] == {"close": 1}
     assert outcome["report"]["agent_events"]["task_result"] == 1
-
-
-def browsergym_python() -> Path:
-    """BrowserGym pins its own Playwright: it gets its own venv, built once and kept."""
-    python = BROWSERGYM_VENV / "bin" / "python"
-    # Built again when what it needs changes (the name of its stamp says what it holds).
-    wanted = hashlib.sha256("\n".join(BROWSERGYM_REQUIREMENTS).encode()).hexdigest()[:12]
-    ready = BROWSERGYM_VENV / f".ready-{wanted}"
-    if not ready.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(BROWSERGYM_VENV)], check=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", *BROWSERGYM_REQUIREMENTS],
-            check=True,
-            timeout=900,
-        )
-        ready.touch()
-    return python
 
 
 @pytest.mark.browser

@@ -9,10 +9,6 @@ run from a directory outside the checkout.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,55 +18,13 @@ import pytest
 from tests.helpers import processes
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
+from tests.helpers.wheels import built_and_installed, run
 
 pytestmark = pytest.mark.wheel
 
 REPO = Path(__file__).resolve().parents[2]
 NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
-# What a checkout holds that a user's copy of the sources does not.
-NOT_SOURCES = shutil.ignore_patterns(
-    ".git",
-    ".venv*",
-    "build",
-    "dist",
-    "*.egg-info",
-    "__pycache__",
-    ".*_cache",
-    ".hypothesis",
-)
 SERVER_ONLY = {"mitmproxy", "fastapi", "uvicorn", "starlette", "lxml", "pydantic", "playwright"}
-
-
-def run(*args: str | Path, cwd: Path, timeout: float = 300) -> str:
-    # No PYTHONPATH: nothing may come from the checkout or the test's own venv.
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    result = subprocess.run(
-        [str(arg) for arg in args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
-    return result.stdout
-
-
-def wheel(source: Path, out: Path) -> Path:
-    """`pip wheel --no-deps` on a copy of `source`: the build never writes into the checkout."""
-    copy = out / "src"
-    shutil.copytree(source, copy, ignore=NOT_SOURCES)
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", copy, "-w", out, cwd=out)
-    (built,) = out.glob("*.whl")
-    return built
-
-
-def fresh_venv(path: Path, *wheels: Path | str) -> Path:
-    """A venv with nothing in it but the wheels and their dependencies (pip may use its cache)."""
-    run(sys.executable, "-m", "venv", path, cwd=path.parent)
-    run(path / "bin" / "python", "-m", "pip", "install", "-q", *wheels, cwd=path.parent)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -83,10 +37,10 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def proxy_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    built = wheel(REPO, tmp_path_factory.mktemp("proxy-wheel"))
+    built, venv = built_and_installed("proxy", tmp_path_factory.mktemp("wheels"))
     assert built.name.startswith("skillshift_proxy-")
-    # With the `browser` extra, as the README installs it: `serve` learns in a browser by default.
-    return fresh_venv(tmp_path_factory.mktemp("proxy-venv") / "venv", f"{built}[browser]")
+    assert REPO not in venv.parents
+    return venv
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +60,9 @@ def installed_service(
 
 def test_installed_packages_come_from_the_venv(proxy_venv: Path, outside: Path) -> None:
     code = (
-        "import api, proxy, shifts, shifts.perceptual, sites, api.calibration, skillshift_client;"
-        "import skillshift_client; print(api.__file__); print(skillshift_client.__file__)"
+        "import api, proxy, shifts, shifts.perceptual, shifts.references, sites, api.calibration;"
+        "import api.oracle.run, api.service.cli, skillshift_client, skillshift_client.playwright;"
+        "print(api.__file__); print(skillshift_client.__file__)"
     )
     printed = run(proxy_venv / "bin" / "python", "-c", code, cwd=outside).split()
     site_packages = next((proxy_venv / "lib").glob("python3*/site-packages"))
@@ -115,6 +70,7 @@ def test_installed_packages_come_from_the_venv(proxy_venv: Path, outside: Path) 
     assert not (proxy_venv / "bin" / "skillshift").exists()  # the harness's command's name
     data = [site_packages / "shifts/assets", site_packages / "api/ui"]
     assert all(any(folder.iterdir()) for folder in data)
+    assert (site_packages / "api/oracle/page.js").is_file()  # the oracle's page script
 
 
 def test_all_six_conditions_through_the_installed_service(
@@ -154,9 +110,9 @@ def test_docs_of_the_installed_service_are_local(installed_service: ServiceProce
 
 
 def test_client_installs_alone(tmp_path: Path, outside: Path) -> None:
-    built = wheel(REPO / "clients" / "python", tmp_path / "wheel")
+    built, venv = built_and_installed("client", tmp_path)
     assert built.name.startswith("skillshift_client-")
-    venv = fresh_venv(tmp_path / "venv", built)
+    assert REPO not in venv.parents
     python = venv / "bin" / "python"
     code = "import skillshift_client as c; print(c.__file__); c.SkillShift; c.AsyncSkillShift"
     assert Path(run(python, "-c", code, cwd=outside).strip()).is_relative_to(venv)
