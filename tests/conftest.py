@@ -1,12 +1,48 @@
 from __future__ import annotations
 
+import functools
+import os
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx._transports.default
 import pytest
 
 from tests.helpers.processes import RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
+
+
+def _share_default_ssl_contexts() -> None:
+    """httpx builds a new SSL context for every client it makes, and every proxy a client
+    mounts, loading the whole CA bundle each time (40-50 ms), even for a client that only ever
+    speaks plain HTTP to 127.0.0.1; the tests make thousands of short-lived ones (`httpx.get`,
+    `ServiceProcess.create_episode`, ...): minutes of a suite run. Here the default context
+    (verify=True, no client certificate) is built once per CA setting and shared, as the
+    clients of one long-lived process would share theirs; any other (verify=False, a path, a
+    test's own context) is made exactly as before. What the clients do is unchanged: the
+    same verification, and httpcore sets the ALPN protocols on the context itself before each
+    TLS handshake, as it does on a context of a client's own."""
+    make = httpx._transports.default.create_ssl_context
+
+    @functools.cache
+    def default(trust_env: bool, cafile: str | None, capath: str | None) -> ssl.SSLContext:
+        return make(verify=True, cert=None, trust_env=trust_env)
+
+    def create_ssl_context(
+        verify: ssl.SSLContext | str | bool = True,
+        cert: httpx._types.CertTypes | None = None,
+        trust_env: bool = True,
+    ) -> ssl.SSLContext:
+        if verify is True and cert is None:
+            environ = os.environ if trust_env else {}
+            return default(trust_env, environ.get("SSL_CERT_FILE"), environ.get("SSL_CERT_DIR"))
+        return make(verify=verify, cert=cert, trust_env=trust_env)
+
+    httpx._transports.default.create_ssl_context = create_ssl_context  # type: ignore[assignment]
+
+
+_share_default_ssl_contexts()
 
 
 @pytest.fixture(scope="session")

@@ -76,8 +76,9 @@ manage() {  # manage NAME VERSION ARGS...: run a command in the project with its
 }
 
 project_stamp() {  # project_stamp VERSION: a hash of everything a project is made from
+    # (this script too: how it is made is in make_template)
     cat "$here/wagtail-$1.txt" "$here/wagtail-local.py" "$here/wagtail-models.py" \
-        "$here"/wagtail-templates/*.html | sha256sum | cut -c1-16
+        "$here"/wagtail-templates/*.html "$here/wagtail.sh" | sha256sum | cut -c1-16
 }
 
 make_template() {  # make_template VERSION: a migrated project with its static files, in the cache

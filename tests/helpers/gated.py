@@ -62,7 +62,10 @@ class GatedServer(ThreadingHTTPServer):
         self.gate.set()
 
     def __enter__(self) -> GatedServer:
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        # shutdown() is noticed within poll_interval (0.5 s by default).
+        threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -207,7 +207,11 @@ class UpstreamServer(ThreadingHTTPServer):
             scheme = "https"
         self.port = int(self.server_address[1])
         self.origin = f"{scheme}://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        # serve_forever looks for shutdown() every poll_interval: 0.5 s by default, which each
+        # stop() waited out.
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def start(self) -> UpstreamServer:
         self._thread.start()
