@@ -33,6 +33,7 @@ __all__ = [
     "Episode",
     "SkillShift",
     "SkillShiftError",
+    "SkillShiftUnreachable",
 ]
 
 DEFAULT_API_URL = "http://127.0.0.1:8081"
@@ -55,7 +56,21 @@ class SkillShiftError(Exception):
             message = str(response.json().get("error", response.text))
         except ValueError:
             message = response.text or response.reason_phrase
+        if response.status_code == 401:
+            message += " (the client sends SKILLSHIFT_API_TOKEN, or the `token` it was given)"
         return cls(response.status_code, message)
+
+
+class SkillShiftUnreachable(SkillShiftError):
+    """No answer from the API at all (nothing listens there, or it timed out); `status` is 0."""
+
+    def __init__(self, base_url: str, error: httpx.TransportError) -> None:
+        reason = str(error) or type(error).__name__
+        super().__init__(
+            0,
+            f"the skillshift API at {base_url} is unreachable ({reason}): is the service "
+            "running, and is SKILLSHIFT_API_URL (or the client's `base_url`) its API address?",
+        )
 
 
 @dataclass(frozen=True)
@@ -271,7 +286,12 @@ class SkillShift:
         self._http = httpx.Client(**_client_settings(base_url, token, timeout))
 
     def _run(self, call: _Call[T]) -> T:
-        response = self._http.request(call.method, call.path, json=call.json, params=call.params)
+        try:
+            response = self._http.request(
+                call.method, call.path, json=call.json, params=call.params
+            )
+        except httpx.TransportError as error:
+            raise SkillShiftUnreachable(str(self._http.base_url), error) from error
         _raise_for_error(response, call)
         return call.parse(response)
 
@@ -416,9 +436,12 @@ class AsyncSkillShift:
         self._http = httpx.AsyncClient(**_client_settings(base_url, token, timeout))
 
     async def _run(self, call: _Call[T]) -> T:
-        response = await self._http.request(
-            call.method, call.path, json=call.json, params=call.params
-        )
+        try:
+            response = await self._http.request(
+                call.method, call.path, json=call.json, params=call.params
+            )
+        except httpx.TransportError as error:
+            raise SkillShiftUnreachable(str(self._http.base_url), error) from error
         _raise_for_error(response, call)
         return call.parse(response)
 

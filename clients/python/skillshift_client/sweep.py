@@ -1,0 +1,327 @@
+"""A sweep: every task under every condition and seed (and regime, for `-Exec`), run with the
+agent's own function, resumable, ending in the benchmark's files.
+
+    from skillshift_client import SkillShift
+    from skillshift_client.sweep import sweep
+
+    def agent(trial):                      # one task attempt, in its own episode
+        context = browser.new_context(**trial.episode.playwright_context_kwargs())
+        ...                                # trial.step(), trial.skill_call("search"), ...
+        return succeeded                   # or {"success": ..., "steps": ...}
+
+    with SkillShift() as client:
+        sweep(client, ["checkout", "search"], agent, out="runs/first", seeds=[0, 1])
+
+Each attempt gets a new episode: its condition, seed and regime, tagged with the sweep's name
+(`sweep`), the task (`task`, `uid`) and its site when the task names one. What the agent
+returns is posted as the task's result, unless it posted one itself (through the trial's
+BrowserGym wrapper, say); an exception is a failure naming it, and the sweep goes on. The
+service failing (unreachable, a refused token) stops the sweep instead: no attempt is
+counted for it.
+
+`out` keeps the sweep's state: `sweep.json` (its name and cells), `progress.jsonl` (an
+attempt started, an attempt done), and at the end `per_task.jsonl` and `table.json` (the
+service's `/reports?format=per_task` and `format=benchmark` for the sweep's tag) and
+`table.txt`, which is printed. Run it again after a crash and it picks up where it stopped:
+done attempts are not run again, and one that was cut short is retagged `sweep=NAME/abandoned`
+(so it is out of the sweep's reports) and run anew.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from skillshift_client import Episode, SkillShift, SkillShiftError
+from skillshift_client.tables import format_benchmark
+
+__all__ = ["CONDITIONS", "REGIMES", "Cell", "Task", "Trial", "sweep"]
+
+CONDITIONS = ("Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec")
+REGIMES = ("once", "multiple", "random")
+MAX_REASON = 300  # a task result's free fields are at most 2,048 characters once encoded
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task of the sweep: its id (`uid` in the benchmark's files), the site it runs on (the
+    table's website; else the episode's site as the service matches it), and whatever the
+    agent needs to run it (a start URL, a goal)."""
+
+    uid: str
+    site: str | None = None
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One attempt the sweep makes: a task under a condition, a seed and (for `-Exec`) a
+    regime."""
+
+    task: Task
+    condition: str
+    seed: int
+    regime: str | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.task.uid}|{self.condition}|{self.seed}|{self.regime or '-'}"
+
+    def describe(self) -> str:
+        regime = f" {self.regime}" if self.regime else ""
+        return f"{self.task.uid} {self.condition}{regime} seed={self.seed}"
+
+
+@dataclass
+class Trial:
+    """What the agent's function gets for one attempt: its episode, and calls that post to it."""
+
+    client: SkillShift
+    cell: Cell
+    episode: Episode
+    steps: int = field(default=0, init=False)
+
+    @property
+    def task(self) -> Task:
+        return self.cell.task
+
+    def step(self, action: str | None = None, **fields: Any) -> None:
+        """Count and post one step of the agent."""
+        self.steps += 1
+        self.client.step(self.episode.id, action, **fields)
+
+    def skill_call(self, skill: str, **fields: Any) -> None:
+        self.client.skill_call(self.episode.id, skill, **fields)
+
+    def skill_failure(self, skill: str, **fields: Any) -> None:
+        self.client.skill_failure(self.episode.id, skill, **fields)
+
+    def browsergym(self, env: Any, **options: Any) -> Any:
+        """`env` (a BrowserGym environment) wrapped to run this attempt in its episode: reset
+        it once; its steps and the end of its task are posted (`SkillShiftEnv`)."""
+        from skillshift_client.browsergym import SkillShiftEnv
+
+        return SkillShiftEnv(env, self.client, episode=self.episode, task=self.task.uid, **options)
+
+
+Agent = Callable[[Trial], Any]
+
+
+def cells(
+    tasks: Iterable[Task],
+    conditions: Sequence[str] = CONDITIONS,
+    seeds: Sequence[int] = (0,),
+    regimes: Sequence[str] = REGIMES,
+) -> list[Cell]:
+    """Tasks x conditions x seeds, and x regimes for the `-Exec` conditions, task by task."""
+    return [
+        Cell(task, condition, seed, regime)
+        for task in tasks
+        for condition in conditions
+        for seed in seeds
+        for regime in (regimes if condition.endswith("-Exec") else (None,))
+    ]
+
+
+class Progress:
+    """`progress.jsonl`: one line when an attempt starts (with its episode), one when it is
+    done; a line cut short by a crash is ignored."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.started: dict[str, str] = {}  # cell key -> episode id, attempts not done
+        self.done: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            for line in path.read_text().splitlines():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # the last line of a killed run
+                if record.get("state") == "started":
+                    self.started[record["key"]] = record["episode"]
+                elif record.get("state") == "done":
+                    self.started.pop(record["key"], None)
+                    self.done[record["key"]] = record
+
+    def write(self, record: dict[str, Any]) -> None:
+        with self.path.open("a") as out:
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+
+
+class Bar:
+    """A one-line progress bar on a terminal, one line per attempt elsewhere (a log file)."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.stream = total, stream
+        self.tty = stream.isatty()
+
+    def show(self, done: int, text: str) -> None:
+        width = 24
+        filled = width * done // max(self.total, 1)
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {text}"
+        if self.tty:
+            self.stream.write("\r\033[K" + line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+
+
+def sweep(
+    client: SkillShift,
+    tasks: Iterable[Task | str],
+    agent: Agent,
+    out: str | Path,
+    *,
+    conditions: Sequence[str] = CONDITIONS,
+    seeds: Sequence[int] = (0,),
+    regimes: Sequence[str] = REGIMES,
+    episode: dict[str, Any] | None = None,
+    stream: TextIO | None = None,
+) -> dict[str, Any]:
+    """Run every attempt not done yet, write the benchmark's files to `out`, print the table
+    and return it (the service's `format=benchmark`). `episode`: settings every attempt's
+    episode shares (targets, regime_params, perceptual, ttl_s, tags)."""
+    stream = stream or sys.stderr
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    planned = cells([_task(task) for task in tasks], conditions, seeds, regimes)
+    if not planned:
+        raise ValueError("the sweep has no attempt to make: no task, condition or seed")
+    name = _name(folder, planned)
+    progress = Progress(folder / "progress.jsonl")
+    _set_aside_cut_short(client, progress, name)
+    bar = Bar(len(planned), stream)
+    done = sum(cell.key in progress.done for cell in planned)
+    for cell in planned:
+        if cell.key in progress.done:
+            continue
+        outcome = _attempt(client, cell, agent, progress, name, episode or {})
+        done += 1
+        bar.show(done, f"{cell.describe()}: {'success' if outcome['success'] else 'failure'}")
+    bar.end()
+    return _write_results(client, folder, name, stream)
+
+
+def _task(task: Task | str) -> Task:
+    return task if isinstance(task, Task) else Task(str(task))
+
+
+def _name(folder: Path, planned: list[Cell]) -> str:
+    """The sweep's name (its episodes' `sweep` tag), made on the first run and kept."""
+    settings = folder / "sweep.json"
+    if settings.exists():
+        return str(json.loads(settings.read_text())["name"])
+    name = f"{folder.name}-{secrets.token_hex(4)}"
+    record = {"name": name, "cells": [cell.key for cell in planned]}
+    settings.write_text(json.dumps(record, indent=2) + "\n")
+    return name
+
+
+def _set_aside_cut_short(client: SkillShift, progress: Progress, name: str) -> None:
+    """Attempts a crash cut short: one whose result is in is done; the others leave the
+    sweep's reports (retagged) and are run again."""
+    for key, episode_id in list(progress.started.items()):
+        try:
+            posted = _posted_result(client, episode_id)
+        except SkillShiftError as error:
+            if error.status != 404:
+                raise
+            progress.write({"key": key, "episode": episode_id, "state": "gone"})
+            del progress.started[key]
+            continue  # expired or deleted: not in the live reports any more
+        if posted is not None:
+            record = {"key": key, "episode": episode_id, "state": "done", **posted}
+            progress.write(record)
+            progress.done[key] = record
+        else:
+            tags = client.get_episode(episode_id)["tags"]
+            client.patch_episode(episode_id, tags={**tags, "sweep": f"{name}/abandoned"})
+            progress.write({"key": key, "episode": episode_id, "state": "abandoned"})
+        del progress.started[key]
+
+
+def _attempt(
+    client: SkillShift,
+    cell: Cell,
+    agent: Agent,
+    progress: Progress,
+    name: str,
+    shared: dict[str, Any],
+) -> dict[str, Any]:
+    tags = {**shared.get("tags", {}), "sweep": name, "task": cell.task.uid, "uid": cell.task.uid}
+    if cell.task.site:
+        tags["site"] = cell.task.site
+    config = {**shared, "condition": cell.condition, "seed": cell.seed, "tags": tags}
+    if cell.regime:
+        config["regime"] = cell.regime
+    trial = Trial(client, cell, client.create_episode(**config))
+    progress.write({"key": cell.key, "episode": trial.episode.id, "state": "started"})
+    try:
+        returned = agent(trial)
+        result = _result(returned, trial.steps)
+    except SkillShiftError:
+        raise  # the service failed, not the task: stop, and a rerun makes this attempt again
+    except Exception as error:
+        reason = f"{type(error).__name__}: {error}"[:MAX_REASON]
+        result = {"success": False, "steps": trial.steps, "reason": reason}
+    posted = _posted_result(client, trial.episode.id)
+    if posted is None:
+        client.task_result(trial.episode.id, **result)
+    else:
+        result = posted  # the agent's own (through the BrowserGym wrapper, say) is the one
+    record = {"key": cell.key, "episode": trial.episode.id, "state": "done", **result}
+    progress.write(record)
+    return result
+
+
+def _posted_result(client: SkillShift, episode_id: str) -> dict[str, Any] | None:
+    """The task result posted to the episode (its last), if any: success, steps, reason."""
+    posted = None
+    for event in client.iter_events(episode_id):
+        if event["type"] == "task_result":
+            posted = event
+    if posted is None:
+        return None
+    return {key: posted[key] for key in ("success", "steps", "reason") if key in posted}
+
+
+def _result(returned: Any, steps: int) -> dict[str, Any]:
+    """The task result an agent's return value stands for."""
+    if isinstance(returned, bool):
+        return {"success": returned, "steps": steps}
+    if isinstance(returned, dict) and isinstance(returned.get("success"), bool):
+        return {"steps": steps, **returned}
+    # None (or anything else) says nothing: counted as a failure that says why, rather than
+    # an attempt missing from the success rate.
+    return {"success": False, "steps": steps, "reason": f"the agent returned {returned!r:.100}"}
+
+
+def _write_results(client: SkillShift, folder: Path, name: str, stream: TextIO) -> dict[str, Any]:
+    records = client.reports(tags={"sweep": name}, format="per_task")
+    table = client.reports(tags={"sweep": name}, format="benchmark")
+    (folder / "per_task.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (folder / "table.json").write_text(json.dumps(table, indent=2) + "\n")
+    text = format_benchmark(table)
+    (folder / "table.txt").write_text(text + "\n")
+    stream.write(text + "\n")
+    return dict(table)
+
+
+def attempts(folder: str | Path) -> Iterator[dict[str, Any]]:
+    """The records of `progress.jsonl` (for a look at what ran, and in which episode)."""
+    path = Path(folder) / "progress.jsonl"
+    for line in path.read_text().splitlines():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
