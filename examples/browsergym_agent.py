@@ -10,38 +10,18 @@ result.
 
 Debian's Chromium instead of a downloaded one: `episode.browsergym_kwargs()` passes its path
 for the task's browser, but BrowserGym's chat window launches Playwright's default Chromium with
-no way to pass a path; `use_system_chromium()` points Playwright's browser directory at the
-system's Chromium for that.
+no way to pass a path; `use_system_chromium()` (from the client) points Playwright's browser
+directory at the system's Chromium for that.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import shutil
-import tempfile
-from pathlib import Path
 
 from skillshift_client import SkillShift
-
-
-def use_system_chromium() -> None:
-    """Make Playwright find the system's Chromium where it expects its own download."""
-    import playwright
-
-    chromium = shutil.which("chromium")
-    browsers = Path(playwright.__file__).parent / "driver/package/browsers.json"
-    if not chromium or not browsers.exists() or os.environ.get("PLAYWRIGHT_BROWSERS_PATH"):
-        return
-    listed = json.loads(browsers.read_text())["browsers"]
-    revision = next(b["revision"] for b in listed if b["name"] == "chromium")
-    root = Path(tempfile.mkdtemp(prefix="pw-browsers-"))
-    executable = root / f"chromium-{revision}" / "chrome-linux" / "chrome"
-    executable.parent.mkdir(parents=True)
-    executable.symlink_to(chromium)
-    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(root)
+from skillshift_client.browsergym import use_system_chromium
 
 
 def find(axtree: str, role: str, name: str) -> str | None:

@@ -29,19 +29,47 @@ result would be missing from the success rate without anyone noticing.
 from __future__ import annotations
 
 import functools
+import json
+import os
 import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import gymnasium
 
 from skillshift_client import Episode, SkillShift
 
-__all__ = ["SkillShiftEnv"]
+__all__ = ["SkillShiftEnv", "use_system_chromium"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 # Event fields are at most 2,048 characters once encoded: an action or a reason is cut short.
 MAX_TEXT = 500
+
+
+def _system_chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def use_system_chromium() -> None:
+    """Make Playwright find the system's Chromium (Debian's `chromium`) where it expects its own
+    download, for the browsers BrowserGym launches without a path (its chat window); the
+    wrapper already gives the task's browser the system's. Nothing changes when there is no
+    system Chromium or PLAYWRIGHT_BROWSERS_PATH is set."""
+    import playwright
+
+    chromium = _system_chromium()
+    browsers = Path(playwright.__file__).parent / "driver/package/browsers.json"
+    if not chromium or not browsers.exists() or os.environ.get("PLAYWRIGHT_BROWSERS_PATH"):
+        return
+    listed = json.loads(browsers.read_text())["browsers"]
+    revision = next(b["revision"] for b in listed if b["name"] == "chromium")
+    root = Path(tempfile.mkdtemp(prefix="pw-browsers-"))
+    executable = root / f"chromium-{revision}" / "chrome-linux" / "chrome"
+    executable.parent.mkdir(parents=True)
+    executable.symlink_to(chromium)
+    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(root)
 
 
 def _positive_reward(reward: float, info: dict[str, Any]) -> bool:
@@ -105,9 +133,11 @@ class SkillShiftEnv(gymnasium.Wrapper):  # type: ignore[misc]  # gymnasium is un
         try:
             obs, info = self.env.reset(seed=seed, options=options)
         except BaseException:
-            # The attempt never started: it is no task attempt, so it leaves no episode behind.
-            self.client.delete_episode(self.episode.id, missing_ok=True)
-            self.episode = None
+            # The attempt never started: it is no task attempt, so an episode of ours leaves
+            # nothing behind (a given one is its owner's, who counts the failure).
+            if self._given is None:
+                self.client.delete_episode(self.episode.id, missing_ok=True)
+                self.episode = None
             raise
         self._open = True
         return obs, {**info, "skillshift_episode": self.episode.id}
@@ -195,7 +225,7 @@ class SkillShiftEnv(gymnasium.Wrapper):  # type: ignore[misc]  # gymnasium is un
             **episode.playwright_context_kwargs(),
         }
         if "executable_path" not in self._base.pw_chromium_kwargs:
-            chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+            chromium = _system_chromium()
             if chromium:
                 self._base.pw_chromium_kwargs = {
                     **self._base.pw_chromium_kwargs,

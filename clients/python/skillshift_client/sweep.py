@@ -207,7 +207,8 @@ def sweep(
             continue
         outcome = _attempt(client, cell, agent, progress, name, episode or {})
         done += 1
-        bar.show(done, f"{cell.describe()}: {'success' if outcome['success'] else 'failure'}")
+        said = "success" if outcome["success"] else f"failure ({outcome.get('reason') or '-'})"
+        bar.show(done, f"{cell.describe()}: {said}")
     bar.end()
     return _write_results(client, folder, name, stream)
 
