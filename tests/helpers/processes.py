@@ -221,3 +221,23 @@ class HAProxyProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def run_agent(
+    python: Path | str, api: str, *args: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """An agent's script (an example) in its own Python, told the API by SKILLSHIFT_API_URL
+    and without PYTHONPATH: it imports the skillshift_client installed there, as an agent's
+    environment does, not the checkout's."""
+    return subprocess.run(
+        [str(python), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            "SKILLSHIFT_API_URL": api,
+        },
+        timeout=timeout,
+        check=False,
+    )

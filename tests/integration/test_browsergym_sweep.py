@@ -5,7 +5,6 @@ reports, and each attempt's steps, popups and result are in its episode."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from skillshift_client import SkillShift
 from tests.helpers.browsergym import browsergym_python
 from tests.helpers.lab import APPS, lab_app
-from tests.helpers.processes import REPO, ServiceProcess
+from tests.helpers.processes import ServiceProcess, run_agent
 
 pytestmark = pytest.mark.browser
 
@@ -29,19 +28,7 @@ def react(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 
 
 def run_in_browsergym(service: ServiceProcess, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(browsergym_python()), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        # No PYTHONPATH: the venv's own skillshift_client, as an agent's environment has it.
-        env={
-            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-            "SKILLSHIFT_API_URL": service.api,
-        },
-        timeout=900,
-        check=False,
-    )
+    return run_agent(browsergym_python(), service.api, *args, timeout=900)
 
 
 def sweep_files(out: Path) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:

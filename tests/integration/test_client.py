@@ -14,7 +14,7 @@ import pytest
 
 from skillshift_client import AsyncSkillShift, SkillShift, SkillShiftError
 from tests.helpers.browsergym import browsergym_python
-from tests.helpers.processes import ServiceProcess
+from tests.helpers.processes import ServiceProcess, run_agent
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -151,18 +151,8 @@ def test_ca_command_matches_the_service(service: ServiceProcess, tmp_path: Path)
 
 @pytest.mark.browser
 def test_playwright_example(service: ServiceProcess) -> None:
-    result = subprocess.run(
-        [sys.executable, "examples/playwright_agent.py", f"{service.demo}/"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        # No PYTHONPATH: the venv's own skillshift_client, not the checkout's.
-        env={
-            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-            "SKILLSHIFT_API_URL": service.api,
-        },
-        timeout=120,
-        check=False,
+    result = run_agent(
+        sys.executable, service.api, "examples/playwright_agent.py", f"{service.demo}/"
     )
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout)
@@ -173,18 +163,8 @@ def test_playwright_example(service: ServiceProcess) -> None:
 
 @pytest.mark.browser
 def test_browsergym_example(service: ServiceProcess) -> None:
-    result = subprocess.run(
-        [str(browsergym_python()), "examples/browsergym_agent.py", f"{service.demo}/"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        # No PYTHONPATH: the venv's own skillshift_client, not the checkout's.
-        env={
-            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-            "SKILLSHIFT_API_URL": service.api,
-        },
-        timeout=300,
-        check=False,
+    result = run_agent(
+        browsergym_python(), service.api, "examples/browsergym_agent.py", f"{service.demo}/"
     )
     assert result.returncode == 0, result.stderr[-3000:]
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
