@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, model_validator
 
 from proxy.episode import Condition, EpisodeConfig, EpisodeId, Origin, Regime, Seed
-from shifts.conditions import PerceptualSet
+from shifts.conditions import ExecutionSet, PerceptualSet
 from shifts.execution import RegimeParams
 
 
@@ -34,6 +34,7 @@ class EpisodePatch(BaseModel):
     model_config = {"extra": "forbid"}
     condition: Condition = unset()
     perceptual: PerceptualSet = unset()
+    execution: ExecutionSet = unset()
     regime: Regime = unset()
     regime_params: RegimeParams = unset()
     seed: Seed = unset()

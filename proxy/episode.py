@@ -25,9 +25,9 @@ from pydantic import (
 import sites
 from shifts import get_shift, shifts_for, validate_params
 from shifts.base import UnknownShift
-from shifts.conditions import PerceptualSet, canonical_condition
-from shifts.execution import RegimeParams
-from shifts.runtime import runtime_version
+from shifts.conditions import ExecutionSet, PerceptualSet, canonical_condition
+from shifts.execution import PopupParams, RegimeParams
+from shifts.runtime import INTERRUPTIONS_NAME, runtime_version, script_version
 
 Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
 Regime = Literal["once", "multiple", "random"]
@@ -78,6 +78,14 @@ class EpisodeConfig(BaseModel):
         description="The perceptual shift of -Perc conditions: `benchmark` (the benchmark's "
         "definition: locator drift on the same objects; placement and labels stay) or "
         "`extended` (also relabel, restyle and relayout, which go beyond the benchmark)",
+    )
+    execution: ExecutionSet = Field(
+        "benchmark",
+        description="The execution shift of -Exec conditions: `benchmark` (the benchmark's "
+        "popups, shown on load) or `extended` (also toasts, click-absorbing overlays and "
+        "consent banners that push the page; the browser's own alert, confirm and "
+        "beforeunload dialogs; hosted in shadow roots or iframes; shown after a delay, on the "
+        "first interaction, on scroll or on exit intent: `shift_params.popup` narrows them)",
     )
     regime: Regime = Field("once", description="Execution regime for -Exec conditions")
     regime_params: RegimeParams = Field(default_factory=RegimeParams)
@@ -168,6 +176,13 @@ class EpisodeConfig(BaseModel):
             if name not in names:
                 raise ValueError(f"shift_params for {name!r}, which this episode does not apply")
             self.shift_params[name] = validate_params(name, params)
+        if self.execution == "benchmark" and "popup" in self.shift_params:
+            extended = PopupParams.model_validate(self.shift_params["popup"]).extended_only()
+            if extended:
+                raise ValueError(
+                    f"shift_params.popup {extended} belong to the extended execution set: "
+                    'give "execution": "extended" too'
+                )
         return self
 
     def shift_names(self) -> list[str]:
@@ -199,6 +214,12 @@ class EpisodeConfig(BaseModel):
             ),  # fmt: skip
             "shifts": self.shift_names(),
             "targets": self.all_targets(),
+            # Only when asked for, so the benchmark's set keeps the digests it always had.
+            **(
+                {"execution": "extended", "interruptions": script_version(INTERRUPTIONS_NAME)}
+                if self.execution == "extended"
+                else {}
+            ),
             "profiles": [repr(sites.PROFILES[name]) for name in profiles],
         }
         encoded = json.dumps(decided, sort_keys=True, separators=(",", ":")).encode()

@@ -15,11 +15,19 @@ if TYPE_CHECKING:
 EXTENSION = "_skillshift"
 
 
-class PopupPlaced(TypedDict):
+class _Popup(TypedDict):
     kind: str
     load: int | None
     delay_ms: int
     regime: str
+
+
+class PopupPlaced(_Popup, total=False):
+    # The extended execution set's placement (shifts.interruptions).
+    host: str
+    trigger: str
+    after: int
+    lasts_ms: int
 
 
 class PageChanges(TypedDict, total=False):
@@ -89,6 +97,8 @@ def page_record(
             "delay_ms": popup.delay_ms,
             "regime": popup.regime,
         }
+        if popup.interruption is not None:
+            changes["popup"].update(popup.interruption.placement())  # type: ignore[typeddict-item]  # the keys above
     record: PageRecord = {
         "load": context.load_index,
         "shifts": doc.notes,

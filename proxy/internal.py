@@ -1,6 +1,7 @@
 """Internal endpoints under a neutral path prefix, answered on any origin, never forwarded.
 
   {prefix}r.js   the client runtime script
+  {prefix}i.js   the extended execution set's runtime
   {prefix}b      the event beacon: POST JSON {"k": beacon key, "type": ..., ...}
 The beacon is authenticated twice: the request must be bound to the episode (its credentials
 carry the token) and carry the page's beacon key, which is derived from the token.
@@ -22,7 +23,7 @@ from proxy.flowstate import state_of
 from proxy.options import add_options
 from proxy.responses import answer
 from proxy.store import EpisodeStore, StoreUnavailable
-from shifts.runtime import BEACON_NAME, RUNTIME_NAME, runtime_source
+from shifts.runtime import ASSETS, BEACON_NAME, script_source
 
 logger = logging.getLogger(__name__)
 
@@ -60,12 +61,12 @@ class InternalEndpoints:
         if flow.response is not None or not self.is_internal(flow):
             return
         name = flow.request.path[len(ctx.options.ss_internal_prefix) :].split("?")[0]
-        if name == RUNTIME_NAME and flow.request.method in ("GET", "HEAD"):
+        if name in ASSETS and flow.request.method in ("GET", "HEAD"):
             answer(
                 flow,
                 http.Response.make(
                     200,
-                    runtime_source(),
+                    script_source(name),
                     {
                         "Content-Type": "text/javascript; charset=utf-8",
                         # The URL carries the runtime's version, so it may be cached for good.

@@ -72,6 +72,7 @@ def build_context(
         seed=episode.seed,
         condition=episode.condition,
         regime=episode.regime,
+        execution=episode.execution,
         regime_params=episode.regime_params.model_dump(),
         shift_params=episode.shift_params,
         site=site_for(episode, hostport, raw),

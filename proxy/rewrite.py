@@ -225,6 +225,7 @@ class PageRewriter:
                 kind=context.popup.kind,
                 delay_ms=context.popup.delay_ms,
                 regime=context.regime,
+                **(placed.placement() if (placed := context.popup.interruption) else {}),
             )
 
     async def _context(

@@ -5,7 +5,7 @@ from shifts.base import Shift, all_shifts, get_shift, validate_params
 from shifts.conditions import CONDITIONS, KIND_ORDER, shifts_for
 from shifts.document import HtmlDocument
 from shifts.perceptual import locators, relabel, relayout, restyle  # noqa: F401  (registers them)
-from shifts.runtime import runtime_tag
+from shifts.runtime import INTERRUPTIONS_NAME, runtime_tag
 from shifts.shift_context import PopupPlan, ShiftContext
 
 
@@ -23,9 +23,18 @@ def run_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDo
 
 
 def finish(doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
-    if doc.runtime and ctx.is_navigation:
+    """Add the client runtime's tag, configured with what the shifts asked of it, and the
+    extended execution set's runtime's when that set planned for the page (`x`)."""
+    if not (doc.runtime and ctx.is_navigation):
+        return doc
+    config = dict(doc.runtime)
+    extended = "x" in config
+    interruption = config.pop("x", None)
+    if config:
+        doc.inject_deferred_script(runtime_tag(ctx, {"l": ctx.load_index, "p": None, **config}))
+    if extended:
         doc.inject_deferred_script(
-            runtime_tag(ctx, {"l": ctx.load_index, "p": None, **doc.runtime})
+            runtime_tag(ctx, {"l": ctx.load_index, "p": interruption}, INTERRUPTIONS_NAME)
         )
     return doc
 

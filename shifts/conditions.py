@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 PerceptualSet = Literal["benchmark", "extended"]
+ExecutionSet = Literal["benchmark", "extended"]  # the popups of -Exec (shifts.interruptions)
 PERCEPTUAL_SETS: dict[str, tuple[str, ...]] = {
     "benchmark": ("locator_drift",),
     "extended": ("relabel", "locator_drift", "restyle", "relayout"),

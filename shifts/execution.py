@@ -9,14 +9,15 @@ the store before it lets the plan through.
 from __future__ import annotations
 
 import fnmatch
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
 
 from shifts.base import ShiftKind, register
 from shifts.document import HtmlDocument
-from shifts.popups import KINDS, TEMPLATES, render_popup
+from shifts.interruptions import HOSTS, RANGES, TRIGGERS, pairs, plan_interruption
+from shifts.popups import ALL_TEMPLATES, EXTENDED_KINDS, KINDS, TEMPLATES, render_popup
 from shifts.rng import rng_for, token_for
 from shifts.shift_context import PopupPlan, ShiftContext
 
@@ -43,11 +44,21 @@ class RegimeParams(BaseModel):
         return self
 
 
+def _range(name: str, unit: str, what: str) -> Any:
+    low, high = RANGES[name]
+    return Field(
+        None,
+        description=f"extended set: {what}, drawn per load from [low, high] {unit} "
+        f"(default [{low}, {high}])",
+    )
+
+
 class PopupParams(BaseModel):
     model_config = {"extra": "forbid"}
     kinds: list[str] = Field(
         default_factory=list,
-        description=f"Popup kinds to draw from ({', '.join(KINDS)}); empty means all",
+        description=f"Popup kinds to draw from ({', '.join(KINDS)}; the extended set adds "
+        f"{', '.join(k for k in EXTENDED_KINDS if k not in KINDS)}); empty means all",
     )
     class_prefix: str = Field(
         "",
@@ -58,13 +69,46 @@ class PopupParams(BaseModel):
         default_factory=list,
         description="URL path globs where popups may appear; empty means the site's default",
     )
+    triggers: list[str] = Field(
+        default_factory=list,
+        description=f"extended set: when a popup shows ({', '.join(TRIGGERS)}); empty means all",
+    )
+    hosts: list[str] = Field(
+        default_factory=list,
+        description=f"extended set: where a popup lives ({', '.join(HOSTS)}; native dialogs are "
+        "the browser's); empty means all",
+    )
+    delay_ms: tuple[int, int] | None = _range("delay_ms", "ms", "the `delay` trigger's wait")
+    scroll_px: tuple[int, int] | None = _range(
+        "scroll_px", "px", "the `scroll` trigger's depth (or the page's end, if nearer)"
+    )
+    toast_ms: tuple[int, int] | None = _range("toast_ms", "ms", "how long a toast stays")
+    absorb_ms: tuple[int, int] | None = _range(
+        "absorb_ms", "ms", "how long a click absorber absorbs"
+    )
 
     @model_validator(mode="after")
-    def _known_kinds(self) -> PopupParams:
-        unknown = sorted(set(self.kinds) - set(TEMPLATES))
-        if unknown:
-            raise ValueError(f"unknown popup kinds {unknown}; known: {sorted(TEMPLATES)}")
+    def _known_choices(self) -> PopupParams:
+        for name, values, known in (
+            ("popup kinds", self.kinds, ALL_TEMPLATES),
+            ("triggers", self.triggers, TRIGGERS),
+            ("hosts", self.hosts, HOSTS),
+        ):
+            unknown = sorted(set(values) - set(known))
+            if unknown:
+                raise ValueError(f"unknown {name} {unknown}; known: {sorted(known)}")
+        for name in RANGES:
+            span = getattr(self, name)
+            if span is not None and not 0 <= span[0] <= span[1] <= 600_000:
+                raise ValueError(f"{name} must be [low, high] with 0 <= low <= high <= 600000")
+        if not pairs(self.kinds, self.hosts):
+            raise ValueError(f"none of the kinds {self.kinds} can be shown in hosts {self.hosts}")
         return self
+
+    def extended_only(self) -> list[str]:
+        """The settings only the extended set honours (refused for the benchmark's)."""
+        named = [name for name in ("triggers", "hosts", *RANGES) if getattr(self, name)]
+        return named + sorted(set(self.kinds) - set(TEMPLATES))
 
 
 def draw_random(seed: int, load_index: int, params: RegimeParams) -> tuple[bool, int]:
@@ -90,8 +134,15 @@ def plan_popup(ctx: ShiftContext) -> PopupPlan | None:
     if not is_eligible(ctx) or ctx.load_index is None:
         return None
     params = PopupParams.model_validate(ctx.params_for(Popup.name))
-    kinds = sorted(params.kinds or TEMPLATES)
-    kind = rng_for(ctx.seed, "popup-kind", ctx.load_index).choice(kinds)
+    interruption = None
+    if ctx.execution == "extended":
+        interruption = plan_interruption(ctx.seed, ctx.load_index, params.model_dump())
+        if interruption is None:
+            return None
+        kind = interruption.kind
+    else:
+        kinds = sorted(params.kinds or TEMPLATES)
+        kind = rng_for(ctx.seed, "popup-kind", ctx.load_index).choice(kinds)
     delay = 0
     if ctx.regime == "random":
         fires, delay = draw_random(
@@ -99,7 +150,7 @@ def plan_popup(ctx: ShiftContext) -> PopupPlan | None:
         )
         if not fires:
             return None
-    return PopupPlan(kind=kind, delay_ms=delay, regime=ctx.regime)
+    return PopupPlan(kind=kind, delay_ms=delay, regime=ctx.regime, interruption=interruption)
 
 
 class Popup:
@@ -129,8 +180,14 @@ class Popup:
                 plan["guard"] = "_" + token_for(
                     ctx.seed, "once-guard", ctx.episode_id, ctx.generation, length=8
                 )
-            doc.notes[self.name] = {"kind": ctx.popup.kind, "delay_ms": ctx.popup.delay_ms}
-        doc.runtime["p"] = plan
+            note: dict[str, object] = {"kind": ctx.popup.kind, "delay_ms": ctx.popup.delay_ms}
+            if ctx.popup.interruption is not None:
+                plan.update(ctx.popup.interruption.placement())
+                note.update(ctx.popup.interruption.placement())
+            doc.notes[self.name] = note
+        # The extended set's plan goes to its own runtime (`finish` adds its tag), and the
+        # benchmark's runtime loads only if some other shift needs it.
+        doc.runtime["x" if ctx.execution == "extended" else "p"] = plan
         return doc
 
 

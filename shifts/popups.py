@@ -16,7 +16,7 @@ from typing import Literal
 from shifts.rng import token_for
 from sites import PopupTheme
 
-Layout = Literal["modal", "banner", "fullpage"]
+Layout = Literal["modal", "banner", "fullpage", "toast", "absorber", "push", "native"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,58 @@ TEMPLATES: dict[str, PopupTemplate] = {
 }
 KINDS = tuple(sorted(TEMPLATES))
 
+# The extended execution set's own kinds (`"execution": "extended"`), beyond the benchmark's.
+# The native ones are the browser's own dialogs: their title is the text they show.
+EXTENDED_TEMPLATES: dict[str, PopupTemplate] = {
+    template.kind: template
+    for template in (
+        PopupTemplate(
+            kind="toast",
+            layout="toast",
+            title="Preferences saved",
+            body="Your settings were updated. Some pages may take a moment to reflect them.",
+            buttons=(Button("View settings", "accept", primary=True),),
+        ),
+        PopupTemplate(
+            kind="click_absorber",
+            layout="absorber",
+            title="Please wait",
+            body="Loading your content.",
+            buttons=(),
+        ),
+        PopupTemplate(
+            kind="consent_push",
+            layout="push",
+            title="Cookies on this site",
+            body="We use cookies to remember your choices and measure how the site is used.",
+            buttons=(Button("Accept all", "accept", primary=True), Button("Reject all", "decline")),
+        ),
+        PopupTemplate(
+            kind="native_alert",
+            layout="native",
+            title="Your session will expire soon. Save your work to keep it.",
+            body="",
+            buttons=(),
+        ),
+        PopupTemplate(
+            kind="native_confirm",
+            layout="native",
+            title="Would you like to take a short survey about this page?",
+            body="",
+            buttons=(),
+        ),
+        PopupTemplate(
+            kind="native_beforeunload",
+            layout="native",
+            title="Changes you made may not be saved.",
+            body="",
+            buttons=(),
+        ),
+    )
+}
+ALL_TEMPLATES = {**TEMPLATES, **EXTENDED_TEMPLATES}
+EXTENDED_KINDS = tuple(sorted(ALL_TEMPLATES))
+
 
 def class_prefix(seed: int, kind: str, prefix: str = "") -> str:
     """The class name root for a popup: the configured prefix, else a seeded neutral token."""
@@ -98,8 +150,11 @@ def class_prefix(seed: int, kind: str, prefix: str = "") -> str:
 
 
 def render_popup(kind: str, seed: int, theme: PopupTheme, prefix: str = "") -> dict[str, str]:
-    """The popup's markup and stylesheet, for the client runtime to insert when it is due."""
-    template = TEMPLATES[kind]
+    """The popup's markup and stylesheet, for the client runtime to insert when it is due (a
+    native dialog's text, which the browser shows in its own way)."""
+    template = ALL_TEMPLATES[kind]
+    if template.layout == "native":
+        return {"text": template.title}
     cls = class_prefix(seed, kind, prefix)
     buttons = "".join(
         f'<button type="button" class="{cls}-b{" " + cls + "-p" if button.primary else ""}" '
@@ -109,7 +164,9 @@ def render_popup(kind: str, seed: int, theme: PopupTheme, prefix: str = "") -> d
     extra = f'<div class="{cls}-e">{template.extra}</div>' if template.extra else ""
     markup = (
         f'<div class="{cls}-o {cls}-{template.layout}">'
-        f'<div class="{cls}" role="dialog" aria-modal="true" aria-labelledby="{cls}-t" '
+        f'<div class="{cls}" role="{_ROLES.get(template.layout, "dialog")}" '
+        f'aria-modal="{"false" if template.layout in _NOT_MODAL else "true"}" '
+        f'aria-labelledby="{cls}-t" '
         f'aria-describedby="{cls}-d">'
         f'<button type="button" class="{cls}-x" aria-label="Close" data-dismiss="close">'
         "&times;</button>"
@@ -117,7 +174,10 @@ def render_popup(kind: str, seed: int, theme: PopupTheme, prefix: str = "") -> d
         f'<p id="{cls}-d">{escape(template.body)}</p>{extra}'
         f'<div class="{cls}-a">{buttons}</div></div></div>'
     )
-    return {"markup": markup, "css": _css(cls, theme)}
+    css = _css(cls, theme)
+    if template.layout in _EXTENDED_LAYOUTS:
+        css += _EXTENDED_LAYOUTS[template.layout].replace("CLS", cls)
+    return {"markup": markup, "css": css}
 
 
 def _css(cls: str, theme: PopupTheme) -> str:
@@ -143,3 +203,20 @@ def _css(cls: str, theme: PopupTheme) -> str:
         f"color:{theme.accent};border-radius:{theme.radius};font:inherit;cursor:pointer}}"
         f".{cls}-p{{background:{theme.accent};color:{theme.accent_text}}}"
     )
+
+
+# The extended layouts, after the shared rules (which they override). A toast covers a corner
+# and leaves the rest usable; a push banner takes room at the top of the page, in its flow; an
+# absorber is a clear overlay: the page shows through, and its clicks go nowhere.
+_EXTENDED_LAYOUTS = {
+    "toast": ".CLS-toast{inset:auto 1rem 1rem auto;background:none;display:block}"
+    ".CLS-toast .CLS{width:22rem;max-width:calc(100vw - 2rem)}",
+    "push": ".CLS-push{position:relative;inset:auto;z-index:auto;background:none;display:block}"
+    ".CLS-push .CLS{max-width:none;width:100%;border-radius:0;box-shadow:none}",
+    "absorber": ".CLS-absorber{background:transparent;align-items:flex-start;"
+    "justify-content:flex-end}"
+    ".CLS-absorber .CLS{width:auto;max-width:18rem;margin:1rem;padding:.6rem 2.4rem .6rem .9rem;"
+    "font-size:14px}.CLS-absorber h2{font-size:1em}",
+}
+_NOT_MODAL = frozenset({"toast", "push"})  # the page stays usable around them
+_ROLES = {"toast": "alertdialog"}

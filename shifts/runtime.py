@@ -13,7 +13,11 @@ from typing import Any
 from shifts.shift_context import ShiftContext
 
 RUNTIME_NAME = "r.js"
+# The extended execution set's runtime: a script of its own, so the benchmark's runtime (and
+# with its version, every page shifted under the benchmark's sets) stays byte for byte.
+INTERRUPTIONS_NAME = "i.js"
 BEACON_NAME = "b"
+ASSETS = {RUNTIME_NAME: "assets/runtime.js", INTERRUPTIONS_NAME: "assets/interruptions.js"}
 
 
 _FULL_LINE_COMMENT = re.compile(rb"^\s*//.*\n", re.MULTILINE)
@@ -22,26 +26,35 @@ _BLOCK_COMMENT = re.compile(rb"[ \t]*/\* .*? \*/")
 
 
 @cache
-def runtime_source() -> bytes:
-    """The runtime as served: without its comments, which would tell an agent what it is for."""
-    source = resources.files("shifts").joinpath("assets/runtime.js").read_bytes()
+def script_source(name: str) -> bytes:
+    """A client script as served (`r.js`, `i.js`): without its comments, which would tell an
+    agent what it is for."""
+    source = resources.files("shifts").joinpath(ASSETS[name]).read_bytes()
     for comment in (_FULL_LINE_COMMENT, _TRAILING_COMMENT, _BLOCK_COMMENT):
         source = comment.sub(b"", source)
     return source
 
 
 @cache
+def script_version(name: str) -> str:
+    return hashlib.sha256(script_source(name)).hexdigest()[:10]
+
+
+def runtime_source() -> bytes:
+    return script_source(RUNTIME_NAME)
+
+
 def runtime_version() -> str:
-    return hashlib.sha256(runtime_source()).hexdigest()[:10]
+    return script_version(RUNTIME_NAME)
 
 
-def runtime_tag(ctx: ShiftContext, config: dict[str, Any]) -> str:
-    """A deferred <script> loading the runtime from the internal prefix, configured inline.
+def runtime_tag(ctx: ShiftContext, config: dict[str, Any], name: str = RUNTIME_NAME) -> str:
+    """A deferred <script> loading a client script from the internal prefix, configured inline.
 
     The configuration travels in a data attribute (HTML-escaped JSON), so the tag needs no inline
     script and satisfies a CSP with only the nonce added.
     """
     full_config = {"b": ctx.internal_prefix + BEACON_NAME, "k": ctx.beacon_key, **config}
     payload = escape(json.dumps(full_config, separators=(",", ":"), sort_keys=True), quote=True)
-    src = f"{ctx.internal_prefix}{RUNTIME_NAME}?v={runtime_version()}"
+    src = f"{ctx.internal_prefix}{name}?v={script_version(name)}"
     return f'<script{ctx.nonce_attr()} src="{src}" data-cfg="{payload}" defer></script>'

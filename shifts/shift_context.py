@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from shifts.interruptions import Interruption
 from shifts.references import AssetRefs
 from sites import GENERIC, SiteProfile
 
@@ -16,6 +17,8 @@ class PopupPlan:
     kind: str
     delay_ms: int
     regime: str
+    # The extended execution set's host, trigger and timings (None: the benchmark's popup).
+    interruption: Interruption | None = None
 
 
 # Where the proxy answers its own endpoints on every origin (`--internal-prefix`): neutral,
@@ -29,6 +32,8 @@ class ShiftContext:
     seed: int
     condition: str = "Src"
     regime: str = "once"
+    # The execution set: `benchmark` (the benchmark's popups) or `extended` (shifts.interruptions).
+    execution: str = "benchmark"
     # Regime parameters (p, min_ms, max_ms) and per-shift parameters, keyed by shift name.
     regime_params: dict[str, Any] = field(default_factory=dict)
     shift_params: dict[str, dict[str, Any]] = field(default_factory=dict)
