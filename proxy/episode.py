@@ -130,6 +130,12 @@ class EpisodeConfig(BaseModel):
         "(`http://host/login`), the query and body fields (form fields, a JSON body's top-level "
         "keys) a request is matched without, such as CSRF tokens a page makes anew",
     )
+    replay_deterministic: StrictBool = Field(
+        True,
+        description="With `replay_of`: give replayed documents the clock of their recording and "
+        "randomness seeded by the episode's seed and the load (`Date`, `Math.random`, "
+        "`crypto.getRandomValues`); false serves the recorded bytes as they are",
+    )
     knowledge: int | None = Field(
         None,
         ge=0,
@@ -187,6 +193,7 @@ class EpisodeConfig(BaseModel):
             for name, unset in (
                 ("from_load", self.from_load is None),
                 ("replay_ignore", not self.replay_ignore),
+                ("replay_deterministic", self.replay_deterministic),
             ):
                 if not unset:
                     raise ValueError(f"{name} is a replay setting: give replay_of too")

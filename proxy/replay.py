@@ -5,7 +5,9 @@ Which recorded exchange answers a request is proxy/replay_match.py's: on method,
 canonical body. Identical requests are answered in recorded order (the first with the first
 recorded answer, the second with the second, then the last again), counted in the store so
 that replicas agree. A request the recording does not hold gets a 404 page (it never goes to the
-upstream) and a `replay_miss` event saying how the nearest recorded request differs.
+upstream) and a `replay_miss` event saying how the nearest recorded request differs. Replayed
+HTML documents get the recording's clock and seeded randomness (proxy/replay_determinism.py)
+unless the episode opts out.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from proxy.har import extension, load_of
 from proxy.loads import LOADS
 from proxy.recent import Recent
 from proxy.recording_dir import Recording
+from proxy.replay_determinism import make_deterministic, recorded_ms
 from proxy.replay_match import Entry, IgnoredFields, RecordedExchanges, RequestKey, request_key
 from proxy.responses import answer, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -101,6 +104,11 @@ class ReplayResponder:
             if h["name"].lower() not in WIRE_HEADERS
         ]
         response = http.Response.make(entry["response"]["status"], body, headers)
+        if episode.replay_deterministic:
+            load = load_of(entry) or recorded.get("page_load") or 0
+            make_deterministic(
+                flow, response, episode, recorded_ms(entry.get("startedDateTime")), load
+            )
         answer(flow, response)
         if is_page:
             count = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)

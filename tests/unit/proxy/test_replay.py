@@ -1,5 +1,5 @@
 """Replay through the real addon chain: requests matched on their bodies, identical ones
-answered in recorded order, misses refused and explained."""
+answered in recorded order, misses refused and explained, documents made deterministic."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
 
 from proxy.recording_dir import Recording
+from proxy.replay_determinism import recorded_ms
 from proxy.store import MemoryStore
 from tests.unit.proxy.conftest import (
     NAV,
@@ -131,3 +132,18 @@ async def test_fields_the_replay_ignores_do_not_stop_a_match(
     )
     assert (await replayed(chain, lenient, "/login?t=2", b"csrf=b&u=ann")).text == "in"
     assert (await replayed(chain, lenient, "/login?t=2", b"csrf=b&u=bob")).status_code == 404
+
+
+async def test_replayed_documents_get_the_recorded_clock_unless_the_episode_opts_out(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, seed=5)
+    await exchange(chain, recorded, html_response(PAGE))
+    (entry,) = await recording.entries(recorded.id)
+    deterministic = await make_episode(store, replay_of=recorded.id, seed=5)
+    document = await replayed(chain, deterministic, "/", headers=NAV, method="GET")
+    served = document.content or b""
+    assert served.startswith(b"<!DOCTYPE html><html><head><script>(()=>{const recorded=")
+    assert f"const recorded={recorded_ms(entry['startedDateTime'])};".encode() in served
+    opted_out = await make_episode(store, replay_of=recorded.id, replay_deterministic=False)
+    assert (await replayed(chain, opted_out, "/", headers=NAV, method="GET")).content == PAGE
