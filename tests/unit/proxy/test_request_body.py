@@ -66,3 +66,25 @@ def test_fields_are_told_where_a_body_has_them() -> None:
         "b",
         "c",
     ]
+
+
+def multipart(boundary: str, fields: list[tuple[str, bytes]]) -> tuple[str, bytes]:
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+        + value
+        + b"\r\n"
+        for name, value in fields
+    )
+    return f"multipart/form-data; boundary={boundary}", body + f"--{boundary}--\r\n".encode()
+
+
+def test_a_multipart_form_is_its_fields_whatever_its_boundary() -> None:
+    upload = b"\x89PNG" + bytes(range(256)) * 20
+    one = canonical_body(*multipart("AaB03x", [("q", b"hats"), ("file", upload), ("a", b"1")]))
+    other = canonical_body(
+        *multipart("----7MA4YWx", [("a", b"1"), ("q", b"hats"), ("file", upload)])
+    )
+    digest = hashlib.sha256(upload).hexdigest()
+    assert one == other == f"form:a=1&file=sha256%3A{digest}&q=hats"
+    assert canonical_body(*multipart("b", [("q", b"shoes")])) == "form:q=shoes"
+    assert canonical_body("multipart/form-data; boundary=b", b"junk").startswith("sha256:")
