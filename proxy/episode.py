@@ -190,12 +190,13 @@ class EpisodeConfig(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
         if self.replay_of is None:
-            for name, unset in (
+            # Each replay setting at its default, or the episode is refused.
+            for name, at_default in (
                 ("from_load", self.from_load is None),
                 ("replay_ignore", not self.replay_ignore),
                 ("replay_deterministic", self.replay_deterministic),
             ):
-                if not unset:
+                if not at_default:
                     raise ValueError(f"{name} is a replay setting: give replay_of too")
         names = self.shift_names()
         for name in names:
