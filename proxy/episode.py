@@ -52,6 +52,10 @@ Origin = Annotated[str, WithJsonSchema({"type": "string", "pattern": r"^https?:/
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)]
 DEFAULT_TTL_S = 24 * 3600
 RecordWhat = Literal["off", "pages", "all"]
+# A `replay_ignore` key: a path prefix, or an absolute URL's prefix; never a query or fragment.
+IGNORE_PREFIX = re.compile(r"^(/|https?://[^/\s?#]+(/|$))[^\s?#]{0,2048}$")
+MAX_IGNORE_PREFIXES = 64
+MAX_IGNORED_FIELDS = 64
 
 
 def _record_choice(value: object) -> object:
@@ -128,6 +132,18 @@ class EpisodeConfig(BaseModel):
         strict=True,
         description="With `replay_of`: the recorded navigation the replay starts at",
     )
+    replay_ignore: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="With `replay_of`: per path prefix (`/login`) or URL prefix "
+        "(`http://host/login`), the query and body fields (form fields, a JSON body's top-level "
+        "keys) a request is matched without, such as CSRF tokens a page makes anew",
+    )
+    replay_deterministic: StrictBool = Field(
+        True,
+        description="With `replay_of`: give replayed documents the clock of their recording and "
+        "randomness seeded by the episode's seed and the load (`Date`, `Math.random`, "
+        "`crypto.getRandomValues`); false serves the recorded bytes as they are",
+    )
     knowledge: int | None = Field(
         None,
         ge=0,
@@ -162,10 +178,34 @@ class EpisodeConfig(BaseModel):
                 raise ValueError(f"{origin!r} is not an origin like http://host:port")
         return {source.rstrip("/"): target.rstrip("/") for source, target in targets.items()}
 
+    @field_validator("replay_ignore")
+    @classmethod
+    def _ignore_rules(cls, rules: dict[str, list[str]]) -> dict[str, list[str]]:
+        if len(rules) > MAX_IGNORE_PREFIXES:
+            raise ValueError(f"at most {MAX_IGNORE_PREFIXES} prefixes")
+        for prefix, names in rules.items():
+            if not IGNORE_PREFIX.match(prefix):
+                raise ValueError(
+                    f"{prefix!r} is neither a path prefix (/login) nor a URL prefix "
+                    "(http://host/login), without query or fragment"
+                )
+            if not 1 <= len(names) <= MAX_IGNORED_FIELDS:
+                raise ValueError(f"{prefix!r}: give 1 to {MAX_IGNORED_FIELDS} field names")
+            if not all(0 < len(name) <= 256 for name in names):
+                raise ValueError(f"{prefix!r}: a field name has 1 to 256 characters")
+        return rules
+
     @model_validator(mode="after")
     def _consistent(self) -> EpisodeConfig:
-        if self.from_load is not None and self.replay_of is None:
-            raise ValueError("from_load is a replay setting: give replay_of too")
+        if self.replay_of is None:
+            # Each replay setting at its default, or the episode is refused.
+            for name, at_default in (
+                ("from_load", self.from_load is None),
+                ("replay_ignore", not self.replay_ignore),
+                ("replay_deterministic", self.replay_deterministic),
+            ):
+                if not at_default:
+                    raise ValueError(f"{name} is a replay setting: give replay_of too")
         names = self.shift_names()
         for name in names:
             try:

@@ -62,6 +62,9 @@ class HarExtension(TypedDict, total=False):
     body_omitted: str  # why the body is not kept
     body: str  # the sha256 of the body as served, in the recording's bodies/
     source: str  # the sha256 of the upstream's page it was shifted from
+    # The request body's canonical form (proxy/request_body.py), which replay matches on;
+    # absent from entries recorded before it was kept (those match any body).
+    request_body: str
 
 
 def extension(entry: Mapping[str, Any]) -> HarExtension:

@@ -1,5 +1,6 @@
 """Records what each episode's browser received: one HAR 1.2 entry per response, the body as
-served (after every shift), the upstream's page it was shifted from, and its change map.
+served (after every shift), the upstream's page it was shifted from, its change map, and the
+canonical form of the request's body (proxy/request_body.py), which replay matches requests on.
 
 Pages are recorded by default, every response with `record: "all"`. Bodies that stream
 through (everything the rewriter does not buffer) are teed as they pass. A recording that
@@ -25,6 +26,7 @@ from proxy.har import EXTENSION, HarExtension
 from proxy.options import add_options
 from proxy.recent import Recent
 from proxy.recording_dir import Recording, run_of
+from proxy.request_body import canonical_request_body
 from proxy.rewrite import is_page
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -106,7 +108,10 @@ class Recorder:
         body, encoding = self._served_body(flow, response)
         if page is not None and page["load"]:
             self._last_load.keep(episode.id, page["load"])
-        extra: HarExtension = {"page_load": self._last_load.recall(episode.id)}
+        extra: HarExtension = {
+            "page_load": self._last_load.recall(episode.id),
+            "request_body": canonical_request_body(flow.request),
+        }
         if page is not None:
             extra["navigation"] = bool(page["load"])
             extra["load"] = page["load"]

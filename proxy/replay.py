@@ -1,18 +1,20 @@
 """Replay episodes: every request is answered from another episode's recording, never from the
 upstream, so a browser sees what the agent saw after the app has changed or is gone.
 
-Navigations step through the recording: the replay's n-th navigation is answered with the
-recorded navigation `from_load + n - 1` when it asked for that URL, else with the nearest
-recorded navigation of the URL after it (or, failing that, before it). Subresources get the
-response recorded for the page being replayed (the latest one recorded at or before it, else
-the first). A request the recording does not hold gets a 404 page and a `replay_miss` event.
+Which recorded exchange answers a request is proxy/replay_match.py's: on method, URL and
+canonical body. Identical requests are answered in recorded order (the first with the first
+recorded answer, the second with the second, then the last again), counted in the store so
+that replicas agree. A request the recording does not hold gets a 404 page (it never goes to the
+upstream) and a `replay_miss` event saying how the nearest recorded request differs. Replayed
+HTML documents get the recording's clock and seeded randomness (proxy/replay_determinism.py)
+unless the episode opts out.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
-from collections import defaultdict
 from typing import Any
 
 from mitmproxy import http
@@ -25,6 +27,8 @@ from proxy.har import extension, load_of
 from proxy.loads import LOADS
 from proxy.recent import Recent
 from proxy.recording_dir import Recording
+from proxy.replay_determinism import make_deterministic, recorded_ms
+from proxy.replay_match import Entry, IgnoredFields, RecordedExchanges, RequestKey, request_key
 from proxy.responses import answer, error_response
 from proxy.store import EpisodeStore, StoreUnavailable
 
@@ -32,35 +36,6 @@ logger = logging.getLogger(__name__)
 
 # Headers of a recorded response that describe the bytes on the wire, not the body replayed.
 WIRE_HEADERS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
-
-
-class RecordedExchanges:
-    """A recording's entries by (method, URL), navigations apart."""
-
-    def __init__(self, entries: list[dict[str, Any]]) -> None:
-        self.navigations: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        self.all: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for entry in entries:
-            key = (entry["request"]["method"], entry["request"]["url"])
-            self.all[key].append(entry)
-            if extension(entry).get("navigation"):
-                self.navigations[key].append(entry)
-
-    def navigation(self, key: tuple[str, str], expected: int) -> dict[str, Any] | None:
-        found = self.navigations.get(key)
-        if not found:
-            return self.subresource(key, expected)
-        later = [e for e in found if load_of(e) >= expected]
-        if later:
-            return min(later, key=load_of)
-        return max(found, key=load_of)
-
-    def subresource(self, key: tuple[str, str], page_load: int | None) -> dict[str, Any] | None:
-        found = self.all.get(key)
-        if not found:
-            return None
-        before = [e for e in found if (extension(e).get("page_load") or 0) <= (page_load or 0)]
-        return before[-1] if before else found[0]
 
 
 RECENT_INDEXES = 64
@@ -97,18 +72,26 @@ class ReplayResponder:
             answer(flow, error_response(404, "This service records nothing: nothing to replay."))
             return
         exchanges = await self._exchanges(episode.replay_of)
-        key = (flow.request.method, flow.request.pretty_url)
+        asked = request_key(flow.request)
+        ignored = IgnoredFields(episode.replay_ignore).for_url(asked.url)
         navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         if navigation:
             # Only recorded pages count as loads (a redirect on the way to one does not), as
             # they did when the episode was recorded.
             replayed = (await self.store.get_counters(episode.id)).get(LOADS, 0)
-            entry = exchanges.navigation(key, (episode.from_load or 1) + replayed)
+            found = exchanges.navigation(asked, ignored, (episode.from_load or 1) + replayed)
         else:
-            entry = exchanges.subresource(key, self._replayed_load.recall(episode.id))
-        if entry is None or "body" not in extension(entry):
-            answer(flow, error_response(404, "This request is not in the recording replayed."))
-            await self._event(episode, "replay_miss", url=key[1], method=key[0])
+            page_load = self._replayed_load.recall(episode.id)
+            found = exchanges.subresource(asked, ignored, page_load)
+        if not found:
+            difference = exchanges.nearest(asked, ignored)
+            await self._miss(flow, episode, asked, **difference.fields())
+            return
+        entry = await self._in_recorded_order(episode, asked.without(ignored), found)
+        if "body" not in extension(entry):
+            await self._miss(
+                flow, episode, asked, differs=[], reason="the recorded response's body was not kept"
+            )
             return
         recorded = extension(entry)
         is_page = navigation and bool(load_of(entry))
@@ -121,19 +104,42 @@ class ReplayResponder:
             if h["name"].lower() not in WIRE_HEADERS
         ]
         response = http.Response.make(entry["response"]["status"], body, headers)
+        if episode.replay_deterministic:
+            load = load_of(entry) or recorded.get("page_load") or 0
+            make_deterministic(
+                flow, response, episode, recorded_ms(entry.get("startedDateTime")), load
+            )
         answer(flow, response)
         if is_page:
             count = await self.store.incr_counter(episode.id, LOADS, episode.expires_at)
             await self._event(
                 episode,
                 "page_served",
-                url=key[1],
+                url=asked.url,
                 kind=classify.RequestKind.DOCUMENT.value,
                 load_index=count,
                 replayed_load=recorded.get("load"),
                 shifts=recorded.get("shifts", {}),
                 changed=False,
             )
+
+    async def _in_recorded_order(
+        self, episode: Episode, asked: RequestKey, found: list[Entry]
+    ) -> Entry:
+        """The n-th of identical requests gets the n-th recorded answer, then the last again."""
+        if len(found) == 1:
+            return found[0]
+        page = extension(found[0]).get("page_load") or 0
+        identity = f"{asked.method} {asked.url} {asked.body} {page}".encode()
+        counter = "replay_order:" + hashlib.sha256(identity).hexdigest()[:16]
+        count = await self.store.incr_counter(episode.id, counter, episode.expires_at)
+        return found[min(count, len(found)) - 1]
+
+    async def _miss(
+        self, flow: http.HTTPFlow, episode: Episode, asked: RequestKey, **why: Any
+    ) -> None:
+        answer(flow, error_response(404, "This request is not in the recording replayed."))
+        await self._event(episode, "replay_miss", url=asked.url, method=asked.method, **why)
 
     async def _exchanges(self, episode_id: str) -> RecordedExchanges:
         """The recording's index, read again only when the recording changed (every request

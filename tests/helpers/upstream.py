@@ -77,7 +77,8 @@ class Handler(BaseHTTPRequestHandler):
         html = {"Content-Type": "text/html; charset=utf-8"}
         if path in self.server.extra:
             content_type, content = self.server.extra[path]
-            self._send(200, content, {"Content-Type": content_type})
+            headers = {"Content-Type": content_type, **self.server.extra_headers.get(path, {})}
+            self._send(200, content, headers)
         elif path in self.server.redirects:
             self._send(302, b"", {"Location": self.server.redirects[path]})
         elif path == "/hang":
@@ -196,6 +197,7 @@ class UpstreamServer(ThreadingHTTPServer):
         self.requests: list[dict[str, Any]] = []
         # More pages to serve: path -> (content type, body), e.g. saved pages for benchmarks.
         self.extra: dict[str, tuple[str, bytes]] = {}
+        self.extra_headers: dict[str, dict[str, str]] = {}  # path -> more headers of its answer
         self.redirects: dict[str, str] = {}  # path -> Location
         self.release = threading.Event()  # lets /hang answer
         self.hang_asked = threading.Event()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from mitmproxy import http
@@ -19,7 +20,10 @@ from mitmproxy.test import taddons, tflow, tutils
 
 from proxy import build_addons
 from proxy.episode import EpisodeConfig, new_episode
+from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
+
+NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
 
 
 @pytest.fixture
@@ -32,6 +36,21 @@ def addons(store: MemoryStore) -> Iterator[AddonManager]:
     """The service's addon chain as `serve` loads it, behind mitmproxy's addon manager. Pages
     are learnt without the browser pass here (tests/unit/proxy/knowledge has it)."""
     with taddons.context(*build_addons(store)) as context:
+        context.options.update(ss_learn="static")
+        yield context.master.addons
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> Iterator[Recording]:
+    found = Recording(tmp_path / "recordings")
+    yield found
+    found.close()
+
+
+@pytest.fixture
+def chain(store: MemoryStore, recording: Recording) -> Iterator[AddonManager]:
+    """The addon chain with a recording directory: it records, and replays."""
+    with taddons.context(*build_addons(store, recording)) as context:
         context.options.update(ss_learn="static")
         yield context.master.addons
 
@@ -86,3 +105,29 @@ async def run_response(chain: AddonManager, flow: http.HTTPFlow, response: http.
     flow.response = response
     await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
     await chain.handle_lifecycle(HttpResponseHook(flow))
+
+
+async def exchange(
+    chain: AddonManager,
+    episode,  # type: ignore[no-untyped-def]
+    response: http.Response,
+    path: str = "/",
+    headers: dict[str, str] | None = None,
+    method: str = "GET",
+    content: bytes = b"",
+) -> http.HTTPFlow:
+    """One request through the chain and the upstream's response back, streamed in two chunks
+    when the chain streams it (as mitmproxy would pass them to the stream function)."""
+    headers = {"X-SkillShift-Episode": episode.id, **(headers or NAV)}
+    flow = request_flow(path, headers=headers, method=method, content=content)
+    await run_request(chain, flow)
+    assert flow.response is None
+    flow.response = response
+    body = response.raw_content or b""
+    await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
+    if callable(flow.response.stream):
+        for chunk in (body[:10], body[10:], b""):
+            flow.response.stream(chunk)
+        flow.response.raw_content = b""  # a streamed body is not kept by mitmproxy
+    await chain.handle_lifecycle(HttpResponseHook(flow))
+    return flow

@@ -3,63 +3,27 @@
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
 from mitmproxy.flow import Error
-from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHeadersHook, HttpResponseHook
-from mitmproxy.test import taddons
+from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHeadersHook
 
-from proxy import build_addons
 from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
-from tests.unit.proxy.conftest import html_response, make_episode, request_flow, run_request
+from tests.unit.proxy.conftest import (
+    NAV,
+    exchange,
+    html_response,
+    make_episode,
+    request_flow,
+    run_request,
+)
 
 PAGE = (
     b"<!DOCTYPE html><html><head><title>x</title></head>"
     b"<body><a href='/l'>Sign in</a></body></html>"
 )
-NAV = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
-
-
-@pytest.fixture
-def recording(tmp_path: Path) -> Iterator[Recording]:
-    found = Recording(tmp_path / "recordings")
-    yield found
-    found.close()
-
-
-@pytest.fixture
-def chain(store: MemoryStore, recording: Recording) -> Iterator[AddonManager]:
-    with taddons.context(*build_addons(store, recording)) as context:
-        context.options.update(ss_learn="static")
-        yield context.master.addons
-
-
-async def exchange(
-    chain: AddonManager,
-    episode,  # type: ignore[no-untyped-def]
-    response: http.Response,
-    path: str = "/",
-    headers: dict[str, str] | None = None,
-) -> http.HTTPFlow:
-    """One request through the chain and the upstream's response back, streamed in two chunks
-    when the chain streams it (as mitmproxy would pass them to the stream function)."""
-    flow = request_flow(path, headers={"X-SkillShift-Episode": episode.id, **(headers or NAV)})
-    await run_request(chain, flow)
-    assert flow.response is None
-    flow.response = response
-    body = response.raw_content or b""
-    await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
-    if callable(flow.response.stream):
-        for chunk in (body[:10], body[10:], b""):
-            flow.response.stream(chunk)
-        flow.response.raw_content = b""  # a streamed body is not kept by mitmproxy
-    await chain.handle_lifecycle(HttpResponseHook(flow))
-    return flow
 
 
 async def test_a_shifted_page_is_recorded_as_served_with_its_source_and_change_map(
@@ -113,7 +77,7 @@ async def test_a_replay_answers_from_the_recording_and_never_from_the_upstream(
     first = await exchange(chain, recorded, html_response(PAGE))
     style = http.Response.make(200, b"a{}", {"Content-Type": "text/css"})
     await exchange(chain, recorded, style, "/s.css", {"Sec-Fetch-Dest": "style"})
-    replay = await make_episode(store, replay_of=recorded.id)
+    replay = await make_episode(store, replay_of=recorded.id, replay_deterministic=False)
     for path, dest, body in (
         ("/", "document", first.response.content),
         ("/s.css", "style", b"a{}"),
@@ -155,7 +119,11 @@ async def test_a_replay_from_a_load_starts_there(
     second = await exchange(chain, recorded, html_response(PAGE.replace(b"Sign in", b"Log in")))
     assert first.response.content != second.response.content
     for from_load, expected in ((None, first), (2, second)):
-        config = {"replay_of": recorded.id, **({"from_load": from_load} if from_load else {})}
+        config = {
+            "replay_of": recorded.id,
+            "replay_deterministic": False,
+            **({"from_load": from_load} if from_load else {}),
+        }
         replay = await make_episode(store, **config)
         flow = request_flow("/", {"X-SkillShift-Episode": replay.id, **NAV})
         await run_request(chain, flow)
@@ -202,3 +170,15 @@ async def test_a_replay_that_cannot_read_its_recording_fails_closed(
     # Answered here (never sent upstream), and said.
     assert flow.response is not None and flow.response.status_code == 502
     assert "replay_error" in [e["type"] for e in await store.read_events(replay.id)]
+
+
+async def test_a_request_s_body_is_recorded_in_the_form_replay_matches_on(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    episode = await make_episode(store, condition="Src", record="all")
+    form = {"Sec-Fetch-Dest": "empty", "Content-Type": "application/x-www-form-urlencoded"}
+    answer = http.Response.make(200, b"ok", {"Content-Type": "text/plain"})
+    await exchange(chain, episode, answer, "/search", form, "POST", b"q=hats&page=2")
+    await exchange(chain, episode, html_response(PAGE))
+    found = [e["_skillshift"]["request_body"] for e in await recording.entries(episode.id)]
+    assert found == ["form:page=2&q=hats", ""]

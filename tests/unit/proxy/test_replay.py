@@ -1,45 +1,149 @@
-"""Which recorded exchange a replay answers with."""
+"""Replay through the real addon chain: requests matched on their bodies, identical ones
+answered in recorded order, misses refused and explained, documents made deterministic."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
 
-from proxy.replay import RecordedExchanges
+from mitmproxy import http
+from mitmproxy.addonmanager import AddonManager
 
-
-def recorded(url: str, load: int | None, page_load: int, method: str = "GET") -> dict[str, Any]:
-    extra: dict[str, Any] = {"page_load": page_load, "body": f"{url}@{page_load}"}
-    if load:
-        extra.update(navigation=True, load=load)
-    return {"request": {"method": method, "url": url}, "_skillshift": extra}
-
-
-EXCHANGES = RecordedExchanges(
-    [
-        recorded("/a", 1, 1),
-        recorded("/s.css", None, 1),
-        recorded("/b", 2, 2),
-        recorded("/a", 3, 3),
-        recorded("/s.css", None, 3),
-        recorded("/redirect", None, 3),
-    ]
+from proxy.recording_dir import Recording
+from proxy.replay_determinism import recorded_ms
+from proxy.store import MemoryStore
+from tests.unit.proxy.conftest import (
+    NAV,
+    exchange,
+    html_response,
+    make_episode,
+    request_flow,
+    run_request,
 )
 
-
-def test_navigations_step_through_the_recording() -> None:
-    assert EXCHANGES.navigation(("GET", "/a"), 1)["_skillshift"]["load"] == 1  # type: ignore[index]
-    # The next recorded visit of the URL at or after the expected load...
-    assert EXCHANGES.navigation(("GET", "/a"), 2)["_skillshift"]["load"] == 3  # type: ignore[index]
-    # ...else the latest before it.
-    assert EXCHANGES.navigation(("GET", "/b"), 3)["_skillshift"]["load"] == 2  # type: ignore[index]
-    # A redirect on the way to a page is no page but is replayed.
-    assert EXCHANGES.navigation(("GET", "/redirect"), 4) is not None
-    assert EXCHANGES.navigation(("POST", "/a"), 1) is None
+FORM = {"Sec-Fetch-Dest": "empty", "Content-Type": "application/x-www-form-urlencoded"}
+JSON = {"Sec-Fetch-Dest": "empty", "Content-Type": "application/json"}
+PAGE = b"<!DOCTYPE html><html><head><title>x</title></head><body>page</body></html>"
 
 
-def test_subresources_come_from_the_page_being_replayed() -> None:
-    assert EXCHANGES.subresource(("GET", "/s.css"), 1)["_skillshift"]["body"] == "/s.css@1"  # type: ignore[index]
-    assert EXCHANGES.subresource(("GET", "/s.css"), 2)["_skillshift"]["body"] == "/s.css@1"  # type: ignore[index]
-    assert EXCHANGES.subresource(("GET", "/s.css"), 3)["_skillshift"]["body"] == "/s.css@3"  # type: ignore[index]
-    assert EXCHANGES.subresource(("GET", "/s.css"), None)["_skillshift"]["body"] == "/s.css@1"  # type: ignore[index]
-    assert EXCHANGES.subresource(("GET", "/nope"), 1) is None
+def answer_of(text: str) -> http.Response:
+    return http.Response.make(200, text.encode(), {"Content-Type": "text/plain"})
+
+
+async def replayed(
+    chain: AddonManager,
+    episode,  # type: ignore[no-untyped-def]
+    path: str,
+    content: bytes = b"",
+    headers: dict[str, str] | None = None,
+    method: str = "POST",
+) -> http.Response:
+    headers = {"X-SkillShift-Episode": episode.id, **(headers or FORM)}
+    flow = request_flow(path, headers, method=method, content=content)
+    await run_request(chain, flow)
+    assert flow.response is not None  # answered by the proxy: never sent to the upstream
+    return flow.response
+
+
+async def test_two_posts_to_one_url_get_the_answer_recorded_for_their_body(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, html_response(PAGE))
+    for query in (b"shoes", b"hats"):
+        body = b"page=1&q=" + query
+        await exchange(chain, recorded, answer_of(query.decode()), "/search", FORM, "POST", body)
+    await exchange(chain, recorded, answer_of("json"), "/api", JSON, "POST", b'{"b": 1, "a": 2}')
+    entries = await recording.entries(recorded.id)
+    assert [e["_skillshift"]["request_body"] for e in entries] == [
+        "",
+        "form:page=1&q=shoes",
+        "form:page=1&q=hats",
+        'json:{"a":2,"b":1}',
+    ]
+    replay = await make_episode(store, replay_of=recorded.id)
+    # Fields in another order, JSON spaced otherwise: the same body.
+    assert (await replayed(chain, replay, "/search", b"q=hats&page=1")).text == "hats"
+    assert (await replayed(chain, replay, "/search", b"q=shoes&page=1")).text == "shoes"
+    assert (await replayed(chain, replay, "/api", b'{"a":2,"b":1}', JSON)).text == "json"
+
+
+async def test_identical_requests_get_the_recorded_answers_in_order_then_the_last(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, html_response(PAGE))
+    for text in ("first", "second"):
+        await exchange(chain, recorded, answer_of(text), "/poll", FORM, "POST", b"n=1")
+    replay = await make_episode(store, replay_of=recorded.id)
+    texts = [(await replayed(chain, replay, "/poll", b"n=1")).text for _ in range(4)]
+    assert texts == ["first", "second", "second", "second"]
+    # Another replay of the same recording starts again from the first.
+    again = await make_episode(store, replay_of=recorded.id)
+    assert (await replayed(chain, again, "/poll", b"n=1")).text == "first"
+
+
+async def test_a_recording_made_before_bodies_were_kept_replays_as_it_did(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, html_response(PAGE))
+    await exchange(chain, recorded, answer_of("old"), "/search", FORM, "POST", b"q=shoes")
+    await recording.flush()
+    entries_file = recording.root / "episodes" / recorded.id / "entries.jsonl"
+    entries = [json.loads(line) for line in entries_file.read_text().splitlines()]
+    for entry in entries:
+        del entry["_skillshift"]["request_body"]
+    entries_file.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    replay = await make_episode(store, replay_of=recorded.id)
+    # Matched on method and URL alone, as before: any body gets the recorded answer.
+    assert (await replayed(chain, replay, "/search", b"q=hats")).text == "old"
+    document = await replayed(chain, replay, "/", headers=NAV, method="GET")
+    assert document.status_code == 200 and b"<body>page</body>" in (document.content or b"")
+
+
+async def test_a_miss_is_refused_and_says_which_fields_differ(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, html_response(PAGE))
+    await exchange(chain, recorded, answer_of("ok"), "/cart", FORM, "POST", b"item=7&qty=1")
+    replay = await make_episode(store, replay_of=recorded.id)
+    missed = await replayed(chain, replay, "/cart", b"item=7&qty=2")
+    assert missed.status_code == 404 and "not in the recording" in missed.text
+    (miss,) = [e for e in await store.read_events(replay.id) if e["type"] == "replay_miss"]
+    assert miss["url"] == "http://site.test/cart" and miss["method"] == "POST"
+    assert miss["differs"] == ["body"] and miss["body_fields"] == ["qty"]
+    assert miss["nearest"] == {"method": "POST", "url": "http://site.test/cart"}
+
+
+async def test_fields_the_replay_ignores_do_not_stop_a_match(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, html_response(PAGE))
+    await exchange(chain, recorded, answer_of("in"), "/login?t=1", FORM, "POST", b"csrf=a&u=ann")
+    strict = await make_episode(store, replay_of=recorded.id)
+    assert (await replayed(chain, strict, "/login?t=2", b"csrf=b&u=ann")).status_code == 404
+    (miss,) = [e for e in await store.read_events(strict.id) if e["type"] == "replay_miss"]
+    assert miss["differs"] == ["query", "body"]
+    assert miss["query_fields"] == ["t"] and miss["body_fields"] == ["csrf"]
+    lenient = await make_episode(
+        store, replay_of=recorded.id, replay_ignore={"/login": ["csrf", "t"]}
+    )
+    assert (await replayed(chain, lenient, "/login?t=2", b"csrf=b&u=ann")).text == "in"
+    assert (await replayed(chain, lenient, "/login?t=2", b"csrf=b&u=bob")).status_code == 404
+
+
+async def test_replayed_documents_get_the_recorded_clock_unless_the_episode_opts_out(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, seed=5)
+    await exchange(chain, recorded, html_response(PAGE))
+    (entry,) = await recording.entries(recorded.id)
+    deterministic = await make_episode(store, replay_of=recorded.id, seed=5)
+    document = await replayed(chain, deterministic, "/", headers=NAV, method="GET")
+    served = document.content or b""
+    assert served.startswith(b"<!DOCTYPE html><html><head><script>(()=>{const recorded=")
+    assert f"const recorded={recorded_ms(entry['startedDateTime'])};".encode() in served
+    opted_out = await make_episode(store, replay_of=recorded.id, replay_deterministic=False)
+    assert (await replayed(chain, opted_out, "/", headers=NAV, method="GET")).content == PAGE

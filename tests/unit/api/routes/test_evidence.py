@@ -143,3 +143,33 @@ async def test_archived_service_episodes_from_before_the_marker_are_internal(
     assert [row["episodes"] for row in rows] == [1]
     everything = (await api.get("/reports", params={"include_internal": "true"})).json()
     assert [row["episodes"] for row in everything["rows"]] == [3]
+
+
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    [
+        ({"replay_ignore": {"login": ["csrf"]}}, "'login' is neither a path prefix"),
+        ({"replay_ignore": {"/login?x=1": ["csrf"]}}, "without query or fragment"),
+        ({"replay_ignore": {"/login": []}}, "'/login': give 1 to 64 field names"),
+        ({"replay_ignore": {"/login": [""]}}, "a field name has 1 to 256 characters"),
+        ({"replay_ignore": {"/login": "csrf"}}, "replay_ignore./login: Input should be"),
+        ({"replay_deterministic": "no"}, "replay_deterministic: Input should be a valid boolean"),
+    ],
+)
+async def test_bad_replay_settings_are_refused_saying_what_is_wrong(
+    recorded: tuple[httpx.AsyncClient, Recording], settings: dict[str, object], says: str
+) -> None:
+    api, _ = recorded
+    refused = await api.post("/episodes", json={"replay_of": "any", **settings})
+    assert refused.status_code == 422 and says in refused.json()["error"], refused.text
+
+
+async def test_replay_settings_need_a_replay(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    for settings in ({"replay_ignore": {"/": ["t"]}}, {"replay_deterministic": False}):
+        refused = await api.post("/episodes", json=settings)
+        assert refused.status_code == 422
+        assert f"{next(iter(settings))} is a replay setting" in refused.json()["error"]
+    assert (await api.post("/episodes", json={"replay_deterministic": True})).status_code == 201
