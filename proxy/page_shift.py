@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from proxy import csp
 from proxy.episode import Episode
-from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts
+from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts, volatile
 from shifts.document import FrozenDocument
 from shifts.execution import plan_popup
 from shifts.references import AssetRefs
@@ -107,7 +107,7 @@ def shift_document(
     rest = [name for name in names if name not in parsing]
     key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, knowledge_digest)
     frozen = shifted.get_or_make(
-        key, lambda: run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze()
+        key, lambda: run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze(), raw
     )
     return finish(run_shifts(rest, HtmlDocument.thaw(frozen), ctx), ctx)
 
@@ -122,15 +122,28 @@ class ShiftedPages:
 
     Single-flight: the first load of a page that others ask for while it is being shifted is
     shifted once; they wait for it (`shared`) rather than each parse it again, which is what
-    a burst of first loads of a big page would otherwise cost in CPU and memory at once."""
+    a burst of first loads of a big page would otherwise cost in CPU and memory at once.
+
+    Per-request values: most apps put a fresh nonce or CSRF token in every page, so a page's
+    bytes are new at every load. Entries keep the bytes they were shifted from, and the last
+    one made under each setting (the key without the digest) is known; a page that differs
+    from it only in per-request values (`shifts.volatile`) is its shifted state with the new
+    values swapped in (`swapped`), byte for byte what shifting it afresh gives, since no
+    shift decides by those values."""
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple[object, ...], FrozenDocument] = OrderedDict()
+        # Each shifted state with the page's bytes it was shifted from (None: not kept).
+        self._entries: OrderedDict[tuple[object, ...], tuple[FrozenDocument, bytes | None]] = (
+            OrderedDict()
+        )
         self._bytes = 0
         self._lock = threading.Lock()
         self._in_flight: dict[tuple[object, ...], _InFlight] = {}
-        self.hits = self.misses = self.shared = 0
+        # The setting (a key without its digest) -> the key of the last page shifted under it;
+        # dropped with the entry.
+        self._latest: dict[tuple[object, ...], tuple[object, ...]] = {}
+        self.hits = self.misses = self.shared = self.swapped = 0
 
     @staticmethod
     def key(
@@ -156,17 +169,24 @@ class ShiftedPages:
         )
 
     def get_or_make(
-        self, key: tuple[object, ...], make: Callable[[], FrozenDocument]
+        self,
+        key: tuple[object, ...],
+        make: Callable[[], FrozenDocument],
+        raw: bytes | None = None,
     ) -> FrozenDocument:
-        """The entry under `key`, made by `make` if there is none: once, however many threads
-        ask at the same time. (Only worker threads can wait: the event loop shifts the pages
-        below the offload size, which never go to a worker, so it never waits on one.)"""
+        """The entry under `key`, made if there is none: from the last page of its setting
+        when `raw` differs from it only in per-request values, else by `make`; once, however
+        many threads ask at the same time. (Only worker threads can wait: the event loop
+        shifts the pages below the offload size, which never go to a worker, so it never
+        waits on one.)"""
+        if raw is not None:
+            make = self._swapping(key, raw, make)
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return found
+                return found[0]
             flight = self._in_flight.get(key)
             making = flight is None
             if flight is None:
@@ -183,7 +203,7 @@ class ShiftedPages:
             return make()  # the first attempt failed: this request fails (or not) on its own
         try:
             flight.result = make()
-            self.put(key, flight.result)
+            self.put(key, flight.result, raw)
             return flight.result
         finally:
             with self._lock:
@@ -196,18 +216,44 @@ class ShiftedPages:
             flight = self._in_flight.get(key)
             return flight.waiting if flight is not None else 0
 
-    def put(self, key: tuple[object, ...], frozen: FrozenDocument) -> None:
-        size = len(frozen.body)
+    def _swapping(
+        self, key: tuple[object, ...], raw: bytes, make: Callable[[], FrozenDocument]
+    ) -> Callable[[], FrozenDocument]:
+        return lambda: self._from_latest(key, raw) or make()
+
+    def _from_latest(self, key: tuple[object, ...], raw: bytes) -> FrozenDocument | None:
+        with self._lock:
+            latest = self._entries.get(self._latest.get(_setting(key), ()))
+        frozen, before = latest or (None, None)
+        if frozen is None or before is None:
+            return None
+        swaps = volatile.swaps(before, raw)
+        made = frozen.with_values_swapped(swaps, before) if swaps else None
+        if made is not None:
+            with self._lock:
+                self.swapped += 1
+        return made
+
+    def put(
+        self, key: tuple[object, ...], frozen: FrozenDocument, raw: bytes | None = None
+    ) -> None:
+        """Keep `frozen` (and the page's bytes, if given: the setting's latest page then),
+        least recently used out first, within the byte budget."""
+        size = len(frozen.body) + len(raw or b"")
         if size > self.max_bytes:
             return
         with self._lock:
             if key in self._entries:
                 return
-            self._entries[key] = frozen
+            self._entries[key] = (frozen, raw)
             self._bytes += size
+            if raw is not None:
+                self._latest[_setting(key)] = key
             while self._bytes > self.max_bytes:
-                _, evicted = self._entries.popitem(last=False)
-                self._bytes -= len(evicted.body)
+                evicted_key, (evicted, evicted_raw) = self._entries.popitem(last=False)
+                self._bytes -= len(evicted.body) + len(evicted_raw or b"")
+                if self._latest.get(_setting(evicted_key)) == evicted_key:
+                    del self._latest[_setting(evicted_key)]
 
 
 def shift_offline(
@@ -236,6 +282,11 @@ def shift_offline(
     )
     ctx = replace(ctx, popup=plan_popup(ctx))
     return ctx, shift_document(episode, ctx, raw, charset)
+
+
+def _setting(key: tuple[object, ...]) -> tuple[object, ...]:
+    """A key without its page digest (the first item): everything else the shifts read."""
+    return key[1:]
 
 
 @dataclass

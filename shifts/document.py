@@ -8,12 +8,14 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import html
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from lxml import etree
 
@@ -54,6 +56,60 @@ class FrozenDocument:
     # Where `to_bytes` splices into `body`: the start of <head> and the end of it (found by a
     # scan of the head, once, instead of at every load of the page); None if not ASCII.
     splice_points: tuple[int, int] | None = None
+
+    def with_values_swapped(self, swaps: dict[bytes, bytes], raw: bytes) -> FrozenDocument | None:
+        """This document as the same shifts leave a page that differs from its `raw` only in
+        the `swaps` of per-request values (shifts.volatile): each swapped in wherever it is.
+        None where the shifts did not carry each value through as the page had it (as often,
+        and as the same bytes), so the page must be shifted afresh."""
+        if not is_ascii_compatible(self.encoding):
+            return None
+        body = self.body
+        for before, after in swaps.items():
+            if body.count(before) != raw.count(before) or after in body:
+                return None
+            body = body.replace(before, after)
+        text = {before.decode(): after.decode() for before, after in swaps.items()}
+        return replace_values(
+            FrozenDocument(
+                body=body,
+                encoding=self.encoding,
+                head_markup=self.head_markup,
+                early_markup=self.early_markup,
+                notes=self.notes,
+                changes=self.changes,
+                runtime=self.runtime,
+                changed=self.changed,
+                splice_points=self.splice_points,  # swaps keep lengths: the same places
+            ),
+            text,
+        )
+
+
+def replace_values(frozen: FrozenDocument, text: dict[str, str]) -> FrozenDocument:
+    """The frozen state's strings (markup, notes, change map, runtime rules) with `text`'s
+    values swapped in: a page's nonce is in its change map's locators, say. (Through JSON, in
+    C, and only where a value is there at all: a big page's change map holds thousands.)"""
+
+    def swapped_text(value: str) -> str:
+        for before, after in text.items():
+            value = value.replace(before, after)
+        return value
+
+    def swapped(state: Any) -> Any:
+        encoded = json.dumps(state)
+        if not any(before in encoded for before in text):
+            return state
+        return json.loads(swapped_text(encoded))
+
+    return dataclasses.replace(
+        frozen,
+        head_markup=tuple(swapped_text(markup) for markup in frozen.head_markup),
+        early_markup=tuple(swapped_text(markup) for markup in frozen.early_markup),
+        notes=swapped(frozen.notes),
+        changes=swapped(frozen.changes),
+        runtime=swapped(frozen.runtime),
+    )
 
 
 class HtmlDocument:

@@ -73,9 +73,7 @@ def pairs(kinds: list[str], hosts: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def plan_interruption(
-    seed: int, load_index: int, params: dict[str, Any]
-) -> Interruption | None:
+def plan_interruption(seed: int, load_index: int, params: dict[str, Any]) -> Interruption | None:
     """The interruption of one load, drawn from the seed and the load index (None when the
     settings allow no kind in any host: refused at episode creation, so only a safety net)."""
     allowed = pairs(params.get("kinds", []), params.get("hosts", []))

@@ -34,7 +34,7 @@ from typing import ClassVar
 from lxml import etree
 from pydantic import BaseModel, Field
 
-from shifts import interactive
+from shifts import interactive, volatile
 from shifts.base import ShiftKind, register
 from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
@@ -480,16 +480,15 @@ def _is_mount_point(element: etree._Element) -> bool:
 
 def _signature(element: etree._Element) -> str:
     """A key for the seeded coin that is the same for the same control on every page of the
-    site: what it is, not where it is."""
-    text = _first_words(element)
+    site: what it is, not where it is, nor what per-request values (a link's nonce) it holds."""
     return "|".join(
         (
             str(element.tag),
             element.get("id") or "",
             element.get("class") or "",
             element.get("name") or "",
-            element.get("href") or "",
-            text,
+            volatile.mask(element.get("href") or ""),
+            volatile.mask(_first_words(element)),
         )
     )
 

@@ -4,6 +4,7 @@ which site profile, which CSP nonce."""
 from __future__ import annotations
 
 import concurrent.futures
+import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -223,3 +224,75 @@ def test_a_first_load_that_fails_does_not_fail_the_others() -> None:
     with pytest.raises(RuntimeError, match="first shift broke"):
         first.result()
     assert all(future.result() is frozen for future in rest)
+
+
+def with_values(raw: bytes, values: tuple[str, ...], name_value: str | None = None) -> bytes:
+    """A saved page as an app serves it at one request: per-request values in a few links'
+    query, a hidden CSRF field, an inline script, a data attribute, a meta tag and the text
+    (a form key, say); `name_value` also puts one in a class name (where shifts decide by it)."""
+    nonce, csrf, script, text = values
+    page = raw.decode("utf-8", "replace")
+    links = iter(range(3))
+    page = re.sub(
+        r'(<a\b[^>]*?href=")([^"#]*)(")',
+        lambda m: (
+            m.group(1) + m.group(2) + f"?_wpnonce={nonce}" + m.group(3)
+            if next(links, None) is not None
+            else m.group(0)
+        ),
+        page,
+    )
+    extra = (
+        f'<form action="/post?key={csrf}"><input type="hidden" name="csrf" value="{csrf}">'
+        f'<button type="submit" data-token="{script}">Send</button></form>'
+        f"<p>Your form key is {text}.</p><script>var nonce = '{script}';</script>"
+    )
+    if name_value is not None:
+        extra += f'<div class="card-{name_value}"><a href="/x">More</a></div>'
+    page = re.sub(r"(<body\b[^>]*>)", lambda m: m.group(1) + extra, page, count=1)
+    page = page.replace("<head>", f'<head><meta name="csrf-token" content="{csrf}">', 1)
+    return page.encode()
+
+
+FIRST = ("a1b2c3d4e5", "0f1e2d3c4b5a69788796a5b4", "n0nce123456", "k3y4567890abcdef")
+SECOND = ("9z8y7x6w5v", "ffffeeee0000111122223333", "x9y8z7w6v5u", "k3y0000000000001")
+
+
+@pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc", "Src-Perc extended"])
+def test_a_page_with_new_per_request_values_is_the_last_one_with_them_swapped_in(
+    condition: str,
+) -> None:
+    """Every saved page, three seeds: the second load, whose nonces, CSRF fields and keys are
+    new, comes out byte for byte as shifting it afresh gives (notes and change map too), and
+    is made from the first one's shift, not from a parse."""
+    condition, _, extended = condition.partition(" ")
+    for page in fixture_pages():
+        first = with_values(page.read_bytes(), FIRST)
+        second = with_values(page.read_bytes(), SECOND)
+        for seed in range(3):
+            config: dict[str, Any] = {"condition": condition, "seed": seed}
+            if extended:
+                config["perceptual"] = "extended"
+            if condition.startswith("Tgt"):
+                config["targets"] = {"http://app.test": "http://target.test"}
+            shifted = ShiftedPages()
+            shifted_bytes(episode(**config), first, 1, shifted)
+            swapped = shifted_bytes(episode(**config), second, 2, shifted)
+            assert swapped == shifted_bytes(episode(**config), second, 2, None), page.name
+            assert shifted.swapped == 1 and shifted.misses == 2, page.name
+
+
+def test_a_difference_a_shift_decides_by_is_shifted_afresh() -> None:
+    """A per-request value in a class name (the drift decides by class names), a change that
+    is no such value (a word), or one of another length: each page is shifted afresh."""
+    raw = WORDPRESS_PAGE
+    for first, second in (
+        (with_values(raw, FIRST, "5f4e3d2c1b"), with_values(raw, FIRST, "0a9b8c7d6e")),
+        (with_values(raw, FIRST), with_values(raw, FIRST).replace(b"Send", b"Post")),
+        (with_values(raw, FIRST), with_values(raw, (*FIRST[:3], "k3y45678901"))),
+    ):
+        shifted = ShiftedPages()
+        config = {"condition": "Src-Perc", "seed": 1, "shift_params": {}}
+        shifted_bytes(episode(**config), first, 1, shifted)
+        again = shifted_bytes(episode(**config), second, 2, shifted)
+        assert shifted.swapped == 0 and again == shifted_bytes(episode(**config), second, 2, None)

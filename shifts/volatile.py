@@ -1,0 +1,115 @@
+"""Per-request values in a page (nonces, CSRF and form keys, session tokens): what no shift's
+decision may depend on, so that two loads of a page that differ only in them are shifted alike,
+and the second is the first with its values swapped in, at the cost of a comparison.
+
+A volatile value is a run of 8 or more `[A-Za-z0-9_-]` with a digit in it: what nonces, tokens
+and keys look like, and what words and most names do not. The locator drift's seeded coin masks
+them (`mask`); `swaps` finds them between two loads of a page, and says when the difference is
+anything else (then the page is shifted afresh).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_VOLATILE = re.compile(r"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
+_VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
+_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+MIN_LENGTH = 8
+_DIFFERENT = re.compile(rb"[^\x00]+")
+_CHUNK = 4096
+# The attributes a value may change in between two loads shifted alike: where no shift reads
+# it for a decision (ids, classes, names and labels are read; these are carried through).
+_CARRIED = frozenset(
+    {
+        b"href",
+        b"src",
+        b"srcset",
+        b"action",
+        b"formaction",
+        b"content",
+        b"value",
+        b"nonce",
+        b"integrity",
+        b"poster",
+    }
+)
+# An attribute and its value, quoted or not (the tag's name comes first and matches too).
+_ATTRIBUTE = re.compile(rb"""([^\s"'<>/=]+)(?:\s*=\s*("[^"]*"?|'[^']*'?|[^\s"'>]*))?""")
+_LOOK_BACK = 4096  # how far back the start of the tag a value sits in is looked for
+
+
+def _masked_run(match: re.Match[str]) -> str:
+    return "#" if len(match.group()) >= MIN_LENGTH else match.group()
+
+
+def mask(text: str) -> str:
+    """`text` with every volatile value replaced by `#`."""
+    return _VOLATILE.sub(_masked_run, text)
+
+
+def is_volatile(value: bytes) -> bool:
+    return len(value) >= MIN_LENGTH and _VOLATILE_BYTES.fullmatch(value) is not None
+
+
+def swaps(old: bytes, new: bytes) -> dict[bytes, bytes] | None:
+    """The volatile values `new` has where `old` has others ({old value: new value}), if that
+    is all that tells the two apart: same length, every difference a whole volatile value in a
+    place no shift decides by (text, or a carried attribute such as href or value), each old
+    value always becoming the same new one. None otherwise."""
+    if len(old) != len(new) or old == new:
+        return None
+    found: dict[bytes, bytes] = {}
+    end = 0
+    for position in _differences(old, new):
+        if position < end:
+            continue  # inside the value the last difference was widened to
+        start, end = _widen(old, new, position, position + 1)
+        before, after = old[start:end], new[start:end]
+        if not (is_volatile(before) and is_volatile(after)) or not _carried_at(old, start):
+            return None
+        if found.setdefault(before, after) != after:
+            return None
+    return found
+
+
+def _differences(old: bytes, new: bytes) -> Iterator[int]:
+    """Where two pages of one length differ (the start of each run of differing bytes), found
+    by comparing chunks (a memcmp each), then, in a chunk that differs, the XOR of its two
+    versions as integers, which is 0 wherever they agree."""
+    for chunk in range(0, len(old), _CHUNK):
+        mine, theirs = old[chunk : chunk + _CHUNK], new[chunk : chunk + _CHUNK]
+        if mine == theirs:
+            continue
+        xor = int.from_bytes(mine, "big") ^ int.from_bytes(theirs, "big")
+        for run in _DIFFERENT.finditer(xor.to_bytes(len(mine), "big")):
+            yield chunk + run.start()
+
+
+def _widen(old: bytes, new: bytes, start: int, end: int) -> tuple[int, int]:
+    """The whole value around a difference: widened while both pages have token characters."""
+    while start > 0 and old[start - 1] in _TOKEN_BYTES and new[start - 1] in _TOKEN_BYTES:
+        start -= 1
+    while end < len(old) and old[end] in _TOKEN_BYTES and new[end] in _TOKEN_BYTES:
+        end += 1
+    return start, end
+
+
+def _carried_at(page: bytes, position: int) -> bool:
+    """Whether a value at `position` is in text or in a carried attribute, not in a name."""
+    window_start = max(0, position - _LOOK_BACK)
+    open_tag = page.rfind(b"<", window_start, position)
+    close_tag = page.rfind(b">", window_start, position)
+    if close_tag > open_tag:
+        return True  # text (or a script's or a style's), which no decision reads as a name
+    if open_tag < 0:
+        return False  # a tag longer than the look-back: not judged, not swapped
+    tag_end = page.find(b">", position)
+    for attribute in _ATTRIBUTE.finditer(
+        page, open_tag + 1, tag_end if tag_end >= 0 else len(page)
+    ):
+        if attribute.start(2) <= position < attribute.end(2):
+            name = attribute.group(1).lower()
+            return name in _CARRIED or name.startswith(b"data-")
+    return False  # the tag's own name, or an attribute's: never swapped
