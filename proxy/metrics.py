@@ -12,6 +12,11 @@ HELP = {
     "pages_rewritten_total": "HTML responses changed by at least one shift",
     "pages_unchanged_total": "Rewritable HTML responses no shift changed (served byte-exact)",
     "popups_injected_total": "Navigation documents that got a popup",
+    "shifted_pages_reused_total": "Pages whose parsing shifts were not run again: the same "
+    "bytes shifted before under the same settings",
+    "shifted_pages_swapped_total": "Pages made from the last page of their settings with "
+    "new per-request values (nonces, CSRF fields) swapped in, instead of shifted afresh",
+    "shifted_pages_shifted_total": "Pages whose parsing shifts ran (a page seen the first time)",
     "rewrite_errors_total": "Responses that failed closed because shifting failed",
     "beacon_events_total": "Client runtime events accepted by the beacon",
     "recording_errors_total": "Responses, episodes or events the record directory could not keep",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
-from proxy import csp
+from proxy import csp, metrics
 from proxy.episode import Episode
 from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts, volatile
 from shifts.document import FrozenDocument
@@ -186,6 +186,7 @@ class ShiftedPages:
             if found is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
+                metrics.inc("shifted_pages_reused_total")
                 return found[0]
             flight = self._in_flight.get(key)
             making = flight is None
@@ -219,7 +220,7 @@ class ShiftedPages:
     def _swapping(
         self, key: tuple[object, ...], raw: bytes, make: Callable[[], FrozenDocument]
     ) -> Callable[[], FrozenDocument]:
-        return lambda: self._from_latest(key, raw) or make()
+        return lambda: self._from_latest(key, raw) or _counted(make)
 
     def _from_latest(self, key: tuple[object, ...], raw: bytes) -> FrozenDocument | None:
         with self._lock:
@@ -232,6 +233,7 @@ class ShiftedPages:
         if made is not None:
             with self._lock:
                 self.swapped += 1
+            metrics.inc("shifted_pages_swapped_total")
         return made
 
     def put(
@@ -282,6 +284,11 @@ def shift_offline(
     )
     ctx = replace(ctx, popup=plan_popup(ctx))
     return ctx, shift_document(episode, ctx, raw, charset)
+
+
+def _counted(make: Callable[[], FrozenDocument]) -> FrozenDocument:
+    metrics.inc("shifted_pages_shifted_total")
+    return make()
 
 
 def _setting(key: tuple[object, ...]) -> tuple[object, ...]:
