@@ -7,12 +7,15 @@ tools.lab_table` is the full run."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser
 
+from shifts import volatile
 from shifts.conditions import CONDITIONS
 from shifts.perceptual.locators import LocatorParams
 from tests.helpers.lab import APPS, LabApp, lab_app, oracle, task_under
@@ -106,3 +109,39 @@ def test_the_scripted_task_succeeds(
     assert outcome["page_errors"] == [], outcome
     if condition.endswith("-Exec"):
         assert outcome["popups_shown"] >= 1, outcome
+
+
+def shifted_pages(service: ServiceProcess) -> dict[str, float]:
+    lines = httpx.get(f"{service.api}/metrics", timeout=10).text.splitlines()
+    prefix = "skillshift_shifted_pages_"
+    return {
+        line.split()[0][len(prefix) :]: float(line.split()[1])
+        for line in lines
+        if line.startswith(prefix)
+    }
+
+
+def test_a_form_with_a_fresh_csrf_token_is_not_shifted_again(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess
+) -> None:
+    """Django puts a freshly masked CSRF token in every form it renders: the second load of
+    Wagtail's login page is the first one's shift with the new token swapped in (the other
+    apps' pages carry no per-request value on these pages)."""
+    app, env = lab
+    if app.name != "wagtail":
+        pytest.skip("the lab's per-request values are Wagtail's CSRF tokens")
+    episode = service.create_episode(condition="Src-Perc", seed=2)
+    before = shifted_pages(service)
+    tokens, pages = [], []
+    with httpx.Client(proxy=str(episode["proxy_url"]), timeout=60) as client:
+        for _ in range(2):
+            page = client.get(env["LAB_URL"] + "/admin/login/").text
+            tokens.append(re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page))
+            pages.append(page)
+    after = shifted_pages(service)
+    assert tokens[0] and tokens[1] and tokens[0][1] != tokens[1][1]  # fresh at each request
+    assert after["swapped_total"] - before["swapped_total"] == 1, (before, after)
+    # Shifted alike: the same drift, but for the tokens (the form's, the admin's config's)
+    # and the runtime's load index.
+    first, second = (volatile.mask(re.sub(r"&quot;l&quot;:\d+", "", page)) for page in pages)
+    assert first == second and pages[0] != pages[1]
