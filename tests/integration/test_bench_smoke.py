@@ -59,3 +59,13 @@ def test_fixtures_bench_runs() -> None:
     assert "x parse" in text and "x bs4" in text and len(perceptual) >= 9
     for row in perceptual:  # page, KB, condition, ms, x parse, x bs4, what changed...
         assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5]) > 0, row
+
+
+def test_first_load_bench_runs() -> None:
+    text = run_module("bench.first_load", "--quick")
+    rows = [line.split() for line in text.splitlines() if line[:1] == " " and line.split()]
+    assert "x parse" in text and "ms/1k el" in text and "flat:" in text
+    points = [row for row in rows if row[0].isdigit()]
+    assert len(points) >= 5  # the quick curve and one flat page
+    for row in points:  # KB, elements, shift ms, new seed, parse ms, x parse, ms/1k el, ms/100KB
+        assert len(row) == 8 and all(float(cell) > 0 for cell in row), row
