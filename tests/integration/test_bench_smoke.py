@@ -36,6 +36,15 @@ def test_throughput_bench_runs(tmp_path: Path) -> None:
     assert "300KB:" in text and "assets:" in text and "FAILURES" not in text
     assert {"direct", "mitmproxy", "ss Src", "ss Src-Perc"} <= set(rows)
     assert rows["ss Src-Perc"]["rewrite_ms"]["300KB"] > 0
+    # The page with a fresh token at every request: its own rows, every request answered.
+    token = next(line for line in text.splitlines() if line.startswith("token "))
+    page = token.split(":")[0]
+    assert "x bs4" in text and "mitmproxy token" in text and "ss Src-Perc token" in text
+    for name in ("mitmproxy token", "ss Src-Perc token"):
+        measured = rows[name][f"{page}@8"]
+        assert measured["requests"] >= 8 and measured["failures"] == 0, measured
+        assert measured["cpu_ms_per_request"] > 0
+    assert rows["ss Src-Perc token"]["rewrite_ms"][page] > 0
 
 
 def test_episodes_bench_runs_and_loses_nothing(tmp_path: Path) -> None:
