@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.throughput [--seconds 3] [--wordpress-env /tmp/wplab/env] [--json F]
 
-Every row serves the same pages from one local upstream (a 200 KB and a 1 MB synthetic page, a
+Every row serves the same pages from one local upstream (a 300 KB and a 1 MB synthetic page, a
 CSS file, and, with --wordpress-env, a real WordPress front page, post and dashboard saved from
 the lab). Load comes from wrk (C, persistent connections) through each row as an HTTP proxy;
 rows alternate page by page so machine noise hits them alike. For each row and page: median and
@@ -14,7 +14,8 @@ cache. Real apps put a per-request value in nearly every page (a WordPress nonce
 field), where that cache never hits and every navigation is a first load: the token rows
 (`... token`) serve a 200 KB page with 600 interactive elements (`bench.first_load`'s) that
 carries a fresh token at every request, through plain mitmproxy, the BeautifulSoup peer and
-`Src-Perc` (embedded and Redis). A first load takes hundreds of ms, so these are driven by
+`Src-Perc` (embedded and Redis), and with --wordpress-env the lab's dashboard with fresh
+nonces. A first load takes up to hundreds of ms, so these are driven by
 Python clients on persistent connections that each finish their last request (wrk would leave
 up to c of them in flight, a large share of a run of a few requests): req/s and CPU per
 request at c=8, median latency at c=1, and `x bs4`, the row's req/s over the peer's.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -38,7 +40,7 @@ from typing import Any
 
 import httpx
 
-from bench.first_load import fresh, token_template
+from bench.first_load import TOKEN, fresh, token_template
 from skillshift_client import SkillShift
 from tests.helpers.ports import free_port, wait_for_port
 from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
@@ -209,6 +211,19 @@ def saved_wordpress_pages(env_file: Path) -> dict[str, bytes]:
         }
 
 
+# A WordPress nonce in a page: after `nonce` (a field's name, a query parameter, a script's
+# key), 10 hex digits.
+NONCE = re.compile(rb"(?i)nonce[^0-9a-f]{1,16}([0-9a-f]{10})\b")
+
+
+def with_fresh_nonces(raw: bytes) -> bytes:
+    """A saved page with every WordPress nonce a placeholder that `fresh` fills anew at each
+    request (a new session's nonces, in every place the page carries one)."""
+    for value in {match.group(1) for match in NONCE.finditer(raw)}:
+        raw = raw.replace(value, TOKEN)
+    return raw
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=3, help="per wrk run (whole seconds)")
@@ -238,6 +253,13 @@ def main() -> None:
     template = token_template(size, elements)
     upstream.generated["/token-page"] = ("text/html; charset=utf-8", lambda: fresh(template))
     token_pages = {f"token {size // 1024}KB": "/token-page"}
+    if "/wp-dashboard" in upstream.extra:  # the real dashboard, its nonces fresh every time
+        dashboard = with_fresh_nonces(upstream.extra["/wp-dashboard"][1])
+        upstream.generated["/wp-dashboard-token"] = (
+            "text/html; charset=UTF-8",
+            lambda: fresh(dashboard),
+        )
+        token_pages["token WP dashboard"] = "/wp-dashboard-token"
     pages = {"300KB": "/page-300kb", "1MB": "/big-1mb", "assets": ASSETS}
     pages.update(
         {
