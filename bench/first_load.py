@@ -43,7 +43,14 @@ FLAT_CURVE = [(20 * KB, 200), (200 * KB, 200)]
 QUICK_CURVE = [(20 * KB, 20), (20 * KB, 200), (200 * KB, 200), (200 * KB, 2000)]
 GROUP, END = '<div class="group">', "</div>\n"
 FANOUT = 10  # blocks per parent element
-FILLER = "<p class='text'>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do.</p>\n"
+# Text between the controls, each paragraph its own (a number, one of ten classes): a page of
+# identical blocks would have one seeded coin decide for all of them at once.
+FILLER = "<p class='text t{}'>{}. Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n"
+FILLER_BYTES = len(FILLER) + 4  # about, with the numbers
+
+
+def _filler(i: int) -> str:
+    return FILLER.format(i % 10, i)
 
 
 def _control(i: int) -> str:
@@ -73,16 +80,16 @@ def token_template(size: int, elements: int, fanout: int | None = FANOUT) -> byt
     controls = [_control(i) for i in range(elements - 1)]
     room = size - len(head) - len(tail) - sum(len(one) for one in controls)
     if fanout:  # the groups' own tags: about one per fanout - 1 blocks
-        room -= (len(GROUP) + len(END)) * (size // len(FILLER)) // (fanout - 1)
-    paragraphs = max(0, room // len(FILLER))
+        room -= (len(GROUP) + len(END)) * (size // FILLER_BYTES) // (fanout - 1)
+    paragraphs = max(0, room // FILLER_BYTES)
     blocks = []
     written = 0
     for index, control in enumerate(controls, start=1):
         blocks.append(control)
         due = paragraphs * index // max(1, len(controls))
-        blocks.extend([FILLER] * (due - written))
+        blocks.extend(_filler(i) for i in range(written, due))
         written = due
-    blocks.extend([FILLER] * (paragraphs - written))
+    blocks.extend(_filler(i) for i in range(written, paragraphs))
     while fanout and len(blocks) > fanout:
         blocks = [
             GROUP + "".join(blocks[at : at + fanout]) + END for at in range(0, len(blocks), fanout)
