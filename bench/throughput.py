@@ -2,12 +2,23 @@
 
     .venv/bin/python -m bench.throughput [--seconds 3] [--wordpress-env /tmp/wplab/env] [--json F]
 
-Every row serves the same pages from one local upstream (a 200 KB and a 1 MB synthetic page, a
+Every row serves the same pages from one local upstream (a 300 KB and a 1 MB synthetic page, a
 CSS file, and, with --wordpress-env, a real WordPress front page, post and dashboard saved from
 the lab). Load comes from wrk (C, persistent connections) through each row as an HTTP proxy;
 rows alternate page by page so machine noise hits them alike. For each row and page: median and
 p95 latency at concurrency 1, throughput at concurrency 8 and 32, CPU seconds per request of
 the proxy process, and its peak RSS; every row also as a ratio to plain mitmproxy.
+
+Under wrk every page after the first is a repeat, so the `-Perc` rows show the shifted-page
+cache. Real apps put a per-request value in nearly every page (a WordPress nonce, Django's CSRF
+field), where that cache never hits and every navigation is a first load: the token rows
+(`... token`) serve a 200 KB page with 600 interactive elements (`bench.first_load`'s) that
+carries a fresh token at every request, through plain mitmproxy, the BeautifulSoup peer and
+`Src-Perc` (embedded and Redis), and with --wordpress-env the lab's dashboard with fresh
+nonces. A first load takes up to hundreds of ms, so these are driven by
+Python clients on persistent connections that each finish their last request (wrk would leave
+up to c of them in flight, a large share of a run of a few requests): req/s and CPU per
+request at c=8, median latency at c=1, and `x bs4`, the row's req/s over the peer's.
 """
 
 from __future__ import annotations
@@ -15,17 +26,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+import threading
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.first_load import TOKEN, fresh, token_template
 from skillshift_client import SkillShift
 from tests.helpers.ports import free_port, wait_for_port
 from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
@@ -36,6 +51,9 @@ ASSETS = "/style.css,/app.js,/logo.png"  # requested in turn: a static asset mix
 # The smoke run's rows (all on the embedded store: the bs4 peer, the unbound service and the
 # Redis one are not started for it).
 QUICK_ROWS = ("direct", "mitmproxy", "ss Src", "ss Src-Exec/once", "ss Src-Perc")
+# The rows that also serve the token pages (their names there end in " token").
+TOKEN_ROWS = ("mitmproxy", "bs4 peer", "ss Src-Perc", "ss Src-Perc redis")
+TOKEN_SUFFIX = " token"
 MITMDUMP = str(Path(sys.executable).with_name("mitmdump"))
 
 
@@ -114,6 +132,49 @@ def wrk(row: Row, url: str, connections: int, seconds: int, dest: str) -> dict[s
     }
 
 
+def drive(row: Row, url: str, connections: int, seconds: int, dest: str) -> dict[str, float]:
+    """`connections` clients on persistent connections through the row, each sending requests
+    until `seconds` have passed and finishing its last one: every request the proxy worked on
+    is counted, so its CPU per request holds on runs of a few slow requests."""
+    headers = {"Sec-Fetch-Dest": dest, "Accept-Encoding": "gzip"}
+    if row.header:
+        name, value = row.header.split(":", 1)
+        headers[name] = value.strip()
+    proxy = f"http://127.0.0.1:{row.proxy_port}" if row.proxy_port else None
+    latencies: list[float] = []
+    failures: list[int] = []
+    deadline = time.monotonic() + seconds
+
+    def client() -> None:
+        with httpx.Client(proxy=proxy, headers=headers, timeout=300, trust_env=False) as http:
+            while True:  # at least one request
+                started = time.perf_counter()
+                status = http.get(url).status_code
+                latencies.append(time.perf_counter() - started)
+                failures.append(status != 200)
+                if time.monotonic() >= deadline:
+                    break
+
+    cpu_before = cpu_seconds(row.pid) if row.pid else 0.0
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    cpu = (cpu_seconds(row.pid) - cpu_before) if row.pid else 0.0
+    ordered = sorted(latencies)
+    return {
+        "rps": len(ordered) / wall,
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p95_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000,
+        "cpu_ms_per_request": cpu * 1000 / len(ordered),
+        "failures": sum(failures),
+        "requests": len(ordered),
+    }
+
+
 def start_mitmdump(*args: str) -> tuple[int, subprocess.Popen[bytes]]:
     port = free_port()
     process = subprocess.Popen(
@@ -150,6 +211,19 @@ def saved_wordpress_pages(env_file: Path) -> dict[str, bytes]:
         }
 
 
+# A WordPress nonce in a page: after `nonce` (a field's name, a query parameter, a script's
+# key), 10 hex digits.
+NONCE = re.compile(rb"(?i)nonce[^0-9a-f]{1,16}([0-9a-f]{10})\b")
+
+
+def with_fresh_nonces(raw: bytes) -> bytes:
+    """A saved page with every WordPress nonce a placeholder that `fresh` fills anew at each
+    request (a new session's nonces, in every place the page carries one)."""
+    for value in {match.group(1) for match in NONCE.finditer(raw)}:
+        raw = raw.replace(value, TOKEN)
+    return raw
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=3, help="per wrk run (whole seconds)")
@@ -173,6 +247,19 @@ def main() -> None:
         for path, body in saved_wordpress_pages(args.wordpress_env).items():
             upstream.extra[path] = ("text/html; charset=UTF-8", body)
     add_assets(upstream, scale=4)
+    # A page that differs at every request (a fresh nonce in a hidden input, every link and a
+    # script): the quick run's is smaller, to stay quick.
+    size, elements = (20 * 1024, 60) if args.quick else (200 * 1024, 600)
+    template = token_template(size, elements)
+    upstream.generated["/token-page"] = ("text/html; charset=utf-8", lambda: fresh(template))
+    token_pages = {f"token {size // 1024}KB": "/token-page"}
+    if "/wp-dashboard" in upstream.extra:  # the real dashboard, its nonces fresh every time
+        dashboard = with_fresh_nonces(upstream.extra["/wp-dashboard"][1])
+        upstream.generated["/wp-dashboard-token"] = (
+            "text/html; charset=UTF-8",
+            lambda: fresh(dashboard),
+        )
+        token_pages["token WP dashboard"] = "/wp-dashboard-token"
     pages = {"300KB": "/page-300kb", "1MB": "/big-1mb", "assets": ASSETS}
     pages.update(
         {
@@ -189,6 +276,7 @@ def main() -> None:
     processes: list[subprocess.Popen[bytes]] = []
     services: list[ServiceProcess] = []
     rows = [Row("direct", None, None)]
+    token_rows: list[Row] = []
     try:
         port, process = start_mitmdump()
         processes.append(process)
@@ -249,11 +337,32 @@ def main() -> None:
                         row, url, connections, args.seconds, dest
                     )
             sys.stderr.write(f"done {page}\n")
+        # The same proxies (and episodes) as their rows, reported apart.
+        token_rows = [
+            replace(row, name=row.name + TOKEN_SUFFIX, results={})
+            for row in rows
+            if row.name in TOKEN_ROWS
+        ]
+        for page, path in token_pages.items():
+            url = f"{upstream.origin}{path}"
+            for row in token_rows:
+                drive(row, url, 1, 0, "document")  # warm-up: one request (the page is learnt)
+            time.sleep(3)  # for the learn's headless Chromium to settle
+            # The quick run: c=8 only (no latency one at a time).
+            for connections in (8,) if args.quick else (1, 8):
+                for row in token_rows:
+                    row.results[f"{page}@{connections}"] = drive(
+                        row, url, connections, args.seconds, "document"
+                    )
+            sys.stderr.write(f"done {page}\n")
         for row in rows:
             if row.pid:
                 row.results["peak_rss_mb"] = {"value": memory_mb(row.pid)}
             if row.service and row.episode_id:
                 row.results["rewrite_ms"] = rewrite_medians(row, pages)
+        for row in token_rows:
+            if row.service and row.episode_id:
+                row.results["rewrite_ms"] = rewrite_medians(row, token_pages)
     finally:
         for service in services:
             service.stop()
@@ -263,7 +372,7 @@ def main() -> None:
         if redis:
             redis.stop()
         upstream.stop()
-    report(rows, pages, args.json)
+    report(rows, token_rows, pages, token_pages, args.json)
 
 
 def rewrite_medians(row: Row, pages: dict[str, str]) -> dict[str, float]:
@@ -305,12 +414,70 @@ TARGETS = {
 }
 
 
+# `Src-Perc` on pages that differ at every request: req/s over the BeautifulSoup peer's.
+TOKEN_TARGET = 20.0
+
+
 def _cpu_ratio(base: Row, row: Row, page: str) -> float:
     mine = row.results[f"{page}@8"]["cpu_ms_per_request"]
     return base.results[f"{page}@8"]["cpu_ms_per_request"] / mine if mine else 0.0
 
 
-def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> None:
+def report_tokens(token_rows: list[Row], token_pages: dict[str, str]) -> list[str]:
+    """The token pages' table, and their target: `Src-Perc` >= 20x the peer's req/s."""
+    out: list[str] = []
+    base = next((row for row in token_rows if row.name == "mitmproxy" + TOKEN_SUFFIX), None)
+    peer = next((row for row in token_rows if row.name == "bs4 peer" + TOKEN_SUFFIX), None)
+    for page in token_pages:
+        out.append(
+            f"\n{page}: a fresh token in every response (no shifted-page cache hit); p50 ms at "
+            "c=1, req/s at c=8 (x bs4: the row's / the BeautifulSoup peer's), CPU ms/req at c=8 "
+            "(x: mitmproxy's / the row's), median rewrite ms, requests at c=8"
+        )
+        out.append(
+            f"{'row':<26}{'p50':>8}{'c8':>9}{'x bs4':>7}{'cpu':>8}{'x':>6}{'rewrite':>9}{'n':>5}"
+        )
+        for row in token_rows:
+            eight = row.results[f"{page}@8"]
+            one = row.results.get(f"{page}@1")
+            x_bs4 = eight["rps"] / peer.results[f"{page}@8"]["rps"] if peer else None
+            x_mitm = _cpu_ratio(base, row, page) if base else None
+            out.append(
+                f"{row.name:<26}"
+                + (f"{one['p50_ms']:>8.2f}" if one else f"{'-':>8}")
+                + f"{eight['rps']:>9.1f}"
+                + (f"{x_bs4:>7.2f}" if x_bs4 is not None else f"{'-':>7}")
+                + f"{eight['cpu_ms_per_request']:>8.2f}"
+                + (f"{x_mitm:>6.3f}" if x_mitm is not None else f"{'-':>6}")
+                + _rewrite_cell(row, page)
+                + f"{eight['requests']:>5.0f}"
+                + (f"  FAILURES {eight['failures']:.0f}" if eight["failures"] else "")
+            )
+    if peer is None:
+        return out
+    out.append("\ntargets: req/s at c=8 on a page with a fresh token, the row's / the bs4 peer's")
+    for row in token_rows:
+        if not row.name.startswith("ss "):
+            continue
+        ratios = [
+            row.results[f"{page}@8"]["rps"] / peer.results[f"{page}@8"]["rps"]
+            for page in token_pages
+        ]
+        cells = " ".join(f"{ratio:.2f}" for ratio in ratios)
+        met = sum(ratio >= TOKEN_TARGET for ratio in ratios)
+        out.append(
+            f"{row.name:<26} >= {TOKEN_TARGET:.2f}: {cells}  (met on {met} of {len(ratios)})"
+        )
+    return out
+
+
+def report(
+    rows: list[Row],
+    token_rows: list[Row],
+    pages: dict[str, str],
+    token_pages: dict[str, str],
+    json_path: Path | None,
+) -> None:
     base = next(row for row in rows if row.name == "mitmproxy")
     out = []
     for page in pages:
@@ -352,13 +519,15 @@ def report(rows: list[Row], pages: dict[str, str], json_path: Path | None) -> No
             f"{name:<26} >= {target:.2f}: {cells}  geomean {mean:.2f} "
             f"(met on {met} of {len(ratios)})"
         )
-    out.append("\npeak RSS (MB) per row")
+    out += report_tokens(token_rows, token_pages)
+    out.append("\npeak RSS (MB) per row (over the whole run)")
     for row in rows:
         rss = row.results.get("peak_rss_mb", {}).get("value", 0)
         out.append(f"{row.name:<26}{rss:>8.0f}")
     print("\n".join(out))  # noqa: T201 - a benchmark prints its table
     if json_path:
-        json_path.write_text(json.dumps({row.name: row.results for row in rows}, indent=2))
+        every = {row.name: row.results for row in [*rows, *token_rows]}
+        json_path.write_text(json.dumps(every, indent=2))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import ssl
 import sys
 import threading
 import zlib
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,10 @@ class Handler(BaseHTTPRequestHandler):
         self.server.requests.append({"path": self.path, "headers": dict(self.headers.items())})
         path = self.path.split("?")[0]
         html = {"Content-Type": "text/html; charset=utf-8"}
-        if path in self.server.extra:
+        if path in self.server.generated:
+            content_type, make = self.server.generated[path]
+            self._send(200, make(), {"Content-Type": content_type})
+        elif path in self.server.extra:
             content_type, content = self.server.extra[path]
             headers = {"Content-Type": content_type, **self.server.extra_headers.get(path, {})}
             self._send(200, content, headers)
@@ -198,6 +202,9 @@ class UpstreamServer(ThreadingHTTPServer):
         # More pages to serve: path -> (content type, body), e.g. saved pages for benchmarks.
         self.extra: dict[str, tuple[str, bytes]] = {}
         self.extra_headers: dict[str, dict[str, str]] = {}  # path -> more headers of its answer
+        # Pages made anew for every request: path -> (content type, a function giving the body),
+        # e.g. a page with a per-request token, as an app's nonce or CSRF field.
+        self.generated: dict[str, tuple[str, Callable[[], bytes]]] = {}
         self.redirects: dict[str, str] = {}  # path -> Location
         self.release = threading.Event()  # lets /hang answer
         self.hang_asked = threading.Event()

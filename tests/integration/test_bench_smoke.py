@@ -36,6 +36,15 @@ def test_throughput_bench_runs(tmp_path: Path) -> None:
     assert "300KB:" in text and "assets:" in text and "FAILURES" not in text
     assert {"direct", "mitmproxy", "ss Src", "ss Src-Perc"} <= set(rows)
     assert rows["ss Src-Perc"]["rewrite_ms"]["300KB"] > 0
+    # The page with a fresh token at every request: its own rows, every request answered.
+    token = next(line for line in text.splitlines() if line.startswith("token "))
+    page = token.split(":")[0]
+    assert "x bs4" in text and "mitmproxy token" in text and "ss Src-Perc token" in text
+    for name in ("mitmproxy token", "ss Src-Perc token"):
+        measured = rows[name][f"{page}@8"]
+        assert measured["requests"] >= 8 and measured["failures"] == 0, measured
+        assert measured["cpu_ms_per_request"] > 0
+    assert rows["ss Src-Perc token"]["rewrite_ms"][page] > 0
 
 
 def test_episodes_bench_runs_and_loses_nothing(tmp_path: Path) -> None:
@@ -59,3 +68,13 @@ def test_fixtures_bench_runs() -> None:
     assert "x parse" in text and "x bs4" in text and len(perceptual) >= 9
     for row in perceptual:  # page, KB, condition, ms, x parse, x bs4, what changed...
         assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5]) > 0, row
+
+
+def test_first_load_bench_runs() -> None:
+    text = run_module("bench.first_load", "--quick")
+    rows = [line.split() for line in text.splitlines() if line[:1] == " " and line.split()]
+    assert "x parse" in text and "ms/1k el" in text and "flat:" in text
+    points = [row for row in rows if row[0].isdigit()]
+    assert len(points) >= 5  # the quick curve and one flat page
+    for row in points:  # KB, elements, shift ms, new seed, parse ms, x parse, ms/1k el, ms/100KB
+        assert len(row) == 8 and all(float(cell) > 0 for cell in row), row

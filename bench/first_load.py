@@ -1,0 +1,210 @@
+"""The first-load curve: what the `Src-Perc` rewrite costs on pages that differ at every request.
+
+    .venv/bin/python -m bench.first_load [--repeat 5] [--quick]
+
+Real apps put a per-request value in nearly every page (WordPress nonces, Django's CSRF field),
+so the shifted-page cache never hits and every navigation is a first load. This bench builds
+synthetic pages at 20 KB, 200 KB and 2 MB with 20 to 20,000 interactive elements (links,
+buttons, inputs, each with an id, classes and a test hook), every page carrying a fresh token
+(a hidden input's value, a query parameter of every link, a script variable) at each load, and
+prints for each: the median CPU ms of the whole `Src-Perc` rewrite (`bench.fixtures`'s: parse,
+shift, serialize) over `--repeat` loads in one episode, the rewrite under a seed not seen
+before (`new seed`: nothing memoized), the median of a bare lxml parse + serialize of the same
+page, their ratio (`x parse`: the target is <= 2), and the rewrite's ms per 1,000 interactive
+elements and per 100 KB. Then the slopes between the sizes (extra ms per 1,000 elements, per
+100 KB): a linear cost keeps them equal, so the ratio of the last two (`slope ratio`) is about
+1. And the same pages with every block a child of one parent (`flat`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import statistics
+
+from bench.fixtures import parse_and_serialize_ms, timed_rewrite
+from proxy.episode import EpisodeConfig, new_episode
+
+TOKEN = b"@@TOKEN@@"  # where each load's fresh value goes
+KB = 1024
+# (page size, interactive elements): 20 to 20,000 elements where they fit in the size.
+CURVE = [
+    (20 * KB, 20),
+    (20 * KB, 200),
+    (200 * KB, 20),
+    (200 * KB, 200),
+    (200 * KB, 2000),
+    (2048 * KB, 20),
+    (2048 * KB, 200),
+    (2048 * KB, 2000),
+    (2048 * KB, 20000),
+]
+# The same pages with no nesting (`fanout` None): what a parent with thousands of children costs.
+FLAT_CURVE = [(20 * KB, 200), (200 * KB, 200)]
+QUICK_CURVE = [(20 * KB, 20), (20 * KB, 200), (200 * KB, 200), (200 * KB, 2000)]
+GROUP, END = '<div class="group">', "</div>\n"
+FANOUT = 10  # blocks per parent element
+# Text between the controls, each paragraph its own (a number, one of ten classes): a page of
+# identical blocks would have one seeded coin decide for all of them at once.
+FILLER = "<p class='text t{}'>{}. Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n"
+FILLER_BYTES = len(FILLER) + 4  # about, with the numbers
+
+
+def _filler(i: int) -> str:
+    return FILLER.format(i % 10, i)
+
+
+def _control(i: int) -> str:
+    """One interactive element, in turn a link (its href carrying the token), a button and an
+    input, each with an id, classes and a test hook as app markup has."""
+    kind = "abi"[i % 3]
+    common = f'id="{kind}{i}" class="ctl ctl-{kind}" data-testid="{kind}{i}"'
+    if kind == "a":
+        return f'<a {common} href="/item/{i}?_wpnonce=@@TOKEN@@">Item {i}</a>\n'
+    if kind == "b":
+        return f'<button {common} type="button">Edit {i}</button>\n'
+    return f'<input {common} name="f{i}" placeholder="Value {i}">\n'
+
+
+def token_template(size: int, elements: int, fanout: int | None = FANOUT) -> bytes:
+    """A page of about `size` bytes with `elements` interactive elements, the text between
+    them spread evenly; `TOKEN` marks each place the per-request value goes. The blocks are
+    grouped `fanout` to a `<div>`, level above level, as an app's markup nests (None: all of
+    them side by side in one parent)."""
+    head = (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Items</title>'
+        '<script>var settings = {"nonce": "@@TOKEN@@"};</script></head>\n<body>'
+        '<form id="edit" method="post" action="/items">'
+        '<input type="hidden" name="_wpnonce" value="@@TOKEN@@">\n'
+    )
+    tail = '<button type="submit" class="primary">Save</button></form></body></html>\n'
+    controls = [_control(i) for i in range(elements - 1)]
+    room = size - len(head) - len(tail) - sum(len(one) for one in controls)
+    if fanout:  # the groups' own tags: about one per fanout - 1 blocks
+        room -= (len(GROUP) + len(END)) * (size // FILLER_BYTES) // (fanout - 1)
+    paragraphs = max(0, room // FILLER_BYTES)
+    blocks = []
+    written = 0
+    for index, control in enumerate(controls, start=1):
+        blocks.append(control)
+        due = paragraphs * index // max(1, len(controls))
+        blocks.extend(_filler(i) for i in range(written, due))
+        written = due
+    blocks.extend(_filler(i) for i in range(written, paragraphs))
+    while fanout and len(blocks) > fanout:
+        blocks = [
+            GROUP + "".join(blocks[at : at + fanout]) + END for at in range(0, len(blocks), fanout)
+        ]
+    return (head + "".join(blocks) + tail).encode()
+
+
+def fresh(template: bytes) -> bytes:
+    """The page as one request gets it: a new token (a nonce's 10 hex digits) everywhere."""
+    return template.replace(TOKEN, secrets.token_hex(5).encode())
+
+
+def measure(
+    size: int, elements: int, repeat: int, seed: int, fanout: int | None = FANOUT
+) -> dict[str, float]:
+    template = token_template(size, elements, fanout)
+    episode = new_episode(EpisodeConfig(condition="Src-Perc", seed=1))
+    times = [timed_rewrite(episode, fresh(template))[0] for _ in range(repeat)]
+    unseen = new_episode(EpisodeConfig(condition="Src-Perc", seed=seed))
+    new_seed_ms = timed_rewrite(unseen, fresh(template))[0]
+    parse_ms = statistics.median(
+        parse_and_serialize_ms(fresh(template), 1) for _ in range(max(repeat, 5))
+    )
+    shift_ms = statistics.median(times)
+    return {
+        "kb": size // KB,
+        "actual_kb": len(template) / KB,
+        "elements": elements,
+        "shift_ms": shift_ms,
+        "new_seed_ms": new_seed_ms,
+        "parse_ms": parse_ms,
+        "x_parse": shift_ms / parse_ms,
+        "ms_per_1000_elements": shift_ms * 1000 / elements,
+        "ms_per_100kb": shift_ms * 100 * KB / len(template),
+    }
+
+
+def slopes(points: list[dict[str, float]], axis: str, fixed: str, unit: float) -> list[str]:
+    """Along one axis (the other held): the extra shift ms per `unit` between neighbouring
+    points, and the last slope over the one before (about 1 when the cost is linear)."""
+    lines = []
+    for value in sorted({point[fixed] for point in points}):
+        line = sorted((p for p in points if p[fixed] == value), key=lambda p: p[axis])
+        if len(line) < 3:
+            continue
+        steps = []
+        for low, high in zip(line, line[1:], strict=False):
+            per_unit = (high["shift_ms"] - low["shift_ms"]) * unit / (high[axis] - low[axis])
+            parse = (high["parse_ms"] - low["parse_ms"]) * unit / (high[axis] - low[axis])
+            steps.append((low, high, per_unit, parse))
+        held = f"{value:.0f} KB" if fixed == "kb" else f"{value:.0f} elements"
+        name = "1,000 elements" if axis == "elements" else "100 KB"
+        cells = ", ".join(
+            f"{low[axis]:.0f}->{high[axis]:.0f}: {per:.2f} ms (parse {parse:.2f})"
+            for low, high, per, parse in steps
+        )
+        # The last two steps, the widest: a small step's difference is within the noise of
+        # its big page's time (20 -> 200 elements on a 2 MB page).
+        ratio = steps[-1][2] / steps[-2][2] if steps[-2][2] > 0 else float("nan")
+        lines.append(f"at {held}, extra ms per {name}: {cells}; slope ratio {ratio:.2f}")
+    return lines
+
+
+def row(p: dict[str, float]) -> str:
+    return (
+        f"{p['actual_kb']:>6.0f}{p['elements']:>10.0f}{p['shift_ms']:>10.2f}"
+        f"{p['new_seed_ms']:>10.2f}{p['parse_ms']:>10.2f}{p['x_parse']:>9.1f}"
+        f"{p['ms_per_1000_elements']:>10.2f}{p['ms_per_100kb']:>10.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5, help="timed loads per page")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: small pages, 1 load")
+    args = parser.parse_args()
+    curve = QUICK_CURVE if args.quick else CURVE
+    repeat = 1 if args.quick else args.repeat
+    measure(20 * KB, 20, 1, seed=999)  # warm-up: imports, compiled selectors
+    points = [
+        measure(size, elements, repeat, seed=1000 + index)
+        for index, (size, elements) in enumerate(curve)
+    ]
+    flat = [
+        measure(size, elements, repeat, seed=2000 + index, fanout=None)
+        for index, (size, elements) in enumerate(FLAT_CURVE[:1] if args.quick else FLAT_CURVE)
+    ]
+    lines = [
+        f"Src-Perc first loads, blocks nested {FANOUT} to a parent (a fresh token at every "
+        "load): median CPU ms of the rewrite, of a bare lxml parse + serialize, their ratio "
+        "(target <= 2)",
+        f"{'KB':>6}{'elements':>10}{'shift ms':>10}{'new seed':>10}{'parse ms':>10}"
+        f"{'x parse':>9}{'ms/1k el':>10}{'ms/100KB':>10}",
+    ]
+    lines += [row(p) for p in points]
+    ratios = [p["x_parse"] for p in points]
+    met = sum(ratio <= 2 for ratio in ratios)
+    lines.append(
+        f"x parse: {min(ratios):.1f}-{max(ratios):.1f} (target <= 2: met on {met} of {len(ratios)})"
+    )
+    lines.append("linearity (slopes between sizes; a linear cost has slope ratio ~1):")
+    lines += slopes(points, "elements", "kb", 1000)
+    lines += slopes(points, "kb", "elements", 100)
+    lines.append("flat: the same pages with every block a child of one parent")
+    lines += [row(p) for p in flat]
+    if len(flat) > 1:
+        lines.append(
+            f"flat, {flat[0]['kb']:.0f} -> {flat[-1]['kb']:.0f} KB: "
+            f"{flat[-1]['actual_kb'] / flat[0]['actual_kb']:.1f}x the bytes, "
+            f"{flat[-1]['shift_ms'] / flat[0]['shift_ms']:.1f}x the rewrite's time "
+            f"(parse {flat[-1]['parse_ms'] / flat[0]['parse_ms']:.1f}x)"
+        )
+    print("\n".join(lines))  # noqa: T201 - a benchmark prints its table
+
+
+if __name__ == "__main__":
+    main()
