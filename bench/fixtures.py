@@ -22,7 +22,7 @@ from collections import defaultdict
 from lxml import etree
 
 from proxy.episode import Episode, EpisodeConfig, new_episode
-from proxy.page_shift import shift_offline
+from proxy.page_shift import ShiftedPages, shift_offline
 from shifts.conditions import CONDITIONS
 from shifts.document import HtmlDocument
 from shifts.references import EMPTY
@@ -44,11 +44,14 @@ def counted(notes: dict[str, object]) -> dict[str, int]:
     }
 
 
-def timed_rewrite(episode: Episode, raw: bytes) -> tuple[float, HtmlDocument]:
+def timed_rewrite(
+    episode: Episode, raw: bytes, shifted: ShiftedPages | None = None
+) -> tuple[float, HtmlDocument]:
     """The whole rewrite of a page as its first navigation in the episode (parse, shift,
-    serialize; the page referencing no assets beyond its own), and its CPU time in ms."""
+    serialize; the page referencing no assets beyond its own), and its CPU time in ms.
+    `shifted`: the pages a serving process shifted before (None: none, a first load)."""
     started = time.process_time()
-    _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY)
+    _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY, shifted=shifted)
     doc.to_bytes()
     return (time.process_time() - started) * 1000, doc
 

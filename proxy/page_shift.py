@@ -179,8 +179,6 @@ class ShiftedPages:
         many threads ask at the same time. (Only worker threads can wait: the event loop
         shifts the pages below the offload size, which never go to a worker, so it never
         waits on one.)"""
-        if raw is not None:
-            make = self._swapping(key, raw, make)
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
@@ -203,8 +201,16 @@ class ShiftedPages:
                 return flight.result
             return make()  # the first attempt failed: this request fails (or not) on its own
         try:
-            flight.result = make()
-            self.put(key, flight.result, raw)
+            swapped = self._from_latest(key, raw) if raw is not None else None
+            if swapped is not None:
+                # Kept without its page: the setting's latest stays the page shifted whole,
+                # whose state's JSON (made once) every later swap reads.
+                flight.result = swapped
+                self.put(key, swapped)
+            else:
+                flight.result = make()
+                metrics.inc("shifted_pages_shifted_total")
+                self.put(key, flight.result, raw)
             return flight.result
         finally:
             with self._lock:
@@ -216,11 +222,6 @@ class ShiftedPages:
         with self._lock:
             flight = self._in_flight.get(key)
             return flight.waiting if flight is not None else 0
-
-    def _swapping(
-        self, key: tuple[object, ...], raw: bytes, make: Callable[[], FrozenDocument]
-    ) -> Callable[[], FrozenDocument]:
-        return lambda: self._from_latest(key, raw) or _counted(make)
 
     def _from_latest(self, key: tuple[object, ...], raw: bytes) -> FrozenDocument | None:
         with self._lock:
@@ -265,10 +266,12 @@ def shift_offline(
     charset: str | None = None,
     policies: list[str] | None = None,
     assets: AssetRefs | None = None,
+    shifted: ShiftedPages | None = None,
 ) -> tuple[ShiftContext, HtmlDocument]:
     """Shift a page as its first navigation in the episode would be, changing no state: the
     popup `once` would show is planned but its flag is not claimed (checks, benchmarks).
-    `assets`: what the page's stylesheets and scripts reference (None: unknown)."""
+    `assets`: what the page's stylesheets and scripts reference (None: unknown). `shifted`:
+    the pages shifted before, as a serving process keeps them (None: shifted afresh)."""
     parts = urlsplit(url)
     hostport = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
     ctx = build_context(
@@ -283,12 +286,7 @@ def shift_offline(
         assets=assets,
     )
     ctx = replace(ctx, popup=plan_popup(ctx))
-    return ctx, shift_document(episode, ctx, raw, charset)
-
-
-def _counted(make: Callable[[], FrozenDocument]) -> FrozenDocument:
-    metrics.inc("shifted_pages_shifted_total")
-    return make()
+    return ctx, shift_document(episode, ctx, raw, charset, shifted)
 
 
 def _setting(key: tuple[object, ...]) -> tuple[object, ...]:

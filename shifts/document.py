@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
 import html
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from lxml import etree
 
@@ -57,6 +58,12 @@ class FrozenDocument:
     # scan of the head, once, instead of at every load of the page); None if not ASCII.
     splice_points: tuple[int, int] | None = None
 
+    @functools.cached_property
+    def state_json(self) -> str:
+        """The notes, change map and runtime rules as one JSON text, made once (a page loaded
+        again with new per-request values swaps them in there)."""
+        return json.dumps([self.notes, self.changes, self.runtime])
+
     def with_values_swapped(self, swaps: dict[bytes, bytes], raw: bytes) -> FrozenDocument | None:
         """This document as the same shifts leave a page that differs from its `raw` only in
         the `swaps` of per-request values (shifts.volatile): each swapped in wherever it is.
@@ -96,19 +103,18 @@ def replace_values(frozen: FrozenDocument, text: dict[str, str]) -> FrozenDocume
             value = value.replace(before, after)
         return value
 
-    def swapped(state: Any) -> Any:
-        encoded = json.dumps(state)
-        if not any(before in encoded for before in text):
-            return state
-        return json.loads(swapped_text(encoded))
-
+    state = frozen.state_json
+    if any(before in state for before in text):
+        notes, changes, runtime = json.loads(swapped_text(state))
+    else:
+        notes, changes, runtime = frozen.notes, frozen.changes, frozen.runtime
     return dataclasses.replace(
         frozen,
         head_markup=tuple(swapped_text(markup) for markup in frozen.head_markup),
         early_markup=tuple(swapped_text(markup) for markup in frozen.early_markup),
-        notes=swapped(frozen.notes),
-        changes=swapped(frozen.changes),
-        runtime=swapped(frozen.runtime),
+        notes=notes,
+        changes=changes,
+        runtime=runtime,
     )
 
 

@@ -11,13 +11,12 @@ anything else (then the page is shifted afresh).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 _VOLATILE = re.compile(r"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 _VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 _TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 MIN_LENGTH = 8
-_DIFFERENT = re.compile(rb"[^\x00]+")
+_DIFFERENT = re.compile(rb"[^\x00]")
 _CHUNK = 4096
 # The attributes a value may change in between two loads shifted alike: where no shift reads
 # it for a decision (ids, classes, names and labels are read; these are carried through).
@@ -35,8 +34,12 @@ _CARRIED = frozenset(
         b"poster",
     }
 )
-# An attribute and its value, quoted or not (the tag's name comes first and matches too).
-_ATTRIBUTE = re.compile(rb"""([^\s"'<>/=]+)(?:\s*=\s*("[^"]*"?|'[^']*'?|[^\s"'>]*))?""")
+# The attribute whose value runs up to the end of the text searched (the leftmost match is the
+# attribute itself: a query's `a=b` inside its value starts further right).
+_ATTRIBUTE_VALUE_TO_HERE = re.compile(
+    rb"""(?<![^\s"'])([^\s"'<>/=]+)\s*=\s*(?:"[^"<>]*|'[^'<>]*|[^\s"'<>]*)$"""
+)
+MAX_VALUES = 64  # distinct per-request values in a page, at most: beyond, it is shifted afresh
 _LOOK_BACK = 4096  # how far back the start of the tag a value sits in is looked for
 
 
@@ -57,34 +60,41 @@ def swaps(old: bytes, new: bytes) -> dict[bytes, bytes] | None:
     """The volatile values `new` has where `old` has others ({old value: new value}), if that
     is all that tells the two apart: same length, every difference a whole volatile value in a
     place no shift decides by (text, or a carried attribute such as href or value), each old
-    value always becoming the same new one. None otherwise."""
+    value always becoming the same new one. None otherwise.
+
+    One pass per distinct value, not per occurrence (a nonce is in every link of a page): the
+    first difference names a value, which is swapped everywhere, and the next difference is
+    looked for in what is left."""
     if len(old) != len(new) or old == new:
         return None
     found: dict[bytes, bytes] = {}
-    end = 0
-    for position in _differences(old, new):
-        if position < end:
-            continue  # inside the value the last difference was widened to
-        start, end = _widen(old, new, position, position + 1)
-        before, after = old[start:end], new[start:end]
-        if not (is_volatile(before) and is_volatile(after)) or not _carried_at(old, start):
+    swapped = old
+    while (position := _first_difference(swapped, new)) is not None:
+        start, end = _widen(swapped, new, position, position + 1)
+        before, after = swapped[start:end], new[start:end]
+        if (
+            before in found
+            or len(found) == MAX_VALUES
+            or not (is_volatile(before) and is_volatile(after))
+            or not all(_carried_at(old, at.start()) for at in re.finditer(re.escape(before), old))
+        ):
             return None
-        if found.setdefault(before, after) != after:
-            return None
+        found[before] = after
+        swapped = swapped.replace(before, after)
     return found
 
 
-def _differences(old: bytes, new: bytes) -> Iterator[int]:
-    """Where two pages of one length differ (the start of each run of differing bytes), found
-    by comparing chunks (a memcmp each), then, in a chunk that differs, the XOR of its two
-    versions as integers, which is 0 wherever they agree."""
+def _first_difference(old: bytes, new: bytes) -> int | None:
+    """Where two pages of one length first differ, found by comparing chunks (a memcmp each)
+    and, in the first chunk that differs, the XOR of its two versions as integers (0 wherever
+    they agree)."""
     for chunk in range(0, len(old), _CHUNK):
         mine, theirs = old[chunk : chunk + _CHUNK], new[chunk : chunk + _CHUNK]
-        if mine == theirs:
-            continue
-        xor = int.from_bytes(mine, "big") ^ int.from_bytes(theirs, "big")
-        for run in _DIFFERENT.finditer(xor.to_bytes(len(mine), "big")):
-            yield chunk + run.start()
+        if mine != theirs:
+            xor = int.from_bytes(mine, "big") ^ int.from_bytes(theirs, "big")
+            run = _DIFFERENT.search(xor.to_bytes(len(mine), "big"))
+            return chunk + run.start() if run else None
+    return None
 
 
 def _widen(old: bytes, new: bytes, start: int, end: int) -> tuple[int, int]:
@@ -105,11 +115,8 @@ def _carried_at(page: bytes, position: int) -> bool:
         return True  # text (or a script's or a style's), which no decision reads as a name
     if open_tag < 0:
         return False  # a tag longer than the look-back: not judged, not swapped
-    tag_end = page.find(b">", position)
-    for attribute in _ATTRIBUTE.finditer(
-        page, open_tag + 1, tag_end if tag_end >= 0 else len(page)
-    ):
-        if attribute.start(2) <= position < attribute.end(2):
-            name = attribute.group(1).lower()
-            return name in _CARRIED or name.startswith(b"data-")
-    return False  # the tag's own name, or an attribute's: never swapped
+    attribute = _ATTRIBUTE_VALUE_TO_HERE.search(page, open_tag + 1, position)
+    if attribute is None:
+        return False  # the tag's own name, or an attribute's: never swapped
+    name = attribute.group(1).lower()
+    return name in _CARRIED or name.startswith(b"data-")
