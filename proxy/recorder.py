@@ -2,10 +2,11 @@
 served (after every shift), the upstream's page it was shifted from, its change map, and the
 canonical form of the request's body (proxy/request_body.py), which replay matches requests on.
 
-Pages are recorded by default, every response with `record: "all"`. Bodies that stream
-through (everything the rewriter does not buffer) are teed as they pass. A recording that
-cannot be written is logged and counted; the page is still served (its events still tell what
-the agent saw).
+Pages are recorded by default, every response with `record: "all"`; the client scripts the
+proxy serves itself (proxy/runtime_scripts.py) always, since a replay serves them. Bodies that
+stream through (everything the rewriter does not buffer) are teed as they pass. A recording
+that cannot be written is logged and counted; the page is still served (its events still tell
+what the agent saw).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from proxy.recording_dir import Recording, run_of
 from proxy.request_body import canonical_request_body
 from proxy.rewrite import is_page
 from proxy.routing import browser_url
+from proxy.runtime_scripts import runtime_script_asked
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -53,10 +55,12 @@ class Recorder:
     def _records(self, flow: http.HTTPFlow) -> bool:
         episode: Episode | None = state_of(flow).episode
         response = flow.response
-        if episode is None or response is None or state_of(flow).own_response:
+        if episode is None or response is None or episode.replay_of or episode.record == "off":
             return False
-        if episode.replay_of or episode.record == "off":
-            return False
+        if state_of(flow).own_response:
+            # Of the proxy's own answers only the client scripts: a replay must serve the bytes
+            # the agent's browser ran, which the current service may no longer have.
+            return runtime_script_asked(flow.request, ctx.options.ss_internal_prefix) is not None
         # A redirect on the way to a page is part of the page's story: a replay needs it.
         redirect = 300 <= response.status_code < 400 and classify.may_be_rewritten(flow.request)
         return episode.record == "all" or redirect or is_page(flow, response)
