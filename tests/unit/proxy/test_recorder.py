@@ -45,11 +45,11 @@ async def test_a_shifted_page_is_recorded_as_served_with_its_source_and_change_m
     assert har["log"]["entries"][0]["response"]["content"]["text"].startswith("<!DOCTYPE")
 
 
-async def test_a_streamed_page_is_recorded_decoded_and_subresources_only_when_asked(
+async def test_a_streamed_page_is_recorded_decoded_and_subresources_unless_pages_only(
     store: MemoryStore, chain: AddonManager, recording: Recording
 ) -> None:
-    pages_only = await make_episode(store, condition="Src")
-    everything = await make_episode(store, condition="Src", record="all")
+    pages_only = await make_episode(store, condition="Src", record="pages")
+    everything = await make_episode(store, condition="Src")  # the default: every response
     off = await make_episode(store, condition="Src", record=False)
     for episode in (pages_only, everything, off):
         zipped = html_response(b"", **{"Content-Encoding": "gzip"})
@@ -134,7 +134,7 @@ async def test_a_replay_from_a_load_starts_there(
 async def test_redirects_on_the_way_to_a_page_are_recorded_by_default(
     store: MemoryStore, chain: AddonManager, recording: Recording
 ) -> None:
-    episode = await make_episode(store, condition="Src")  # record: pages
+    episode = await make_episode(store, condition="Src", record="pages")
     await exchange(chain, episode, http.Response.make(302, b"", {"Location": "/login"}))
     await exchange(chain, episode, html_response(PAGE), "/login")
     assert [e["response"]["status"] for e in await recording.entries(episode.id)] == [302, 200]
