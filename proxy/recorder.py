@@ -11,6 +11,7 @@ what the agent saw).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from proxy.flowstate import state_of
 from proxy.har import EXTENSION, HarExtension
 from proxy.options import add_options
 from proxy.recent import Recent
-from proxy.recording_dir import Recording, run_of
+from proxy.recording_dir import Recording, WriteFailure, run_of
 from proxy.request_body import canonical_request_body
 from proxy.rewrite import is_page
 from proxy.routing import browser_url
@@ -48,6 +49,10 @@ class Recorder:
         self.store = store
         # episode id -> its latest navigation's load (the episodes this process served lately)
         self._last_load: Recent[str, int] = Recent(RECENT_EPISODES)
+        # episode id -> when it expires, for the events of writes that fail after the fact
+        self._expiry: Recent[str, int] = Recent(RECENT_EPISODES)
+        self._reports: set[asyncio.Task[None]] = set()
+        recording.on_entry_failure = self._not_written
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         add_options(loader, "ss_record_max_bytes")
@@ -127,6 +132,7 @@ class Recorder:
             extra["body_omitted"] = "larger than the recording keeps, or never buffered whole"
         extra["run"] = run_of(episode.created_at, episode.generation)
         entry = har_entry(flow, response, body, encoding, extra)
+        self._expiry.keep(episode.id, episode.expires_at)
         try:
             await self.recording.append_entry(
                 episode.id, entry, body, page.get("source") if page else None
@@ -134,14 +140,32 @@ class Recorder:
         except (OSError, ValueError) as error:
             logger.error("recording of %s failed: %s", flow.request.url, error)
             metrics.inc("recording_errors_total")
-            with contextlib.suppress(StoreUnavailable):
-                await self.store.append_event(
-                    episode.id,
-                    event(
-                        "recording_error", "proxy", url=browser_url(flow), reason=str(error)[:300]
-                    ),
-                    episode.expires_at,
-                )
+            await self._report(episode.id, episode.expires_at, url=browser_url(flow), reason=error)
+
+    def _not_written(self, failure: WriteFailure) -> None:
+        """A queued write that failed (a full disk): the episode's log says which exchange its
+        recording lacks, so a replay's miss on it is explained (the write itself is logged
+        and counted by the recording)."""
+        expires_at = self._expiry.recall(failure.episode_id)
+        if expires_at is None:
+            return
+        report = self._report(
+            failure.episode_id,
+            expires_at,
+            url=failure.url,
+            reason=failure.reason,
+            file=failure.file,
+        )
+        task = asyncio.ensure_future(report)
+        self._reports.add(task)
+        task.add_done_callback(self._reports.discard)
+
+    async def _report(self, episode_id: str, expires_at: int, **fields: object) -> None:
+        fields["reason"] = str(fields["reason"])[:300]
+        with contextlib.suppress(StoreUnavailable):
+            await self.store.append_event(
+                episode_id, event("recording_error", "proxy", **fields), expires_at
+            )
 
     def _served_body(
         self, flow: http.HTTPFlow, response: http.Response

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+from pathlib import Path
 from typing import Any
 
 from mitmproxy import ctx, http
@@ -27,7 +28,7 @@ from proxy.flowstate import state_of
 from proxy.har import extension, load_of
 from proxy.loads import LOADS
 from proxy.recent import Recent
-from proxy.recording_dir import Recording
+from proxy.recording_dir import CorruptRecording, Recording
 from proxy.replay_determinism import make_deterministic, recorded_ms
 from proxy.replay_match import Entry, IgnoredFields, RecordedExchanges, RequestKey, request_key
 from proxy.responses import answer, error_response
@@ -67,12 +68,14 @@ class ReplayResponder:
             return
         try:
             await self._answer(flow, episode)
-        except Exception:
+        except Exception as error:
             # Fail closed: a replay never falls through to the upstream.
             logger.exception("replay of %s failed", flow.request.url)
             answer(flow, error_response(502, "This request could not be replayed."))
             with contextlib.suppress(StoreUnavailable):
-                await self._event(episode, "replay_error", url=flow.request.pretty_url)
+                await self._event(
+                    episode, "replay_error", url=flow.request.pretty_url, reason=_why(error)
+                )
 
     async def _answer(self, flow: http.HTTPFlow, episode: Episode) -> None:
         assert episode.replay_of is not None
@@ -186,3 +189,13 @@ class ReplayResponder:
         await self.store.append_event(
             episode.id, event(event_type, "proxy", **data), episode.expires_at
         )
+
+
+def _why(error: Exception) -> str:
+    """A replay error for its event: a corrupt recording names its file (relative to the
+    recording directory); a body file that is gone, its digest."""
+    if isinstance(error, CorruptRecording):
+        return str(error)[:500]
+    if isinstance(error, FileNotFoundError) and error.filename:
+        return f"a recorded body is missing: {Path(str(error.filename)).name}"
+    return f"{type(error).__name__}: {error}"[:500]

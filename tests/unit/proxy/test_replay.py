@@ -211,3 +211,18 @@ async def test_a_recording_without_its_client_script_gets_the_current_one_and_sa
     assert substituted["type"] == "replay_substituted" and substituted["script"] == "r.js"
     assert substituted["recorded_version"] == "0123456789"
     assert substituted["served_version"] == runtime_version()
+
+
+async def test_a_recorded_body_cut_short_is_refused_naming_its_file_never_replayed(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store)
+    await exchange(chain, recorded, html_response(PAGE))
+    (entry,) = await recording.entries(recorded.id)
+    digest = entry["_skillshift"]["body"]
+    (recording.root / "bodies" / digest[:2] / digest).write_bytes(PAGE[:20])
+    replay = await make_episode(store, replay_of=recorded.id)
+    document = await replayed(chain, replay, "/", headers=NAV, method="GET")
+    assert document.status_code == 502 and b"<body>" not in (document.content or b"")[:20]
+    (error,) = [e for e in await store.read_events(replay.id) if e["type"] == "replay_error"]
+    assert error["reason"].startswith(f"bodies/{digest[:2]}/{digest}: the body's bytes")
