@@ -74,6 +74,8 @@ class Recorder:
         response = flow.response
         if response is None or not response.stream or not self._records(flow):
             return
+        if state_of(flow).own_response:
+            return  # made whole by the proxy: it never streams, its body is there to record
         chunks: list[bytes] = []
         state_of(flow).recorded_body = chunks
         limit = ctx.options.ss_record_max_bytes

@@ -173,6 +173,7 @@ async def test_a_replay_serves_the_client_script_its_recording_ran(
     # Recorded though the episode records pages only: a replay cannot do without it.
     page, runtime = await recording.entries(recorded.id)
     assert runtime["request"]["url"] == f"http://site.test{script}"
+    assert await recording.body(runtime["_skillshift"]["body"]) == runtime_source()
     # As if the service had changed its runtime since: the recording keeps the old bytes.
     old = b"/* the runtime the agent's browser ran */"
     digest = hashlib.sha256(old).hexdigest()
