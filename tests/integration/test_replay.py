@@ -101,7 +101,8 @@ def move_recording_to(service: ServiceProcess, episode_id: str, started: str) ->
 def test_a_replayed_page_reads_the_recorded_time_and_the_same_random_numbers(
     browser: Browser, recording_service: ServiceProcess, clock_page: str
 ) -> None:
-    agent = recording_service.create_episode(condition="Src", seed=11)
+    # The page alone (not its favicon): the test moves its entries' time.
+    agent = recording_service.create_episode(condition="Src", seed=11, record="pages")
     live = what_the_page_saw(browser, agent, clock_page)
     assert len(recorded_entries(recording_service, str(agent["id"]))) == 1
     move_recording_to(recording_service, str(agent["id"]), RECORDED)
@@ -129,7 +130,7 @@ def test_a_replayed_page_reads_the_recorded_time_and_the_same_random_numbers(
 def test_a_replay_that_opts_out_serves_the_page_as_recorded(
     browser: Browser, recording_service: ServiceProcess, clock_page: str
 ) -> None:
-    agent = recording_service.create_episode(condition="Src")
+    agent = recording_service.create_episode(condition="Src", record="pages")
     what_the_page_saw(browser, agent, clock_page)
     recorded_entries(recording_service, str(agent["id"]))
     move_recording_to(recording_service, str(agent["id"]), RECORDED)
