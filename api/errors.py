@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from api.failures import Failure, validation_message
+from proxy.recording_dir import CorruptRecording
 from proxy.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         405: "Method not allowed",
         409: "Already exists, or not possible in the current state",
         413: "Request body too large",
-        422: "Invalid request",
+        422: "Invalid request, or a recording that cannot be read",
         503: "Episode store unavailable",
     }.items()
 }
@@ -100,6 +101,12 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StoreUnavailable)
     async def store_error(_: Request, error: StoreUnavailable) -> JSONResponse:
         return error_json(503, f"{error.store} store unavailable: {error}")
+
+    @app.exception_handler(CorruptRecording)
+    async def corrupt_recording(_: Request, error: CorruptRecording) -> JSONResponse:
+        # The request is sound, the recording it reads is not: said with the file and line,
+        # never answered from what could be read of it.
+        return error_json(422, f"the recording cannot be read: {error}")
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, error: Exception) -> JSONResponse:

@@ -59,9 +59,9 @@ MAX_IGNORED_FIELDS = 64
 
 
 def _record_choice(value: object) -> object:
-    """`record: true|false` as the short spelling of `pages` / `off`."""
+    """`record: true|false` as the short spelling of the default (`all`) / `off`."""
     if value is True:
-        return "pages"
+        return "all"
     if value is False:
         return "off"
     return value
@@ -116,9 +116,12 @@ class EpisodeConfig(BaseModel):
         "GET /reports (every format) unless they are asked with include_internal=true",
     )
     record: Annotated[RecordWhat, BeforeValidator(_record_choice)] = Field(
-        "pages",
+        "all",
         description="What the service records of this episode when it runs with a record "
-        "directory: `pages` (true) the pages, `all` every response, `off` (false) nothing",
+        "directory: `all` (true) every response, enough to replay a page as the agent saw it "
+        "(bodies are stored once by hash); `pages` the pages (and redirects to them) only, a "
+        "smaller recording whose replays lack the pages' stylesheets, scripts and data; `off` "
+        "(false) nothing",
     )
     replay_of: EpisodeId | None = Field(
         None,

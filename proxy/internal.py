@@ -2,6 +2,7 @@
 
   {prefix}r.js   the client runtime script
   {prefix}i.js   the extended execution set's runtime
+                 (a replay episode's are its recording's: proxy/replay.py)
   {prefix}b      the event beacon: POST JSON {"k": beacon key, "type": ..., ...}
 The beacon is authenticated twice: the request must be bound to the episode (its credentials
 carry the token) and carry the page's beacon key, which is derived from the token.
@@ -22,8 +23,9 @@ from proxy.events import event as new_event
 from proxy.flowstate import state_of
 from proxy.options import add_options
 from proxy.responses import answer
+from proxy.runtime_scripts import current_script_response, runtime_script_asked
 from proxy.store import EpisodeStore, StoreUnavailable
-from shifts.runtime import ASSETS, BEACON_NAME, script_source
+from shifts.runtime import BEACON_NAME
 
 logger = logging.getLogger(__name__)
 
@@ -60,20 +62,15 @@ class InternalEndpoints:
     async def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None or not self.is_internal(flow):
             return
-        name = flow.request.path[len(ctx.options.ss_internal_prefix) :].split("?")[0]
-        if name in ASSETS and flow.request.method in ("GET", "HEAD"):
-            answer(
-                flow,
-                http.Response.make(
-                    200,
-                    script_source(name),
-                    {
-                        "Content-Type": "text/javascript; charset=utf-8",
-                        # The URL carries the runtime's version, so it may be cached for good.
-                        "Cache-Control": "public, max-age=31536000, immutable",
-                    },
-                ),
-            )
+        prefix = ctx.options.ss_internal_prefix
+        name = flow.request.path[len(prefix) :].split("?")[0]
+        script = runtime_script_asked(flow.request, prefix)
+        if script is not None:
+            episode = state_of(flow).episode
+            if episode is not None and episode.replay_of:
+                # A replay serves the script its recording's pages ran (proxy/replay.py).
+                return
+            answer(flow, current_script_response(script))
         elif name == BEACON_NAME and flow.request.method == "POST":
             answer(flow, await self._beacon(flow))
         else:

@@ -2,14 +2,16 @@
 served (after every shift), the upstream's page it was shifted from, its change map, and the
 canonical form of the request's body (proxy/request_body.py), which replay matches requests on.
 
-Pages are recorded by default, every response with `record: "all"`. Bodies that stream
-through (everything the rewriter does not buffer) are teed as they pass. A recording that
-cannot be written is logged and counted; the page is still served (its events still tell what
-the agent saw).
+Pages are recorded by default, every response with `record: "all"`; the client scripts the
+proxy serves itself (proxy/runtime_scripts.py) always, since a replay serves them. Bodies that
+stream through (everything the rewriter does not buffer) are teed as they pass. A recording
+that cannot be written is logged and counted; the page is still served (its events still tell
+what the agent saw).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from datetime import UTC, datetime
@@ -25,10 +27,11 @@ from proxy.flowstate import state_of
 from proxy.har import EXTENSION, HarExtension
 from proxy.options import add_options
 from proxy.recent import Recent
-from proxy.recording_dir import Recording, run_of
+from proxy.recording_dir import Recording, WriteFailure, run_of
 from proxy.request_body import canonical_request_body
 from proxy.rewrite import is_page
 from proxy.routing import browser_url
+from proxy.runtime_scripts import runtime_script_asked
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -46,6 +49,10 @@ class Recorder:
         self.store = store
         # episode id -> its latest navigation's load (the episodes this process served lately)
         self._last_load: Recent[str, int] = Recent(RECENT_EPISODES)
+        # episode id -> when it expires, for the events of writes that fail after the fact
+        self._expiry: Recent[str, int] = Recent(RECENT_EPISODES)
+        self._reports: set[asyncio.Task[None]] = set()
+        recording.on_entry_failure = self._not_written
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         add_options(loader, "ss_record_max_bytes")
@@ -53,10 +60,12 @@ class Recorder:
     def _records(self, flow: http.HTTPFlow) -> bool:
         episode: Episode | None = state_of(flow).episode
         response = flow.response
-        if episode is None or response is None or state_of(flow).own_response:
+        if episode is None or response is None or episode.replay_of or episode.record == "off":
             return False
-        if episode.replay_of or episode.record == "off":
-            return False
+        if state_of(flow).own_response:
+            # Of the proxy's own answers only the client scripts: a replay must serve the bytes
+            # the agent's browser ran, which the current service may no longer have.
+            return runtime_script_asked(flow.request, ctx.options.ss_internal_prefix) is not None
         # A redirect on the way to a page is part of the page's story: a replay needs it.
         redirect = 300 <= response.status_code < 400 and classify.may_be_rewritten(flow.request)
         return episode.record == "all" or redirect or is_page(flow, response)
@@ -65,6 +74,8 @@ class Recorder:
         response = flow.response
         if response is None or not response.stream or not self._records(flow):
             return
+        if state_of(flow).own_response:
+            return  # made whole by the proxy: it never streams, its body is there to record
         chunks: list[bytes] = []
         state_of(flow).recorded_body = chunks
         limit = ctx.options.ss_record_max_bytes
@@ -123,6 +134,7 @@ class Recorder:
             extra["body_omitted"] = "larger than the recording keeps, or never buffered whole"
         extra["run"] = run_of(episode.created_at, episode.generation)
         entry = har_entry(flow, response, body, encoding, extra)
+        self._expiry.keep(episode.id, episode.expires_at)
         try:
             await self.recording.append_entry(
                 episode.id, entry, body, page.get("source") if page else None
@@ -130,14 +142,32 @@ class Recorder:
         except (OSError, ValueError) as error:
             logger.error("recording of %s failed: %s", flow.request.url, error)
             metrics.inc("recording_errors_total")
-            with contextlib.suppress(StoreUnavailable):
-                await self.store.append_event(
-                    episode.id,
-                    event(
-                        "recording_error", "proxy", url=browser_url(flow), reason=str(error)[:300]
-                    ),
-                    episode.expires_at,
-                )
+            await self._report(episode.id, episode.expires_at, url=browser_url(flow), reason=error)
+
+    def _not_written(self, failure: WriteFailure) -> None:
+        """A queued write that failed (a full disk): the episode's log says which exchange its
+        recording lacks, so a replay's miss on it is explained (the write itself is logged
+        and counted by the recording)."""
+        expires_at = self._expiry.recall(failure.episode_id)
+        if expires_at is None:
+            return
+        report = self._report(
+            failure.episode_id,
+            expires_at,
+            url=failure.url,
+            reason=failure.reason,
+            file=failure.file,
+        )
+        task = asyncio.ensure_future(report)
+        self._reports.add(task)
+        task.add_done_callback(self._reports.discard)
+
+    async def _report(self, episode_id: str, expires_at: int, **fields: object) -> None:
+        fields["reason"] = str(fields["reason"])[:300]
+        with contextlib.suppress(StoreUnavailable):
+            await self.store.append_event(
+                episode_id, event("recording_error", "proxy", **fields), expires_at
+            )
 
     def _served_body(
         self, flow: http.HTTPFlow, response: http.Response

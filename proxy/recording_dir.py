@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -25,6 +26,7 @@ import os
 import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,12 +45,32 @@ TEXT_TYPES = re.compile(r"^(text/|application/(json|javascript|xml|xhtml\+xml|ld
 LOG_STARTS = frozenset({"episode_created", "episode_reset"})
 
 
+class CorruptRecording(ValueError):
+    """A record file that cannot be read as written: a line that is no JSON record (a disk
+    that filled up mid-write, a file cut short or edited), a body whose bytes are not the ones
+    its name hashes. The message names the file, relative to the recording directory."""
+
+
+@dataclass(frozen=True)
+class WriteFailure:
+    """A recorded exchange that did not reach the disk: the episode, the URL, the file it
+    was going to, and why."""
+
+    episode_id: str
+    url: str
+    file: str
+    reason: str
+
+
 class Recording:
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
         (self.root / "bodies").mkdir(parents=True, exist_ok=True)
         (self.root / "episodes").mkdir(parents=True, exist_ok=True)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
+        # Who hears of an entry that could not be written (the recorder: an event on the
+        # episode), called on the event loop that queued the write.
+        self.on_entry_failure: Callable[[WriteFailure], None] | None = None
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._worker, work, *args)
@@ -79,7 +101,24 @@ class Recording:
         """One HAR entry; `body` as served (decoded; None when it was not kept), `source` the
         upstream's page it was shifted from (None when it went out as the upstream sent it)."""
         self._directory(episode_id)
-        self._queue(self._write_entry, episode_id, entry, body, source)
+        loop = asyncio.get_running_loop()
+        url = str(entry.get("request", {}).get("url", ""))
+
+        def reported(done: Future[None]) -> None:
+            error = done.exception()
+            if error is None:
+                return
+            _report_failure(done)
+            file = self._relative(getattr(error, "filename", None))
+            failure = WriteFailure(
+                episode_id, url, file, getattr(error, "strerror", None) or str(error)
+            )
+            if self.on_entry_failure is not None:
+                loop.call_soon_threadsafe(self.on_entry_failure, failure)
+
+        self._worker.submit(self._write_entry, episode_id, entry, body, source).add_done_callback(
+            reported
+        )
 
     def _write_entry(
         self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None
@@ -97,8 +136,12 @@ class Recording:
         if not path.exists():
             path.parent.mkdir(exist_ok=True)
             partial = path.with_suffix(f".{os.getpid()}.part")
-            partial.write_bytes(body)
-            partial.replace(path)  # atomic: a reader never sees half a body
+            try:
+                partial.write_bytes(body)
+                partial.replace(path)  # atomic: a reader never sees half a body
+            except OSError:
+                partial.unlink(missing_ok=True)  # a full disk leaves no half body behind
+                raise
         return digest
 
     def _write_episode(self, record: dict[str, Any]) -> None:
@@ -115,11 +158,25 @@ class Recording:
         directory = self._directory(episode_id)
         directory.mkdir(exist_ok=True)
         line = (json.dumps(item, separators=(",", ":")) + "\n").encode()
-        descriptor = os.open(directory / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        path = directory / name
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
-            os.write(descriptor, line)
+            written = os.write(descriptor, line)
+            if written < len(line):
+                # A full disk takes part of the line: end it, so the next line stays whole (a
+                # reader names the torn one), and say so.
+                with contextlib.suppress(OSError):
+                    os.write(descriptor, b"\n")
+                raise OSError(errno.ENOSPC, "only part of the record was written", str(path))
         finally:
             os.close(descriptor)
+
+    def _relative(self, filename: object) -> str:
+        """A file of the recording as its errors name it: relative to the directory."""
+        if not filename:
+            return ""
+        path = Path(str(filename))
+        return str(path.relative_to(self.root)) if path.is_relative_to(self.root) else str(path)
 
     def _directory(self, episode_id: str) -> Path:
         if not SAFE_ID.match(episode_id):
@@ -168,7 +225,7 @@ class Recording:
         return found[0], found[1]
 
     def _current_entries(self, episode_id: str) -> list[dict[str, Any]]:
-        entries = self._read_lines(episode_id, "entries.jsonl")
+        entries = self._read_lines(episode_id, "entries.jsonl", strict=True)
         record = self._read_episode(episode_id)
         if record is None:
             return entries
@@ -178,7 +235,17 @@ class Recording:
     async def body(self, digest: str) -> bytes:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise ValueError(f"{digest!r} is not a body digest")
-        return await self._run((self.root / "bodies" / digest[:2] / digest).read_bytes)
+        return await self._run(self._read_body, digest)
+
+    def _read_body(self, digest: str) -> bytes:
+        path = self.root / "bodies" / digest[:2] / digest
+        body = path.read_bytes()
+        if hashlib.sha256(body).hexdigest() != digest:
+            raise CorruptRecording(
+                f"{path.relative_to(self.root)}: the body's bytes are not the ones its name "
+                "hashes (cut short or changed since it was written)"
+            )
+        return body
 
     async def har(self, episode_id: str, creator_version: str) -> dict[str, Any]:
         """The episode's recording as one HAR 1.2 log, bodies inline (as text, or base64)."""
@@ -205,16 +272,30 @@ class Recording:
             return None
         return record
 
-    def _read_lines(self, episode_id: str, name: str) -> list[dict[str, Any]]:
+    def _read_lines(self, episode_id: str, name: str, strict: bool = False) -> list[dict[str, Any]]:
+        """The file's records. A line that is no JSON record is skipped, or with `strict` (the
+        entries a replay answers from: one missing would be a request answered otherwise than
+        recorded) a CorruptRecording naming the file and the line."""
+        path = self._directory(episode_id) / name
         try:
-            raw = (self._directory(episode_id) / name).read_bytes()
+            raw = path.read_bytes()
         except FileNotFoundError:
             return []
         items = []
-        for line in raw.splitlines():
-            # A process killed mid-write leaves at most a torn last line: skip it, keep the rest.
-            with contextlib.suppress(json.JSONDecodeError):
-                items.append(json.loads(line))
+        for number, line in enumerate(raw.splitlines(), start=1):
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+                if strict:
+                    where = path.relative_to(self.root)
+                    raise CorruptRecording(
+                        f"{where}, line {number}: not a JSON record ({error}); the recording was "
+                        "cut short (a full disk, a killed process) or changed since"
+                    ) from None
+                continue
+            items.append(item)
         return items
 
 

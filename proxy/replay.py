@@ -7,7 +7,8 @@ recorded answer, the second with the second, then the last again), counted in th
 that replicas agree. A request the recording does not hold gets a 404 page (it never goes to the
 upstream) and a `replay_miss` event saying how the nearest recorded request differs. Replayed
 HTML documents get the recording's clock and seeded randomness (proxy/replay_determinism.py)
-unless the episode opts out.
+unless the episode opts out. The client scripts the proxy serves itself are the recorded ones
+too; a recording made before they were kept gets the current ones (proxy/runtime_scripts.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+from pathlib import Path
 from typing import Any
 
-from mitmproxy import http
+from mitmproxy import ctx, http
 
 from proxy import classify
 from proxy.episode import Episode
@@ -26,11 +28,18 @@ from proxy.flowstate import state_of
 from proxy.har import extension, load_of
 from proxy.loads import LOADS
 from proxy.recent import Recent
-from proxy.recording_dir import Recording
+from proxy.recording_dir import CorruptRecording, Recording
 from proxy.replay_determinism import make_deterministic, recorded_ms
 from proxy.replay_match import Entry, IgnoredFields, RecordedExchanges, RequestKey, request_key
 from proxy.responses import answer, error_response
+from proxy.runtime_scripts import (
+    current_script_response,
+    is_current,
+    runtime_script_asked,
+    version_asked,
+)
 from proxy.store import EpisodeStore, StoreUnavailable
+from shifts.runtime import script_version
 
 logger = logging.getLogger(__name__)
 
@@ -59,12 +68,14 @@ class ReplayResponder:
             return
         try:
             await self._answer(flow, episode)
-        except Exception:
+        except Exception as error:
             # Fail closed: a replay never falls through to the upstream.
             logger.exception("replay of %s failed", flow.request.url)
             answer(flow, error_response(502, "This request could not be replayed."))
             with contextlib.suppress(StoreUnavailable):
-                await self._event(episode, "replay_error", url=flow.request.pretty_url)
+                await self._event(
+                    episode, "replay_error", url=flow.request.pretty_url, reason=_why(error)
+                )
 
     async def _answer(self, flow: http.HTTPFlow, episode: Episode) -> None:
         assert episode.replay_of is not None
@@ -84,6 +95,10 @@ class ReplayResponder:
             page_load = self._replayed_load.recall(episode.id)
             found = exchanges.subresource(asked, ignored, page_load)
         if not found:
+            script = runtime_script_asked(flow.request, ctx.options.ss_internal_prefix)
+            if script is not None:
+                await self._current_script(flow, episode, script)
+                return
             difference = exchanges.nearest(asked, ignored)
             await self._miss(flow, episode, asked, **difference.fields())
             return
@@ -123,6 +138,23 @@ class ReplayResponder:
                 changed=False,
             )
 
+    async def _current_script(self, flow: http.HTTPFlow, episode: Episode, name: str) -> None:
+        """A client script the recording does not hold (it was made before they were kept):
+        the current one, which has the same bytes when its version is the one asked; when it
+        is not, a `replay_substituted` event says so (the popups may behave otherwise)."""
+        answer(flow, current_script_response(name))
+        asked = version_asked(flow.request)
+        if not is_current(name, asked):
+            await self._event(
+                episode,
+                "replay_substituted",
+                url=flow.request.pretty_url,
+                script=name,
+                recorded_version=asked,
+                served_version=script_version(name),
+                why="the recording holds no copy of the client script its pages loaded",
+            )
+
     async def _in_recorded_order(
         self, episode: Episode, asked: RequestKey, found: list[Entry]
     ) -> Entry:
@@ -157,3 +189,13 @@ class ReplayResponder:
         await self.store.append_event(
             episode.id, event(event_type, "proxy", **data), episode.expires_at
         )
+
+
+def _why(error: Exception) -> str:
+    """A replay error for its event: a corrupt recording names its file (relative to the
+    recording directory); a body file that is gone, its digest."""
+    if isinstance(error, CorruptRecording):
+        return str(error)[:500]
+    if isinstance(error, FileNotFoundError) and error.filename:
+        return f"a recorded body is missing: {Path(str(error.filename)).name}"
+    return f"{type(error).__name__}: {error}"[:500]

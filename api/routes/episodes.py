@@ -63,7 +63,13 @@ async def _replay_config(
     if replayed.replay_of:
         raise Invalid(f"episode {replayed_id!r} is a replay itself; replay its original")
     if not await evidence.pages(replayed_id):
-        raise Invalid(f"episode {replayed_id!r} has no recorded page to replay")
+        # Refused now, not left to answer every request with a miss.
+        why = (
+            "it was created with record: off"
+            if replayed.record == "off"
+            else "it loaded no page through this service while it had a record directory"
+        )
+        raise Invalid(f"episode {replayed_id!r} has no recorded page to replay: {why}")
     labels = replayed.model_dump(
         mode="json", include={"condition", "perceptual", "regime", "regime_params", "seed", "site"}
     )

@@ -135,7 +135,10 @@ async def serve(settings: Settings) -> None:
         open_knowledge(settings.redis_url, settings.knowledge_path, settings.key_prefix),
         Learner(),
     )
-    recording = Recording(settings.record_dir) if settings.record_dir else None
+    try:
+        recording = Recording(settings.record_dir) if settings.record_dir else None
+    except OSError as unusable:  # checked with the settings; this is what changed since
+        raise StartupFailed(f"record directory {settings.record_dir}: {unusable}") from None
     if recording is not None:
         store = ArchivingStore(store, recording)
     master = make_master(settings, store, recording, knowledge)

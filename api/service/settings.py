@@ -9,6 +9,7 @@ starts, and a bad value is reported with the variable or option that carried it.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,23 @@ from proxy.options import for_setting
 ENV_PREFIX = "SKILLSHIFT_"
 ORIGIN = re.compile(r"^https?://[^/\s]+$")
 REVERSE_SPEC = re.compile(r"^https?://[^@\s]+@(?:[^:@\s]+:)?\d{1,5}$")
+
+
+def _usable_directory(directory: str | None) -> str | None:
+    """A directory the service can write in, or one it can create (with its parents): told at
+    start, not as a recording that silently fails on the first page."""
+    if directory is None:
+        return None
+    path = Path(directory).expanduser()
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{existing} is not a directory: cannot record in {path}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        cannot = "write in" if existing == path else "create"
+        raise ValueError(f"cannot {cannot} {path}: {existing} is not writable")
+    return str(path)
 
 
 def _address(value: Any) -> tuple[str, int]:
@@ -172,7 +190,7 @@ class Settings(BaseSettings):
         description="deployment-wide source->target origins for Tgt conditions, "
         "'http://src:port=http://tgt:port,...', copied into each new episode",
     )
-    record_dir: str | None = Field(
+    record_dir: Annotated[str | None, AfterValidator(_usable_directory)] = Field(
         None,
         description="record what every episode's browser received (HAR, bodies by hash) and "
         "archive episodes and their events here, past their TTL; needed for replay episodes",

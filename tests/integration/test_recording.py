@@ -165,7 +165,7 @@ def test_a_replay_answers_only_from_the_recording(
     browser: Browser, recording_service: ServiceProcess, wordpress: dict[str, str]
 ) -> None:
     base = wordpress["WPLAB_URL"]
-    episode = recording_service.create_episode(condition="Src", site="wordpress")
+    episode = recording_service.create_episode(condition="Src", site="wordpress", record="pages")
     browse(browser, recording_service, episode, [base + "/"])
     replay = recording_service.create_episode(replay_of=episode["id"])
     with recording_service.client(replay) as client:
@@ -173,7 +173,7 @@ def test_a_replay_answers_only_from_the_recording(
     assert missing.status_code == 404 and "not in the recording" in missing.text
     misses = recording_service.wait_for_events(str(replay["id"]), {"replay_miss"})
     assert any(e["type"] == "replay_miss" and e["url"] == base + "/?p=4" for e in misses)
-    # A page recorded without its subresources ("pages", the default) replays its document.
+    # A page recorded without its subresources (`record: "pages"`) replays its document.
     with recording_service.client(replay) as client:
         again = client.get(base + "/", headers={"Sec-Fetch-Dest": "document"})
     assert again.status_code == 200 and "wp-" in again.text
@@ -261,7 +261,10 @@ def test_an_expired_episode_keeps_its_events_report_and_recording(
     assert types[0] == "episode_created" and "page_served" in types and types[-1] == "task_result"
     har = api(recording_service, "GET", f"/episodes/{episode['id']}/har")
     assert har["log"]["version"] == "1.2"
-    assert [e["request"]["url"] for e in har["log"]["entries"]] == [wordpress["WPLAB_URL"] + "/"]
+    # The page first, then what it loaded (every response is recorded by default).
+    urls = [e["request"]["url"] for e in har["log"]["entries"]]
+    assert urls[0] == wordpress["WPLAB_URL"] + "/" and len(urls) > 1
+    assert [p["title"] for p in har["log"]["pages"]] == [wordpress["WPLAB_URL"] + "/"]
 
 
 def test_playwright_replays_the_har(

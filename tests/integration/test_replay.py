@@ -1,5 +1,6 @@
 """A replay in a real Chromium: a page that reads the clock and draws random numbers shows the
-recorded time and the same draws on every replay (the service with a record directory)."""
+recorded time and the same draws on every replay, and the exported HAR replays a code-split app
+in Playwright's own HAR router (the service with a record directory)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 
+from tests.helpers.chunked_app import add_chunked_app
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
@@ -98,7 +101,8 @@ def move_recording_to(service: ServiceProcess, episode_id: str, started: str) ->
 def test_a_replayed_page_reads_the_recorded_time_and_the_same_random_numbers(
     browser: Browser, recording_service: ServiceProcess, clock_page: str
 ) -> None:
-    agent = recording_service.create_episode(condition="Src", seed=11)
+    # The page alone (not its favicon): the test moves its entries' time.
+    agent = recording_service.create_episode(condition="Src", seed=11, record="pages")
     live = what_the_page_saw(browser, agent, clock_page)
     assert len(recorded_entries(recording_service, str(agent["id"]))) == 1
     move_recording_to(recording_service, str(agent["id"]), RECORDED)
@@ -126,10 +130,70 @@ def test_a_replayed_page_reads_the_recorded_time_and_the_same_random_numbers(
 def test_a_replay_that_opts_out_serves_the_page_as_recorded(
     browser: Browser, recording_service: ServiceProcess, clock_page: str
 ) -> None:
-    agent = recording_service.create_episode(condition="Src")
+    agent = recording_service.create_episode(condition="Src", record="pages")
     what_the_page_saw(browser, agent, clock_page)
     recorded_entries(recording_service, str(agent["id"]))
     move_recording_to(recording_service, str(agent["id"]), RECORDED)
     replay = recording_service.create_episode(replay_of=agent["id"], replay_deterministic=False)
     seen = what_the_page_saw(browser, replay, clock_page)
     assert seen["iso"] > "2020"
+
+
+def har_with(service: ServiceProcess, episode_id: str, path: str) -> dict[str, Any]:
+    """The episode's HAR once an entry for `path` is in it (writes are queued)."""
+    deadline = time.monotonic() + 10
+    while True:
+        har: dict[str, Any] = httpx.get(
+            f"{service.api}/episodes/{episode_id}/har", timeout=5
+        ).json()
+        urls = [entry["request"]["url"] for entry in har["log"]["entries"]]
+        if any(url.endswith(path) for url in urls) or time.monotonic() > deadline:
+            return har
+        time.sleep(0.05)
+
+
+def run_the_chunked_app(tab: Page, url: str) -> dict[str, Any]:
+    """Load the app, click for its on-demand chunk, and say what ran and how it looks."""
+    tab.goto(url)
+    tab.wait_for_function("window.lateFound === true")
+    tab.click("#load-more")
+    tab.wait_for_function("window.chunkFound === true")
+    return dict(
+        tab.evaluate(
+            "() => ({status: document.getElementById('status').textContent,"
+            " badge: getComputedStyle(document.querySelector('.badge')).color,"
+            " button: getComputedStyle(document.getElementById('load-more')).color})"
+        )
+    )
+
+
+def test_the_exported_har_replays_a_code_split_page_in_playwright_with_the_upstream_gone(
+    browser: Browser, recording_service: ServiceProcess, tmp_path: Path
+) -> None:
+    server = UpstreamServer("chunked").start()
+    try:
+        url = add_chunked_app(server)
+        agent = recording_service.create_episode(condition="Src")  # records every response
+        context = browser.new_context(proxy=agent["proxy"])
+        seen = run_the_chunked_app(context.new_page(), url)
+        context.close()
+        har = har_with(recording_service, str(agent["id"]), "/chunk-a1.js")
+    finally:
+        server.stop()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(url, timeout=2)  # the app is gone: whatever loads now comes from the HAR
+    assert seen == {"status": "chunk ran", "badge": "rgb(0, 128, 0)", "button": "rgb(255, 0, 0)"}
+    path = tmp_path / "run.har"
+    path.write_text(json.dumps(har))
+    context = browser.new_context()
+    try:
+        context.route_from_har(path, not_found="abort")
+        tab = context.new_page()
+        failed: list[str] = []
+        tab.on("requestfailed", lambda request: failed.append(request.url))
+        # The document, its stylesheet and the one it imports, its module script, the module
+        # it builds at run time, and the chunk the click asks for.
+        assert run_the_chunked_app(tab, url) == seen
+        assert [f for f in failed if f.startswith(server.origin)] == []
+    finally:
+        context.close()

@@ -132,3 +132,11 @@ def test_token_and_beacon_key_checks() -> None:
     assert not FIXED.check_token("")
     assert FIXED.check_beacon_key("3caecaa7bd24dbf6c88fe24e")
     assert not FIXED.check_beacon_key("fixed-token")
+
+
+def test_an_episode_records_every_response_unless_told_otherwise() -> None:
+    """Complete by default: a replay needs a page's stylesheets, scripts and data too."""
+    assert EpisodeConfig().record == "all"
+    assert EpisodeConfig.model_validate({"record": True}).record == "all"
+    assert EpisodeConfig.model_validate({"record": False}).record == "off"
+    assert EpisodeConfig.model_validate({"record": "pages"}).record == "pages"

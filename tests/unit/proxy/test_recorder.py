@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import gzip
+from pathlib import Path
+from typing import Any
 
+import pytest
 from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
 from mitmproxy.flow import Error
@@ -19,6 +24,17 @@ from tests.unit.proxy.conftest import (
     request_flow,
     run_request,
 )
+
+
+async def wait_for_event(store: MemoryStore, episode_id: str, wanted: str) -> dict[str, Any]:
+    """The episode's first event of a type, once the loop has run what was handed to it."""
+    async with asyncio.timeout(5):
+        while True:
+            found = [e for e in await store.read_events(episode_id) if e["type"] == wanted]
+            if found:
+                return found[0]
+            await asyncio.sleep(0.01)
+
 
 PAGE = (
     b"<!DOCTYPE html><html><head><title>x</title></head>"
@@ -45,11 +61,11 @@ async def test_a_shifted_page_is_recorded_as_served_with_its_source_and_change_m
     assert har["log"]["entries"][0]["response"]["content"]["text"].startswith("<!DOCTYPE")
 
 
-async def test_a_streamed_page_is_recorded_decoded_and_subresources_only_when_asked(
+async def test_a_streamed_page_is_recorded_decoded_and_subresources_unless_pages_only(
     store: MemoryStore, chain: AddonManager, recording: Recording
 ) -> None:
-    pages_only = await make_episode(store, condition="Src")
-    everything = await make_episode(store, condition="Src", record="all")
+    pages_only = await make_episode(store, condition="Src", record="pages")
+    everything = await make_episode(store, condition="Src")  # the default: every response
     off = await make_episode(store, condition="Src", record=False)
     for episode in (pages_only, everything, off):
         zipped = html_response(b"", **{"Content-Encoding": "gzip"})
@@ -134,7 +150,7 @@ async def test_a_replay_from_a_load_starts_there(
 async def test_redirects_on_the_way_to_a_page_are_recorded_by_default(
     store: MemoryStore, chain: AddonManager, recording: Recording
 ) -> None:
-    episode = await make_episode(store, condition="Src")  # record: pages
+    episode = await make_episode(store, condition="Src", record="pages")
     await exchange(chain, episode, http.Response.make(302, b"", {"Location": "/login"}))
     await exchange(chain, episode, html_response(PAGE), "/login")
     assert [e["response"]["status"] for e in await recording.entries(episode.id)] == [302, 200]
@@ -182,3 +198,21 @@ async def test_a_request_s_body_is_recorded_in_the_form_replay_matches_on(
     await exchange(chain, episode, html_response(PAGE))
     found = [e["_skillshift"]["request_body"] for e in await recording.entries(episode.id)]
     assert found == ["form:page=2&q=hats", ""]
+
+
+async def test_a_full_disk_says_in_the_episode_s_log_which_exchange_was_not_recorded(
+    store: MemoryStore, chain: AddonManager, recording: Recording, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    episode = await make_episode(store, condition="Src")
+
+    def no_space(self: Path, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", no_space)
+    flow = await exchange(chain, episode, html_response(PAGE))
+    await recording.flush()
+    errors = await wait_for_event(store, episode.id, "recording_error")
+    # The page was served all the same; its log says what the recording lacks, and why.
+    assert flow.response is not None and flow.response.status_code == 200
+    assert errors["url"] == "http://site.test/" and errors["reason"] == "No space left on device"
+    assert errors["file"].startswith("bodies/")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import json
+import os
 from pathlib import Path
 
 import pytest
 
-from proxy.recording_dir import Recording, har_text, run_of
+from proxy.recording_dir import CorruptRecording, Recording, WriteFailure, har_text, run_of
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
 
@@ -122,3 +125,58 @@ async def test_an_archive_that_cannot_be_written_fails_nothing_else(
     assert await store.create_episode("e", {"id": "e", "created_at": 1.0}, 2**31)
     assert await store.append_event("e", {"type": "page_served"}, 2**31) is not None
     assert [e["type"] for e in await store.read_events("e")] == ["page_served"]
+
+
+async def test_a_torn_or_corrupt_entry_is_named_never_skipped(
+    recording: Recording, tmp_path: Path
+) -> None:
+    """A replay answers from the entries: one silently missing would be a request answered
+    otherwise than recorded. The events stay lenient (above): a report needs no torn line."""
+    await recording.append_entry("e", entry("http://x/"), b"<p>page</p>", None)
+    await recording.flush()
+    with (tmp_path / "episodes" / "e" / "entries.jsonl").open("a") as entries:
+        entries.write('{"request": {"method": "GE')  # a disk that filled up mid-line
+    with pytest.raises(CorruptRecording, match=r"episodes/e/entries\.jsonl, line 2: not a JSON"):
+        await recording.entries("e")
+
+
+async def test_a_body_cut_short_is_named_by_its_file(recording: Recording, tmp_path: Path) -> None:
+    await recording.append_entry("e", entry("http://x/"), b"<p>the whole page</p>", None)
+    (found,) = await recording.entries("e")
+    digest = found["_skillshift"]["body"]
+    (tmp_path / "bodies" / digest[:2] / digest).write_bytes(b"<p>the wh")
+    with pytest.raises(CorruptRecording, match=f"bodies/{digest[:2]}/{digest}: the body's bytes"):
+        await recording.body(digest)
+
+
+async def test_a_full_disk_is_reported_per_entry_and_leaves_no_half_file(
+    recording: Recording, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failures: list[WriteFailure] = []
+    recording.on_entry_failure = failures.append
+
+    def no_space(self: Path, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", no_space)
+    await recording.append_entry("e", entry("http://x/big"), b"<p>big</p>", None)
+    await recording.flush()
+    await asyncio.sleep(0)  # the report is handed to the loop that queued the write
+    (failure,) = failures
+    assert failure.episode_id == "e" and failure.url == "http://x/big"
+    assert failure.file.startswith("bodies/") and failure.reason == "No space left on device"
+    assert list((tmp_path / "bodies").glob("*/*")) == []  # no partial body behind
+    monkeypatch.undo()
+    # A line the disk took only part of is ended, and the next one stays whole.
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, data[:10]))
+    await recording.append_entry("e", entry("http://x/torn"), None, None)
+    await recording.flush()
+    monkeypatch.undo()
+    await recording.append_entry("e", entry("http://x/after"), None, None)
+    await recording.flush()
+    await asyncio.sleep(0)
+    assert [f.url for f in failures] == ["http://x/big", "http://x/torn"]
+    assert failures[1].reason == "only part of the record was written"
+    lines = (tmp_path / "episodes" / "e" / "entries.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["request"]["url"] == "http://x/after"

@@ -3,6 +3,7 @@ answered in recorded order, misses refused and explained, documents made determi
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from mitmproxy import http
@@ -11,6 +12,7 @@ from mitmproxy.addonmanager import AddonManager
 from proxy.recording_dir import Recording
 from proxy.replay_determinism import recorded_ms
 from proxy.store import MemoryStore
+from shifts.runtime import runtime_source, runtime_version
 from tests.unit.proxy.conftest import (
     NAV,
     exchange,
@@ -147,3 +149,81 @@ async def test_replayed_documents_get_the_recorded_clock_unless_the_episode_opts
     assert f"const recorded={recorded_ms(entry['startedDateTime'])};".encode() in served
     opted_out = await make_episode(store, replay_of=recorded.id, replay_deterministic=False)
     assert (await replayed(chain, opted_out, "/", headers=NAV, method="GET")).content == PAGE
+
+
+def rewrite_entries(recording: Recording, episode_id: str, change) -> None:  # type: ignore[no-untyped-def]
+    """Edit a recording's entries as an older service would have written them."""
+    entries_file = recording.root / "episodes" / episode_id / "entries.jsonl"
+    entries = [json.loads(line) for line in entries_file.read_text().splitlines()]
+    kept = [changed for changed in map(change, entries) if changed is not None]
+    entries_file.write_text("".join(json.dumps(entry) + "\n" for entry in kept))
+
+
+async def test_a_replay_serves_the_client_script_its_recording_ran(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, condition="Src-Exec", regime="multiple")  # pages only
+    await exchange(chain, recorded, html_response(PAGE))
+    script = f"/__ss/r.js?v={runtime_version()}"
+    served = await replayed(
+        chain, recorded, script, headers={"Sec-Fetch-Dest": "script"}, method="GET"
+    )
+    assert served.content == runtime_source()
+    await recording.flush()
+    # Recorded though the episode records pages only: a replay cannot do without it.
+    page, runtime = await recording.entries(recorded.id)
+    assert runtime["request"]["url"] == f"http://site.test{script}"
+    assert await recording.body(runtime["_skillshift"]["body"]) == runtime_source()
+    # As if the service had changed its runtime since: the recording keeps the old bytes.
+    old = b"/* the runtime the agent's browser ran */"
+    digest = hashlib.sha256(old).hexdigest()
+    (recording.root / "bodies" / digest[:2]).mkdir(exist_ok=True)
+    (recording.root / "bodies" / digest[:2] / digest).write_bytes(old)
+
+    def older_runtime(entry):  # type: ignore[no-untyped-def]
+        if entry["request"]["url"].endswith(script):
+            entry["_skillshift"]["body"] = digest
+        return entry
+
+    rewrite_entries(recording, recorded.id, older_runtime)
+    replay = await make_episode(store, replay_of=recorded.id)
+    await replayed(chain, replay, "/", headers=NAV, method="GET")
+    again = await replayed(
+        chain, replay, script, headers={"Sec-Fetch-Dest": "script"}, method="GET"
+    )
+    assert again.status_code == 200 and again.content == old
+
+
+async def test_a_recording_without_its_client_script_gets_the_current_one_and_says_so(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store, condition="Src-Exec", regime="multiple")
+    await exchange(chain, recorded, html_response(PAGE))
+    await recording.flush()
+    replay = await make_episode(store, replay_of=recorded.id)
+    script = {"headers": {"Sec-Fetch-Dest": "script"}, "method": "GET"}
+    same = await replayed(chain, replay, f"/__ss/r.js?v={runtime_version()}", **script)  # type: ignore[arg-type]
+    assert same.content == runtime_source()
+    # The version is a hash of the bytes: the current script is the one recorded, nothing to say.
+    assert [e["type"] for e in await store.read_events(replay.id)] == []
+    older = await replayed(chain, replay, "/__ss/r.js?v=0123456789", **script)  # type: ignore[arg-type]
+    assert older.status_code == 200 and older.content == runtime_source()
+    (substituted,) = await store.read_events(replay.id)
+    assert substituted["type"] == "replay_substituted" and substituted["script"] == "r.js"
+    assert substituted["recorded_version"] == "0123456789"
+    assert substituted["served_version"] == runtime_version()
+
+
+async def test_a_recorded_body_cut_short_is_refused_naming_its_file_never_replayed(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    recorded = await make_episode(store)
+    await exchange(chain, recorded, html_response(PAGE))
+    (entry,) = await recording.entries(recorded.id)
+    digest = entry["_skillshift"]["body"]
+    (recording.root / "bodies" / digest[:2] / digest).write_bytes(PAGE[:20])
+    replay = await make_episode(store, replay_of=recorded.id)
+    document = await replayed(chain, replay, "/", headers=NAV, method="GET")
+    assert document.status_code == 502 and b"<body>" not in (document.content or b"")[:20]
+    (error,) = [e for e in await store.read_events(replay.id) if e["type"] == "replay_error"]
+    assert error["reason"].startswith(f"bodies/{digest[:2]}/{digest}: the body's bytes")

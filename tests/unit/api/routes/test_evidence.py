@@ -173,3 +173,39 @@ async def test_replay_settings_need_a_replay(
         assert refused.status_code == 422
         assert f"{next(iter(settings))} is a replay setting" in refused.json()["error"]
     assert (await api.post("/episodes", json={"replay_deterministic": True})).status_code == 201
+
+
+async def test_a_recording_that_cannot_be_read_is_refused_naming_the_file_and_line(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, recording = recorded
+    await api.post("/episodes", json={"id": "torn"})
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/"},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
+    }
+    await recording.append_entry("torn", entry, b"<p>page</p>", None)
+    await recording.flush()
+    with (recording.root / "episodes" / "torn" / "entries.jsonl").open("a") as entries:
+        entries.write('{"request": {"met\n')
+    for answer in (
+        await api.post("/episodes", json={"replay_of": "torn"}),
+        await api.get("/episodes/torn/har"),
+        await api.get("/episodes/torn/pages"),
+    ):
+        assert answer.status_code == 422, answer.text
+        assert "episodes/torn/entries.jsonl, line 2" in answer.json()["error"]
+
+
+async def test_a_replay_of_an_episode_that_recorded_nothing_says_why(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    api, _ = recorded
+    await api.post("/episodes", json={"id": "unrecorded", "record": "off"})
+    refused = await api.post("/episodes", json={"replay_of": "unrecorded"})
+    assert refused.status_code == 422
+    assert (
+        "no recorded page" in refused.json()["error"] and "record: off" in refused.json()["error"]
+    )

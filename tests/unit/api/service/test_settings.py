@@ -3,8 +3,10 @@ builds them from the fields) and one variable SKILLSHIFT_FIELD_NAME, and both ar
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from proxy.options import OPTIONS
 from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 
+RECORDINGS = str(Path(tempfile.gettempdir()) / "skillshift-settings-example" / "recordings")
 # For every field: a value as an option or a variable carries it, and the value it must give.
 EXAMPLES: dict[str, tuple[str, Any]] = {
     "proxy": ("127.0.0.1:18080", ("127.0.0.1", 18080)),
@@ -40,7 +43,8 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     "asset_max_bytes": ("65536", 65536),
     "confdir": ("/srv/ca", "/srv/ca"),
     "upstream_ca": ("/srv/lab-ca.pem", "/srv/lab-ca.pem"),
-    "record_dir": ("/srv/recordings", "/srv/recordings"),
+    # A directory the service may create (its parent is writable): checked at start.
+    "record_dir": (RECORDINGS, RECORDINGS),
     "record_max_bytes": ("1048576", 1048576),
     "upstream_insecure": ("true", True),
     "upstream_allow": ("127.0.0.1,localhost", "127.0.0.1,localhost"),
@@ -164,3 +168,24 @@ async def test_a_process_gives_each_addon_option_its_setting(tmp_path: Path) -> 
             assert getattr(master.options, option.name) == getattr(settings, option.setting)
     assert master.options.ss_record_max_bytes == 1048576
     assert master.options.ss_episode_header == "X-Other-Episode"
+
+
+def test_a_record_directory_that_cannot_be_used_is_refused_at_start(tmp_path: Path) -> None:
+    a_file = tmp_path / "recordings.txt"
+    a_file.write_text("not a directory")
+    for directory in (a_file, a_file / "under"):
+        with pytest.raises(SettingsError, match=f"{a_file} is not a directory"):
+            load_settings({"record_dir": str(directory)})
+    # Missing is fine: the service creates it, with its parents.
+    missing = tmp_path / "new" / "recordings"
+    assert load_settings({"record_dir": str(missing)}).record_dir == str(missing)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in any directory")
+def test_a_record_directory_not_writable_is_refused_at_start(tmp_path: Path) -> None:
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(SettingsError, match="is not writable"):
+            load_settings({"record_dir": str(tmp_path / "recordings")})
+    finally:
+        tmp_path.chmod(0o700)
