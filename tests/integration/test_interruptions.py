@@ -244,3 +244,23 @@ def test_a_failure_while_it_is_up_is_attributed_to_execution(
     failures = httpx.get(f"{api}/episodes/{episode_id}/events?limit=1000", timeout=10).json()
     (failure,) = [e for e in failures["events"] if e["type"] == "skill_failure"]
     assert failure["attribution"]["shift"] == "execution", failure
+
+
+@pytest.mark.parametrize(("regime", "injected"), [("once", 1), ("multiple", 3)])
+def test_the_regimes_hold_for_the_extended_set(
+    browser: Browser, memory_demo_service: ServiceProcess, regime: str, injected: int
+) -> None:
+    episode = memory_demo_service.create_episode(
+        condition="Src-Exec",
+        execution="extended",
+        regime=regime,
+        shift_params={"popup": {"kinds": ["toast"], "triggers": ["load"], "toast_ms": [500, 500]}},
+    )
+    context = browser.new_context(proxy=episode["proxy"])
+    page = context.new_page()
+    for path in ("/", "/products", "/cart"):
+        page.goto(f"{memory_demo_service.demo}{path}")
+        page.wait_for_load_state("load")
+    context.close()
+    events = seen(memory_demo_service, str(episode["id"]), {"page_served"})
+    assert sum(e["type"] == "popup_injected" for e in events) == injected
