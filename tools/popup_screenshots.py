@@ -1,5 +1,6 @@
 """Screenshots of every popup kind over a real page (the lab WordPress's front page, served by
-Debian's packages), in Debian's Chromium, for docs/popups/.
+Debian's packages), in Debian's Chromium, for docs/popups/: the benchmark's five, and the
+extended set's kinds and hosts (its native dialogs are the browser's own: no screenshot).
 
     .venv/bin/python -m tools.popup_screenshots [--out docs/popups]
 """
@@ -18,6 +19,20 @@ from shifts.popups import KINDS
 from tests.helpers.processes import REPO, ServiceProcess
 from tests.helpers.wordpress import wordpress_lab
 
+ON_LOAD = {"triggers": ["load"], "toast_ms": [60_000, 60_000], "absorb_ms": [60_000, 60_000]}
+# (file name, execution set, the popup's parameters)
+SHOTS = (
+    [(kind, "benchmark", {"kinds": [kind]}) for kind in KINDS]
+    + [
+        (kind, "extended", {"kinds": [kind], "hosts": ["page"], **ON_LOAD})
+        for kind in ("toast", "click_absorber", "consent_push")
+    ]
+    + [
+        (f"newsletter-{host}", "extended", {"kinds": ["newsletter"], "hosts": [host], **ON_LOAD})
+        for host in ("shadow_closed", "iframe")
+    ]
+)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -31,13 +46,14 @@ def main() -> None:
     try:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
-            for kind in KINDS:
+            for name, execution, popup in SHOTS:
                 episode = service.create_episode(
                     condition="Src-Exec",
                     regime="multiple",
                     seed=1,
                     site="wordpress",
-                    shift_params={"popup": {"kinds": [kind]}},
+                    execution=execution,
+                    shift_params={"popup": popup},
                 )
                 context = browser.new_context(
                     proxy=episode["proxy"],  # type: ignore[arg-type]
@@ -45,8 +61,11 @@ def main() -> None:
                 )
                 page = context.new_page()
                 page.goto(env["WPLAB_URL"] + "/")
-                page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
-                page.screenshot(path=str(args.out / f"{kind}.png"))
+                shown = service.wait_for_events(str(episode["id"]), {"popup_shown"}, timeout=15)
+                if not any(event["type"] == "popup_shown" for event in shown):
+                    raise RuntimeError(f"{name}: no popup shown")
+                page.wait_for_timeout(300)  # its first frame painted
+                page.screenshot(path=str(args.out / f"{name}.png"))
                 context.close()
             browser.close()
     finally:

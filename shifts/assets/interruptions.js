@@ -113,6 +113,8 @@
       document.body.appendChild(frame);
       var inner = frame.contentDocument;  // the initial about:blank: same origin, at once
       inner.body.style.margin = "0";
+      // The frame's document inherits nothing of the page: the page's own font, as in the page.
+      inner.body.style.fontFamily = getComputedStyle(document.body).fontFamily;
       styleIn(inner, inner.head);
       var inFrame = fromMarkup(inner);
       inner.body.appendChild(inFrame);
