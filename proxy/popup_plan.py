@@ -8,8 +8,10 @@ from dataclasses import replace
 from proxy.episode import Episode
 from proxy.events import record_event
 from proxy.store import EpisodeStore
-from shifts import ShiftContext
+from shifts import HtmlDocument, ShiftContext
 from shifts.execution import draw_random, plan_popup
+from shifts.interruptions import interstitial_page
+from shifts.runtime import INTERRUPTIONS_NAME, runtime_tag
 
 ONCE_FLAG = "popup_once"  # the store flag `once` claims
 
@@ -37,3 +39,32 @@ async def planned_popup(
         if not claimed:
             plan = None
     return replace(context, popup=plan)
+
+
+def is_interstitial(context: ShiftContext) -> bool:
+    """Whether this load is served an interstitial page instead of the one asked for."""
+    popup = context.popup
+    return (
+        popup is not None
+        and popup.interruption is not None
+        and (popup.interruption.host == "interstitial")
+    )
+
+
+def in_page_unless_get(context: ShiftContext, method: str) -> ShiftContext:
+    """An interstitial only stands in for a GET: the answer to a form's POST is the app's
+    doing, done already, so that load shows its popup in the page instead."""
+    if not is_interstitial(context) or method == "GET":
+        return context
+    popup = context.popup
+    assert popup is not None and popup.interruption is not None
+    placed = replace(popup.interruption, host="page")
+    return replace(context, popup=replace(popup, interruption=placed))
+
+
+def interstitial_for(context: ShiftContext, doc: HtmlDocument) -> bytes:
+    """The interstitial page of this load: the popup the shift planned, with its runtime."""
+    plan = doc.runtime["x"]
+    assert isinstance(plan, dict)
+    tag = runtime_tag(context, {"l": context.load_index, "p": plan}, INTERRUPTIONS_NAME)
+    return interstitial_page(plan, tag, context.nonce_attr())

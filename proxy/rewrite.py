@@ -36,7 +36,7 @@ from proxy.page_shift import (
     parses_document,
     shift_document,
 )
-from proxy.popup_plan import planned_popup
+from proxy.popup_plan import in_page_unless_get, interstitial_for, is_interstitial, planned_popup
 from proxy.responses import error_response
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -184,6 +184,9 @@ class PageRewriter:
             doc, body, shift_cpu_ms = await asyncio.to_thread(work)
         else:
             doc, body, shift_cpu_ms = work()
+        if body is not None and is_interstitial(context):
+            body = interstitial_for(context, doc)
+            response.headers["content-type"] = "text/html; charset=utf-8"
         if body is not None:
             if context.nonce:
                 body = csp.add_nonce_to_meta(body, context.nonce)
@@ -264,6 +267,7 @@ class PageRewriter:
         # page where a skill runs.
         if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
             context = await planned_popup(self.store, episode, context)
+            context = in_page_unless_get(context, flow.request.method)
         return context
 
     async def _skipped(self, episode: Episode, flow: http.HTTPFlow, reason: str) -> None:

@@ -168,12 +168,23 @@ class Popup:
         plan: dict[str, object] | None = None
         if ctx.popup is not None:
             params = PopupParams.model_validate(ctx.params_for(self.name))
+            interstitial = (
+                ctx.popup.interruption is not None and ctx.popup.interruption.host == "interstitial"
+            )
             plan = {
                 "kind": ctx.popup.kind,
                 "delay": ctx.popup.delay_ms,
                 "regime": ctx.popup.regime,
-                **render_popup(ctx.popup.kind, ctx.seed, ctx.site.popup_theme, params.class_prefix),
+                **render_popup(
+                    ctx.popup.kind,
+                    ctx.seed,
+                    ctx.site.popup_theme,
+                    params.class_prefix,
+                    continue_to=ctx.url if interstitial else None,
+                ),
             }
+            if interstitial:
+                plan["title"] = ALL_TEMPLATES[ctx.popup.kind].title
             if ctx.popup.regime == "once":
                 # Client-side guard: reload, bfcache, SPA route changes and other tabs of the
                 # origin never show it again. A reset (new generation) gets a fresh key.

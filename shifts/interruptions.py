@@ -16,13 +16,16 @@ benchmark's runtime, whose bytes this set leaves alone).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from shifts.popups import EXTENDED_KINDS, TEMPLATES
 from shifts.rng import rng_for
 
 TRIGGERS = ("load", "delay", "interaction", "scroll", "exit")
-HOSTS = ("page", "shadow_open", "shadow_closed", "iframe")
+HOSTS = ("page", "shadow_open", "shadow_closed", "iframe", "interstitial")
+# Kinds that can be a page of their own, served once instead of the navigation (a GET's).
+INTERSTITIAL_KINDS = ("promotion", "session")
 NATIVE_KINDS = ("native_alert", "native_beforeunload", "native_confirm")
 # Kinds that overlay the page can sit in an iframe (the iframe is the overlay); a toast, a
 # push banner and an absorber live in the page's own box model.
@@ -59,7 +62,9 @@ class Interruption:
 def hosts_for(kind: str) -> tuple[str, ...]:
     if kind in NATIVE_KINDS:
         return ("native",)
-    return HOSTS if kind in TEMPLATES else _IN_FLOW_HOSTS
+    if kind in INTERSTITIAL_KINDS:
+        return HOSTS
+    return tuple(h for h in HOSTS if h != "interstitial") if kind in TEMPLATES else _IN_FLOW_HOSTS
 
 
 def pairs(kinds: list[str], hosts: list[str]) -> list[tuple[str, str]]:
@@ -79,7 +84,13 @@ def plan_interruption(seed: int, load_index: int, params: dict[str, Any]) -> Int
     allowed = pairs(params.get("kinds", []), params.get("hosts", []))
     if not allowed:
         return None
-    kind, host = rng_for(seed, "interruption-kind", load_index).choice(allowed)
+    kind, host = _draw_pair(seed, load_index, allowed)
+    if host == "interstitial" and _after_interstitial(seed, load_index, allowed):
+        # The load after an interstitial is, most often, its "Continue": never another one.
+        others = [pair for pair in allowed if pair[1] != "interstitial"]
+        if not others:
+            return None
+        kind, host = _draw_pair(seed, load_index, others)
     trigger = rng_for(seed, "interruption-trigger", load_index).choice(
         sorted(params.get("triggers") or TRIGGERS)
     )
@@ -91,6 +102,31 @@ def plan_interruption(seed: int, load_index: int, params: dict[str, Any]) -> Int
     if kind in ("toast", "click_absorber"):
         lasts = _draw(seed, load_index, "toast_ms" if kind == "toast" else "absorb_ms", params)
     return Interruption(kind, host, trigger, after, lasts)
+
+
+def _draw_pair(seed: int, load_index: int, allowed: list[tuple[str, str]]) -> tuple[str, str]:
+    return rng_for(seed, "interruption-kind", load_index).choice(allowed)
+
+
+def _after_interstitial(seed: int, load_index: int, allowed: list[tuple[str, str]]) -> bool:
+    """Whether the load before this one was planned an interstitial. Within a run of loads
+    that all draw one, every other one keeps it (the first, the third...): so the answer is
+    whether the run before this load is of odd length. Pure, like every draw here."""
+    run, before = 0, load_index - 1
+    while before >= 1 and _draw_pair(seed, before, allowed)[1] == "interstitial":
+        run, before = run + 1, before - 1
+    return run % 2 == 1
+
+
+def interstitial_page(plan: dict[str, Any], runtime_tag: str, nonce_attr: str) -> bytes:
+    """The page a navigation gets instead of the one asked for, once: the popup as a page of
+    its own, with its runtime (which reports it) and a link on to the page."""
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">{runtime_tag}'
+        f"<title>{escape(str(plan['title']))}</title>"
+        f"<style{nonce_attr}>{plan['css']}</style></head><body>{plan['markup']}</body></html>"
+    ).encode()
 
 
 def _draw(seed: int, load_index: int, name: str, params: dict[str, Any]) -> int:

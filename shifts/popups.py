@@ -149,7 +149,9 @@ def class_prefix(seed: int, kind: str, prefix: str = "") -> str:
     return prefix or token_for(seed, "popup", kind)
 
 
-def render_popup(kind: str, seed: int, theme: PopupTheme, prefix: str = "") -> dict[str, str]:
+def render_popup(
+    kind: str, seed: int, theme: PopupTheme, prefix: str = "", continue_to: str | None = None
+) -> dict[str, str]:
     """The popup's markup and stylesheet, for the client runtime to insert when it is due (a
     native dialog's text, which the browser shows in its own way)."""
     template = ALL_TEMPLATES[kind]
@@ -161,6 +163,11 @@ def render_popup(kind: str, seed: int, theme: PopupTheme, prefix: str = "") -> d
         f'data-dismiss="{button.action}">{escape(button.label)}</button>'
         for button in template.buttons
     )
+    if continue_to is not None:  # an interstitial: the way on to the page that was asked for
+        buttons += (
+            f'<a class="{cls}-b {cls}-p" href="{escape(continue_to, quote=True)}" '
+            'data-dismiss="continue">Continue</a>'
+        )
     extra = f'<div class="{cls}-e">{template.extra}</div>' if template.extra else ""
     markup = (
         f'<div class="{cls}-o {cls}-{template.layout}">'

@@ -49,7 +49,8 @@
       undo.forEach(function (stop) { stop(); });
       setTimeout(show, plan.delay || 0);
     }
-    var trigger = plan.trigger;
+    // An interstitial is on the page from the start: it is the page.
+    var trigger = plan.host === "interstitial" ? "load" : plan.trigger;
     if (trigger === "delay") { setTimeout(fire, plan.after); return; }
     if (trigger === "interaction") {
       // The interaction goes on to the page; the interruption comes right after it.
@@ -96,6 +97,14 @@
   }
   function mount(pushes) {
     var host = plan.host;
+    if (host === "interstitial") {
+      // The page is the interruption (the proxy served it instead of the one asked for):
+      // leaving it is going on to that page, without a history entry for this one.
+      var page = document.body.firstElementChild;
+      var onward = page.querySelector("[data-dismiss=continue]");
+      return { overlay: page, docs: [document],
+               remove: function () { location.replace(onward.getAttribute("href")); } };
+    }
     if (host === "shadow_open" || host === "shadow_closed") {
       var element = document.createElement("div");
       var shadow = element.attachShadow({ mode: host === "shadow_open" ? "open" : "closed" });
@@ -146,13 +155,13 @@
       if (!visible) return;
       visible = false;
       clearTimeout(timer);
+      report("popup_dismissed", { how: how });  // (first: an interstitial leaves the page)
       mounted.remove();
       mounted.docs.forEach(function (doc) {
         doc.removeEventListener("keydown", onKey, true);
         doc.removeEventListener("focusin", onFocus, true);
       });
       if (modal && previous && previous.focus) try { previous.focus(); } catch (e) { /* gone */ }
-      report("popup_dismissed", { how: how });
     }
     function inside(event) {
       var path = event.composedPath ? event.composedPath() : [event.target];
@@ -184,7 +193,7 @@
       var path = event.composedPath();
       for (var i = 0; i < path.length && path[i] !== mounted.overlay; i++) {
         var action = path[i].getAttribute && path[i].getAttribute("data-dismiss");
-        if (action) { dismiss(action); return; }
+        if (action) { event.preventDefault(); dismiss(action); return; }
       }
       if (!inside(event)) {
         report("blocked_interaction", { input: "click", x: event.clientX, y: event.clientY });

@@ -264,3 +264,23 @@ def test_the_regimes_hold_for_the_extended_set(
     context.close()
     events = seen(memory_demo_service, str(episode["id"]), {"page_served"})
     assert sum(e["type"] == "popup_injected" for e in events) == injected
+
+
+def test_an_interstitial_stands_in_for_the_page_once_and_leads_on_to_it(
+    opened: Any, memory_demo_service: ServiceProcess
+) -> None:
+    episode_id, page = opened("/", kinds=["session"], hosts=["interstitial"])
+    home = f"{memory_demo_service.demo}/"
+    dialog = page.get_by_role("dialog", name="Are you still there?")
+    dialog.wait_for(state="visible", timeout=10_000)
+    assert page.title() == "Are you still there?" and page.url == home
+    assert page.get_by_role("link", name=LINK).count() == 0  # not the shop's page: instead
+    page.get_by_role("link", name="Continue").click()
+    page.get_by_role("link", name=LINK).wait_for(timeout=10_000)  # the page asked for
+    assert page.url == home and page.get_by_role("dialog").count() == 0
+    events = seen(memory_demo_service, episode_id, {"popup_dismissed"})
+    dismissed = next(e for e in events if e["type"] == "popup_dismissed")
+    assert (dismissed["host"], dismissed["how"]) == ("interstitial", "continue")
+    # The load after it is its "Continue": never another interstitial.
+    injected = [e for e in events if e["type"] == "popup_injected"]
+    assert [e["host"] for e in injected] == ["interstitial"]

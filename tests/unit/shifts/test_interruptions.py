@@ -118,3 +118,29 @@ def test_the_benchmark_set_never_draws_an_extended_kind() -> None:
     drawn = {plan_popup(replace(benchmark, load_index=i)) for i in LOADS}
     assert {plan.kind for plan in drawn if plan} == set(KINDS)  # type: ignore[union-attr]
     assert all(plan.interruption is None for plan in drawn if plan)  # type: ignore[union-attr]
+
+
+def test_an_interstitial_never_follows_an_interstitial() -> None:
+    only = plans(kinds=["session"], hosts=["interstitial"])
+    hosts = [
+        plan_interruption(
+            7, load, PopupParams(kinds=["session"], hosts=["interstitial"]).model_dump()
+        )
+        for load in range(1, 21)
+    ]
+    # Loads that all draw one: every other one keeps it (the next is its "Continue").
+    assert [bool(plan) for plan in hosts] == [load % 2 == 1 for load in range(1, 21)]
+    assert {plan.host for plan in only} == {"interstitial"}
+    mixed = plans(kinds=["session", "survey"])
+    for before, after in zip(mixed, mixed[1:], strict=False):
+        assert not (before.host == after.host == "interstitial")
+    assert "interstitial" in {plan.host for plan in mixed}
+
+
+def test_only_page_like_kinds_are_interstitials() -> None:
+    with pytest.raises(ValidationError, match="none of the kinds"):
+        EpisodeConfig(
+            condition="Src-Exec",
+            execution="extended",
+            shift_params={"popup": {"kinds": ["toast", "newsletter"], "hosts": ["interstitial"]}},
+        )
