@@ -2,7 +2,8 @@
 
 Each condition gets a short-lived episode (internal, tagged `preview`) and a fresh browser
 context bound to it, so the screenshots are exactly what an agent would see with that seed.
-`-Exec` uses the `multiple` regime with no delay, so the popup is on the screenshot.
+`-Exec` uses the `multiple` regime with no delay, so the popup is on the screenshot (the
+extended set's too: its kinds that show in the page, on load).
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from proxy.episode import Episode
 from proxy.knowledge import KnowledgeStore
 from proxy.store import EpisodeStore
 from shifts import CONDITIONS
+from shifts.interruptions import NATIVE_KINDS
+from shifts.popups import EXTENDED_KINDS
 
 VIEWPORT = {"width": 1024, "height": 720}
 POPUP_SETTLE_S = 0.6  # the runtime shows a zero-delay popup on load; give it a frame or two
 PREVIEW_TTL_S = 120
+# The extended set's kinds a screenshot can show, on load (native dialogs are the browser's).
+ON_THE_SCREENSHOT = {
+    "kinds": [kind for kind in EXTENDED_KINDS if kind not in NATIVE_KINDS],
+    "triggers": ["load"],
+}
 _one_at_a_time = asyncio.Lock()  # one Chromium at a time: previews are for a person, not a load
 
 
@@ -34,6 +42,7 @@ async def render_preview(
     seed: int,
     targets: dict[str, str],
     knowledge: KnowledgeStore | None = None,
+    execution: str = "benchmark",
 ) -> list[dict[str, Any]]:
     try:
         from playwright.async_api import Error as PlaywrightError
@@ -56,10 +65,11 @@ async def render_preview(
     shots = []
     try:
         for condition in CONDITIONS:
+            shown: dict[str, Any] = {"condition": condition, "execution": execution}
+            if execution == "extended" and condition.endswith("-Exec"):
+                shown["shift_params"] = {"popup": ON_THE_SCREENSHOT}
             episodes.append(
-                await store_new_episode(
-                    store, settings, {**config, "condition": condition}, None, knowledge
-                )
+                await store_new_episode(store, settings, {**config, **shown}, None, knowledge)
             )
         async with _one_at_a_time, async_playwright() as playwright:
             try:

@@ -25,6 +25,7 @@ from api.oracle.preview import render_preview
 from api.routes.evidence import page_view
 from api.service.settings import is_loopback
 from proxy.episode import EpisodeConfig
+from shifts.conditions import ExecutionSet
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 ASSETS = Path(__file__).parents[1] / "ui"
@@ -101,6 +102,9 @@ class PreviewRequest(BaseModel):
     site: str | None = None
     seed: int = Field(0, ge=0, le=2**63 - 1)
     targets: dict[str, str] = Field(default_factory=dict)
+    execution: ExecutionSet = Field(
+        "benchmark", description="-Exec's set: the extended one's kinds are shown on load"
+    )
 
 
 @router.post("/preview")
@@ -114,6 +118,7 @@ async def preview(body: PreviewRequest, services: ServicesDep) -> dict[str, Any]
         body.seed,
         body.targets,
         services.knowledge.store,
+        body.execution,
     )
     return {"url": body.url, "seed": body.seed, "shots": shots}
 

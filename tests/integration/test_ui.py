@@ -155,6 +155,22 @@ def test_preview_renders_six_conditions_side_by_side(
     assert not [e for e in api_episodes(service) if e["tags"].get("preview")]  # type: ignore[attr-defined]
 
 
+def test_preview_shows_the_extended_execution_set(page: Page, service: ServiceProcess) -> None:
+    """Seed 0's first load draws the benchmark's `session` modal, and the extended set's
+    `promotion` in an iframe: the two -Exec screenshots differ."""
+    shots = {}
+    for execution in ("benchmark", "extended"):
+        page.get_by_role("button", name="Preview").click()
+        page.get_by_label("URL").fill(f"{service.demo}/")
+        page.get_by_label("Site").last.select_option("demo")
+        page.get_by_label("Execution set").select_option(execution)
+        with page.expect_response("**/ui/preview", timeout=120_000) as answered:
+            page.get_by_role("button", name="Render all six conditions").click()
+        shots[execution] = {s["condition"]: s.get("png") for s in answered.value.json()["shots"]}
+    assert shots["benchmark"]["Src-Exec"] != shots["extended"]["Src-Exec"]
+    assert shots["extended"]["Src-Exec"] != shots["extended"]["Src"]
+
+
 def test_reports_table(page: Page, service: ServiceProcess) -> None:
     episode_id = create_from_form(page, "Tgt", 1, '{"method": "report-ui"}')
     httpx.post(
