@@ -34,7 +34,7 @@ from api.calibration import COLUMNS, WORDPRESS_SKILLS, column_name
 from api.service import commands as admin_commands
 from api.service.settings import ENV_PREFIX, Settings, SettingsError, load_settings
 from shifts.conditions import CONDITIONS
-from skillshift_client import SkillShiftError
+from skillshift_client import SkillShiftError, SkillShiftUnreachable
 
 PROG = "skillshift-proxy"
 NDJSON = "application/x-ndjson"
@@ -372,6 +372,8 @@ def user_error(error: Exception, args: argparse.Namespace) -> str | None:
     """The one line a user's error is told in; None for an error that is a bug."""
     if isinstance(error, UserError | SettingsError):
         return str(error)
+    if isinstance(error, SkillShiftUnreachable):
+        return f"cannot reach the API at {error.base_url}: {error.reason}"
     if isinstance(error, SkillShiftError):
         return f"the API answered {error.status}: {error.message}"
     if isinstance(error, httpx.HTTPError):

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from skillshift_client import AsyncSkillShift, SkillShift, SkillShiftError
+from skillshift_client import AsyncSkillShift, SkillShift, SkillShiftError, SkillShiftUnreachable
 from tests.helpers.browsergym import browsergym_python
 from tests.helpers.processes import ServiceProcess, run_agent
 
@@ -108,8 +108,12 @@ def test_a_step_is_posted_as_the_readme_shows(service: ServiceProcess) -> None:
 
 
 def test_unreachable_api_is_a_clear_error() -> None:
-    with SkillShift("http://127.0.0.1:9", timeout=2) as client, pytest.raises(httpx.ConnectError):
+    with (
+        SkillShift("http://127.0.0.1:9", timeout=2) as client,
+        pytest.raises(SkillShiftUnreachable, match="127.0.0.1:9 is unreachable") as raised,
+    ):
         client.list_episodes()
+    assert raised.value.status == 0 and isinstance(raised.value.__cause__, httpx.ConnectError)
 
 
 def test_report_and_export_commands(service: ServiceProcess) -> None:

@@ -66,6 +66,7 @@ class SkillShiftUnreachable(SkillShiftError):
 
     def __init__(self, base_url: str, error: httpx.TransportError) -> None:
         reason = str(error) or type(error).__name__
+        self.base_url, self.reason = base_url, reason
         super().__init__(
             0,
             f"the skillshift API at {base_url} is unreachable ({reason}): is the service "
