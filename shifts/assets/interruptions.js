@@ -139,7 +139,12 @@
   // -- kinds ----------------------------------------------------------------------------------
   var visible = false;
   function showDialog() {
-    if (visible || !guardAllows()) return;
+    if (visible) return;
+    if (!document.body) {  // a frameset, say: nowhere to show it, and the log says so
+      report("runtime_error", { reason: "no body to show the popup in" });
+      return;
+    }
+    if (!guardAllows()) return;
     visible = true;
     var pushes = plan.kind === "consent_push";
     var mounted = mount(pushes);

@@ -145,3 +145,39 @@ def test_each_reset_is_a_new_episode_and_an_unfinished_task_a_failure(
             assert [e["skill"] for e in events if e["type"] == "skill_call"] == ["<lambda>"]
             assert [e["action"] for e in events if e["type"] == "step"] == ["noop(10)"]
             assert client.report(episode_id)["pages"]["served"] >= 1
+
+
+OBSERVED = """
+import json, sys
+import gymnasium as gym
+import browsergym.core  # registers browsergym/openended
+from browsergym.utils.obs import flatten_axtree_to_str
+from skillshift_client import SkillShift
+from skillshift_client.browsergym import SkillShiftEnv, use_system_chromium
+
+use_system_chromium()
+seen = {}
+for host in ("page", "shadow_open", "shadow_closed", "iframe"):
+    base = gym.make("browsergym/openended", task_kwargs={"start_url": sys.argv[1]}, slow_mo=0)
+    popup = {"kinds": ["newsletter"], "hosts": [host], "triggers": ["load"]}
+    env = SkillShiftEnv(
+        base, SkillShift(), condition="Src-Exec", execution="extended", regime="multiple",
+        shift_params={"popup": popup},
+    )
+    obs, _ = env.reset()
+    seen[host] = "dialog 'Stay in the loop'" in flatten_axtree_to_str(obs["axtree_object"])
+    env.finish(success=True)
+    env.close()
+print(json.dumps(seen))
+"""
+
+
+def test_an_agent_finds_the_extended_sets_popups_in_its_observation(
+    memory_demo_service: ServiceProcess,
+) -> None:
+    """BrowserGym's accessibility tree holds the popup wherever it is hosted: in the page, in
+    an open or a closed shadow root (which no selector reaches), in an iframe."""
+    result = run_in_browsergym(memory_demo_service, "-c", OBSERVED, f"{memory_demo_service.demo}/")
+    assert result.returncode == 0, result.stderr[-3000:]
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen == {"page": True, "shadow_open": True, "shadow_closed": True, "iframe": True}
