@@ -379,6 +379,7 @@ def _wrap(
         wrapper = etree.Element(tag)
         element.addprevious(wrapper)
         wrapper.append(element)  # its tail moves with it, so text order stays
+        ask.wrapped(parent, wrapper)
         if looks_inside(wrapper):  # (a page's `:has()` naming the wrapper's own tag)
             clear.update((node, False) for node in element.iter())
         changed.update(node for node in element.iter() if node in target_set)
@@ -425,6 +426,9 @@ class WrapQuestions:
     used_by_scripts: Callable[[etree._Element], bool]  # found by its id or a class
     found_by_widget_attribute: Callable[[etree._Element], bool]
     follows_held: frozenset[str]  # `+`, `~`: how scripts select what follows what they hold
+    # Parent -> whether a structural rule matches one of its children, kept up to date as
+    # wrappers go in (`wrapped`); None: asked afresh each time (one-off questions).
+    structured_children: dict[etree._Element, bool] | None = None
 
     @classmethod
     def of(cls, refs: PageRefs, once: bool = True) -> WrapQuestions:
@@ -434,11 +438,29 @@ class WrapQuestions:
             cached(lambda node: _referenced_by_scripts(node, refs)),
             cached(lambda node: _found_by_widget_attribute(node, refs)),
             refs.follows_held,
+            {} if once else None,
         )
 
     def walked_by_scripts(self, node: etree._Element) -> bool:
         """Whether a script may hold `node` and walk its children (`> *` relative to it)."""
         return self.used_by_scripts(node) or self.found_by_widget_attribute(node)
+
+    def a_child_structured(self, parent: etree._Element) -> bool:
+        """Whether a structural rule matches a child of `parent`: once per parent, not once
+        per candidate among its children (a parent of thousands made that quadratic)."""
+        known = self.structured_children
+        if known is None:
+            return any(self.structure_matters(child) for child in parent)
+        if parent not in known:
+            known[parent] = any(self.structure_matters(child) for child in parent)
+        return known[parent]
+
+    def wrapped(self, parent: etree._Element, wrapper: etree._Element) -> None:
+        """A wrapper took the place of a child of `parent` that no structural rule matches:
+        the parent's answer is the same, unless one matches the wrapper."""
+        known = self.structured_children
+        if known is not None and parent in known and not known[parent]:
+            known[parent] = self.structure_matters(wrapper)
 
 
 def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuestions) -> str | None:
@@ -448,7 +470,7 @@ def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuest
         return "a structural rule matches it"
     # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched
     # by a positional rule must not see one of its type disappear into a wrapper.
-    if any(ask.structure_matters(sibling) for sibling in parent if sibling is not element):
+    if ask.a_child_structured(parent):  # (not it: asked above)
         return "a structural rule matches a sibling"
     # A script holding the parent may walk its children; one holding the element may ask for
     # its parent (`.parentNode`, jQuery's `.parent()`), unless it is an empty mount point that
