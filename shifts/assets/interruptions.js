@@ -47,7 +47,10 @@
       if (fired) return;
       fired = true;
       undo.forEach(function (stop) { stop(); });
-      setTimeout(show, plan.delay || 0);
+      // A `beforeunload` is armed at once (it blocks nothing), so it is by the time anyone
+      // can leave; what shows comes after the event that brought it has run its course.
+      if (plan.kind === "native_beforeunload" && !plan.delay) show();
+      else setTimeout(show, plan.delay || 0);
     }
     // An interstitial is on the page from the start: it is the page.
     var trigger = plan.host === "interstitial" ? "load" : plan.trigger;
