@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from proxy import metrics
 from proxy.har import EXTENSION, extension
+from proxy.har_import import ImportedEntry
 from proxy.store.base import parse_event_id
 
 logger = logging.getLogger(__name__)
@@ -144,6 +145,21 @@ class Recording:
                 raise
         return digest
 
+    async def import_episode(self, record: dict[str, Any], entries: list[ImportedEntry]) -> None:
+        """A new episode's recording, whole (an imported HAR): its configuration and its
+        entries with their bodies, written before this returns. A FileExistsError when the
+        directory already has the episode (its id is taken)."""
+        self._directory(str(record["id"]))
+        await self._run(self._write_imported, record, entries)
+
+    def _write_imported(self, record: dict[str, Any], entries: list[ImportedEntry]) -> None:
+        directory = self._directory(str(record["id"]))
+        directory.mkdir()  # FileExistsError: never mixed into another episode's recording
+        for item in entries:
+            self._write_entry(str(record["id"]), item.entry, item.body, None)
+        # Last: an episode is listed (and replayable) only once its entries are all there.
+        self._write_episode(record)
+
     def _write_episode(self, record: dict[str, Any]) -> None:
         # Never the token (it binds a browser to a live episode); the beacon key derived from
         # it is all a replay of the episode needs.
@@ -255,14 +271,18 @@ class Recording:
             digest = extension(entry).get("body")
             if digest:
                 content.update(har_text(await self.body(digest), content.get("mimeType", "")))
-        return {
-            "log": {
-                "version": "1.2",
-                "creator": {"name": "skillshift", "version": creator_version},
-                "pages": har_pages(entries),
-                "entries": entries,
-            }
+        log: dict[str, Any] = {
+            "version": "1.2",
+            "creator": {"name": "skillshift", "version": creator_version},
+            "pages": har_pages(entries),
+            "entries": entries,
         }
+        record = await self.episode(episode_id)
+        if record is not None:
+            # What the recording was made under (no token: its beacon key), so that a HAR
+            # imported elsewhere replays under the same labels, its popups reported alike.
+            log[EXTENSION] = {"episode": record}
+        return {"log": log}
 
     def _read_episode(self, episode_id: str) -> dict[str, Any] | None:
         path = self._directory(episode_id) / "episode.json"

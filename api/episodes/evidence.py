@@ -10,11 +10,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from api.analysis.summary import all_events
-from api.failures import NotFound
-from proxy.episode import Episode
+from api.failures import Conflict, Invalid, NotFound, validation_message
+from proxy.episode import Episode, EpisodeConfig, new_episode
+from proxy.events import event
 from proxy.har import extension
-from proxy.recording_dir import Recording, page_at
+from proxy.har_import import UnreadableHar, read_har, recorded_episode
+from proxy.recording_dir import Recording, page_at, run_of
 from proxy.store import EpisodeStore
+from proxy.store.archiving import archived_form
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +104,65 @@ class Evidence:
         if not digest:
             raise NotFound(f"load {load} was recorded without its body")
         return entry, await self.recorded().body(digest)
+
+    async def import_har(
+        self, document: object, name: str, episode_id: str | None = None
+    ) -> dict[str, Any]:
+        """A HAR made into an archived episode's recording, for a replay to answer from
+        (proxy/har_import.py): under the labels of the episode the service's own export names,
+        else `Src`; left out of reports (`internal`: no task ran here) and tagged `imported`."""
+        recording = self.recorded()
+        if episode_id is not None and await self.episode(episode_id) is not None:
+            raise Conflict(f"episode {episode_id!r} already exists")
+        recorded = recorded_episode(document)
+        try:
+            config = EpisodeConfig.model_validate(
+                {
+                    **{key: recorded[key] for key in REPLAY_LABELS if key in recorded},
+                    "tags": {"imported": name[:200]},
+                    "internal": True,
+                }
+            )
+        except ValidationError as error:
+            raise Invalid(
+                f"{name}: the recorded episode's settings are not valid here: "
+                f"{validation_message(error)}"
+            ) from None
+        episode = new_episode(config, episode_id)
+        try:
+            imported = read_har(document, run_of(episode.created_at, episode.generation))
+        except UnreadableHar as error:
+            raise Invalid(f"{name}: {error}") from None
+        if not imported.pages:
+            raise Invalid(
+                f"{name}: none of its {len(imported.entries)} entries is a page load (a document "
+                "the browser navigated to): there is nothing to replay"
+            )
+        record = archived_form(episode.model_dump(mode="json"))
+        if recorded.get("beacon_key"):  # its pages' runtime reports with the recorded key
+            record["beacon_key"] = str(recorded["beacon_key"])
+        try:
+            await recording.import_episode(record, imported.entries)
+        except FileExistsError:
+            raise Conflict(f"episode {episode.id!r} already exists") from None
+        summary = {
+            "id": episode.id,
+            "file": name,
+            "creator": imported.creator,
+            "entries": len(imported.entries),
+            "pages": imported.pages,
+            "skipped": [vars(skipped) for skipped in imported.skipped],
+        }
+        imported_event = event("episode_imported", "api", **summary)
+        await recording.append_event(
+            episode.id, {**imported_event, "id": f"{int(episode.created_at * 1000)}-0"}
+        )
+        return summary
+
+
+# What a replay shows of the episode it replays (no shift runs: for reading), and what an
+# imported HAR keeps of the episode the service's own export names.
+REPLAY_LABELS = ("condition", "perceptual", "execution", "regime", "regime_params", "seed", "site")
 
 
 # The tags the service gave its own episodes before they were marked `internal`.

@@ -13,7 +13,7 @@ from api.analysis.page_check import UpstreamRefused, fetch_and_check
 from api.analysis.summary import summarise
 from api.analysis.verdicts import Unchecked, unchecked
 from api.dependencies import EvidenceDep, KnowledgeDep, SettingsDep, StoreDep
-from api.episodes.evidence import Evidence
+from api.episodes.evidence import REPLAY_LABELS, Evidence
 from api.episodes.lifecycle import (
     describe,
     load_episode,
@@ -70,9 +70,7 @@ async def _replay_config(
             else "it loaded no page through this service while it had a record directory"
         )
         raise Invalid(f"episode {replayed_id!r} has no recorded page to replay: {why}")
-    labels = replayed.model_dump(
-        mode="json", include={"condition", "perceptual", "regime", "regime_params", "seed", "site"}
-    )
+    labels = replayed.model_dump(mode="json", include=set(REPLAY_LABELS))
     replayed_key = await evidence.beacon_key(replayed_id)
     return {**labels, **config}, {"replayed_beacon_key": replayed_key}
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from lxml import etree
 
 from api.dependencies import EvidenceDep
 from api.episodes.evidence import Evidence
+from api.failures import Invalid
 from api.version import version
 from proxy.har import extension
 from shifts import HtmlDocument
@@ -28,6 +30,35 @@ async def har(episode_id: str, evidence: EvidenceDep) -> JSONResponse:
         document,
         headers={"Content-Disposition": f'attachment; filename="{episode_id}.har"'},
     )
+
+
+@router.post(
+    "/import",
+    status_code=201,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"type": "object", "title": "HAR 1.2"}}},
+        }
+    },
+)
+async def import_har(
+    request: Request,
+    evidence: EvidenceDep,
+    name: str = Query("upload.har", description="The HAR's file name, for the messages and tag"),
+    episode_id: str | None = Query(
+        None, alias="id", pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The new episode's id"
+    ),
+) -> dict[str, Any]:
+    """Make a HAR 1.2 document (this service's export, or one Playwright, Chrome DevTools or
+    Firefox wrote) into an archived episode's recording, which `POST /episodes {"replay_of":
+    ID}` replays: the answer says how many entries and page loads it holds and which entries
+    were left out (requests that failed when recorded)."""
+    try:
+        document = json.loads(await request.body())
+    except ValueError as error:  # UnicodeDecodeError is one too
+        raise Invalid(f"{name}: not JSON ({error})") from None
+    return await evidence.import_har(document, name, episode_id)
 
 
 @router.get("/{episode_id}/pages")

@@ -33,6 +33,7 @@ from api.analysis.verdicts import (
 from api.calibration import COLUMNS, WORDPRESS_SKILLS, column_name
 from api.service import commands as admin_commands
 from api.service.settings import ENV_PREFIX, Settings, SettingsError, load_settings
+from api.service.user_error import UserError
 from shifts.conditions import CONDITIONS
 from skillshift_client import SkillShiftError, SkillShiftUnreachable
 
@@ -42,10 +43,6 @@ NDJSON = "application/x-ndjson"
 # timeouts: navigation, network idle, screenshots); the whole check has no bound.
 STEP_TIMEOUT_S = 300.0
 FETCH_TIMEOUT_S = 15.0
-
-
-class UserError(Exception):
-    """Something the user can fix (a wrong argument, say): one line, exit status 2."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -406,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "check":
         return run_check(args)
-    if args.command in ("report", "episodes", "learn", "knowledge", "ca"):
+    if args.command in ("report", "episodes", "replay", "learn", "knowledge", "ca"):
         return admin_commands.run(args)
     if args.command == "calibrate":
         from api.calibration.run import main as calibrate_main

@@ -1,5 +1,5 @@
-"""Commands that talk to a running service through its API: `report`, `episodes`, `learn`,
-`knowledge`, and `ca`."""
+"""Commands that talk to a running service through its API: `report`, `episodes`, `replay`,
+`learn`, `knowledge`, and `ca`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import os
 import sys
 from typing import Any, TextIO
 
+from api.service import replay_command
 from api.service.ca import load_ca
+from api.service.user_error import UserError
 from skillshift_client import SkillShift
 from skillshift_client.tables import format_benchmark, format_table
 
@@ -85,6 +87,15 @@ def add_parsers(commands: Any) -> None:
     )
     export.add_argument("--output", "-o", help="write to this file (default: stdout)")
     add_api_options(export)
+    imported = actions.add_parser(
+        "import",
+        help="make a HAR (this service's export, Playwright's, DevTools', Firefox's) into a "
+        'recorded episode that `replay` or POST /episodes {"replay_of": ID} replays',
+    )
+    imported.add_argument("har", help="the HAR 1.2 file")
+    imported.add_argument("--id", dest="new_id", help="the new episode's id (default: a new one)")
+    add_api_options(imported)
+    replay_command.add_parser(commands, add_api_options)
     learn = commands.add_parser(
         "learn",
         help="learn pages' site knowledge afresh (what locator drift shifts them against)",
@@ -165,6 +176,9 @@ def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None
         columns = ["id", "condition", "regime", "seed", "site", "suspended"]
         out.write(format_table(rows, columns) + "\n")
         return
+    if args.action == "import":
+        _import(client, args, out)
+        return
     if args.har:
         document = json.dumps(client.har(args.episode_id), indent=1, ensure_ascii=False) + "\n"
         if args.output:  # written only once the API answered: no empty file on an error
@@ -180,6 +194,25 @@ def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None
     finally:
         if target is not out:
             target.close()
+
+
+def _import(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
+    try:
+        with open(args.har, "rb") as har:
+            document = json.load(har)
+    except (OSError, ValueError) as error:  # a JSON error (or a bad encoding) is a ValueError
+        raise UserError(f"{args.har}: cannot read it as JSON ({error})") from None
+    name = os.path.basename(args.har)
+    result = client.import_har(document, name, args.new_id)
+    creator = result["creator"]
+    made_by = f"{creator.get('name', '?')} {creator.get('version', '')}".strip()
+    out.write(
+        f"episode {result['id']}: {result['entries']} entries, {result['pages']} page loads "
+        f"(from {name}, written by {made_by})\n"
+    )
+    for skipped in result["skipped"]:
+        out.write(f"  left out entry {skipped['entry']} ({skipped['url']}): {skipped['why']}\n")
+    out.write(f"replay it: skillshift-proxy replay {result['id']} --open\n")
 
 
 def _learn(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
@@ -248,6 +281,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             _learn(client, args, out)
         elif args.command == "knowledge":
             _knowledge(client, args, out)
+        elif args.command == "replay":
+            return replay_command.run(client, args, out)
         else:
             _episodes(client, args, out)
     return 0

@@ -227,12 +227,27 @@ class _Calls:
         return _Call("GET", f"/episodes/{episode_id}/har", _json)
 
     @staticmethod
+    def import_har(
+        document: dict[str, Any], name: str, episode_id: str | None
+    ) -> _Call[dict[str, Any]]:
+        params = _given(name=name, id=episode_id)
+        return _Call("POST", "/episodes/import", _json, json=document, params=params)
+
+    @staticmethod
     def pages(episode_id: str) -> _Call[list[dict[str, Any]]]:
         return _Call("GET", f"/episodes/{episode_id}/pages", lambda r: list(r.json()["pages"]))
 
     @staticmethod
     def page(episode_id: str, load: int) -> _Call[dict[str, Any]]:
         return _Call("GET", f"/episodes/{episode_id}/pages/{load}", _json)
+
+    @staticmethod
+    def listeners() -> _Call[list[dict[str, Any]]]:
+        return _Call("GET", "/listeners", lambda r: list(r.json()["listeners"]))
+
+    @staticmethod
+    def ca() -> _Call[dict[str, Any]]:
+        return _Call("GET", "/ca", _json)
 
     @staticmethod
     def set_listener_default(listener: str, episode_id: str | None) -> _Call[Any]:
@@ -397,6 +412,14 @@ class SkillShift:
         """The episode's recording as a HAR 1.2 document (the service needs --record-dir)."""
         return self._run(_Calls.har(episode_id))
 
+    def import_har(
+        self, document: dict[str, Any], name: str = "upload.har", episode_id: str | None = None
+    ) -> dict[str, Any]:
+        """A HAR 1.2 document (this service's export, or Playwright's, DevTools', Firefox's)
+        made into an archived episode that `create_episode(replay_of=ID)` replays; the answer
+        has its `id`, its `entries` and `pages`, and the entries `skipped`."""
+        return self._run(_Calls.import_har(document, name, episode_id))
+
     def pages(self, episode_id: str) -> list[dict[str, Any]]:
         """The episode's recorded pages: load index, URL, status, what each shift did."""
         return self._run(_Calls.pages(episode_id))
@@ -404,6 +427,14 @@ class SkillShift:
     def page(self, episode_id: str, load: int) -> dict[str, Any]:
         """One recorded page's change map (the elements each shift changed, the popup)."""
         return self._run(_Calls.page(episode_id, load))
+
+    def listeners(self) -> list[dict[str, Any]]:
+        """The proxy's listeners: name, kind (`regular`, `desktop`, `reverse`), default episode."""
+        return self._run(_Calls.listeners())
+
+    def ca(self) -> dict[str, Any]:
+        """The CA that signs intercepted HTTPS: its PEM, SPKI hash and browser settings."""
+        return self._run(_Calls.ca())
 
     def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
         return dict(self._run(_Calls.set_listener_default(listener, episode_id)))
@@ -539,11 +570,22 @@ class AsyncSkillShift:
     async def har(self, episode_id: str) -> dict[str, Any]:
         return await self._run(_Calls.har(episode_id))
 
+    async def import_har(
+        self, document: dict[str, Any], name: str = "upload.har", episode_id: str | None = None
+    ) -> dict[str, Any]:
+        return await self._run(_Calls.import_har(document, name, episode_id))
+
     async def pages(self, episode_id: str) -> list[dict[str, Any]]:
         return await self._run(_Calls.pages(episode_id))
 
     async def page(self, episode_id: str, load: int) -> dict[str, Any]:
         return await self._run(_Calls.page(episode_id, load))
+
+    async def listeners(self) -> list[dict[str, Any]]:
+        return await self._run(_Calls.listeners())
+
+    async def ca(self) -> dict[str, Any]:
+        return await self._run(_Calls.ca())
 
     async def set_listener_default(self, listener: str, episode_id: str | None) -> dict[str, Any]:
         return dict(await self._run(_Calls.set_listener_default(listener, episode_id)))
