@@ -29,3 +29,23 @@ async def record_event(
 ) -> None:
     """Append a proxy event to the episode's log (it lives as long as the episode)."""
     await store.append_event(episode.id, event(event_type, "proxy", **fields), episode.expires_at)
+
+
+class EventBatch:
+    """The events one response leads to (a random draw, the page served, its popup), written
+    together once it is served: one store call instead of one per event, which on Redis is a
+    round trip (about 0.2 ms of the proxy's CPU) each."""
+
+    def __init__(self, store: EpisodeStore, episode: Episode) -> None:
+        self.store = store
+        self.episode = episode
+        self.events: list[dict[str, Any]] = []
+
+    def add(self, event_type: str, **fields: Any) -> None:
+        self.events.append(event(event_type, "proxy", **fields))
+
+    async def write(self) -> None:
+        """Write what was added, in order (StoreUnavailable if the store cannot)."""
+        events, self.events = self.events, []
+        if events:
+            await self.store.append_events(self.episode.id, events, self.episode.expires_at)

@@ -20,7 +20,7 @@ from mitmproxy import ctx, http
 from proxy import classify, csp, metrics
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
-from proxy.events import record_event
+from proxy.events import EventBatch
 from proxy.flowstate import Decision, state_of
 from proxy.har import page_record
 from proxy.knowledge import KnowledgeLookup, PageKnowledge
@@ -36,7 +36,13 @@ from proxy.page_shift import (
     parses_document,
     shift_document,
 )
-from proxy.popup_plan import in_page_unless_get, interstitial_for, is_interstitial, planned_popup
+from proxy.popup_plan import (
+    OnceClaims,
+    in_page_unless_get,
+    interstitial_for,
+    is_interstitial,
+    planned_popup,
+)
 from proxy.responses import error_response
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
@@ -73,6 +79,7 @@ class PageRewriter:
         self.store = store
         self.knowledge = knowledge
         self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
+        self.once = OnceClaims()  # episodes whose `once` popup is spent: no store call per load
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes")
@@ -109,20 +116,22 @@ class PageRewriter:
         decision = state_of(flow).rewrite
         if decision == OWN:
             return
+        events = EventBatch(self.store, episode)
         try:
             if decision == BUFFER and response.stream:
                 # A body of unknown length (chunked) grew past the limit on the way in, and
                 # mitmproxy switched it to streaming (`stream_large_bodies`): it went out whole
                 # and unshifted, which the log must say.
-                await self._skipped(episode, flow, "body over ss_max_rewrite_bytes (chunked)")
+                _skipped(events, flow, "body over ss_max_rewrite_bytes (chunked)")
             elif decision == BUFFER:
-                await self._rewrite(flow, episode, response)
+                await self._rewrite(flow, episode, response, events)
             elif decision == OVERSIZE:
-                await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
+                _skipped(events, flow, "body over ss_max_rewrite_bytes")
             elif is_page(flow, response) and response.stream:
                 # Unshifted conditions (Src, suspended) still log navigations, so every
                 # condition has the same audit trail and load indices.
-                await self._audit_navigation(flow, episode)
+                await self._audit_navigation(flow, episode, events)
+            await events.write()
         except EpisodeGone:
             flow.response = error_response(
                 410, "The episode ended while this page was loading; it was not served."
@@ -141,34 +150,28 @@ class PageRewriter:
             logger.exception("rewrite of %s failed", flow.request.url)
             flow.response = error_response(502, "The page could not be shifted for this episode.")
             metrics.inc("rewrite_errors_total")
-            with contextlib.suppress(StoreUnavailable):
-                await record_event(
-                    self.store, episode, "rewrite_error", url=flow.request.pretty_url
-                )
+            events.add("rewrite_error", url=flow.request.pretty_url)
+        # A page not served as shifted still leaves what happened before (a random draw).
+        with contextlib.suppress(StoreUnavailable):
+            await events.write()
 
     async def _rewrite(
-        self, flow: http.HTTPFlow, episode: Episode, response: http.Response
+        self, flow: http.HTTPFlow, episode: Episode, response: http.Response, events: EventBatch
     ) -> None:
         try:
             raw = decode_body(response.raw_content or b"", classify.content_encoding(response))
         except UndecodableBody as error:
             flow.response = error_response(502, f"The upstream body could not be decoded: {error}")
-            await record_event(
-                self.store,
-                episode,
-                "rewrite_error",
-                url=flow.request.pretty_url,
-                reason="undecodable body",
-            )
+            events.add("rewrite_error", url=flow.request.pretty_url, reason="undecodable body")
             return
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
-            await self._skipped(episode, flow, "body over ss_max_rewrite_bytes")
+            _skipped(events, flow, "body over ss_max_rewrite_bytes")
             return
         started = time.perf_counter()
         # One digest of the page for its knowledge and the shifted-page cache (a popup alone
         # needs neither).
         digest = page_digest(raw) if parses_document(episode) else None
-        context = await self._context(flow, episode, response, raw, digest)
+        context = await self._context(flow, episode, response, raw, digest, events)
         knowledge: PageKnowledge | None = state_of(flow).knowledge
         work = functools.partial(
             _shift_to_bytes,
@@ -204,9 +207,7 @@ class PageRewriter:
         state_of(flow).page = page_record(
             context, doc, raw if body is not None else None, knowledge
         )
-        await record_event(
-            self.store,
-            episode,
+        events.add(
             "page_served",
             url=context.url,
             kind=classify.request_kind(flow.request).value,
@@ -219,9 +220,7 @@ class PageRewriter:
         )
         if context.popup is not None:
             metrics.inc("popups_injected_total")
-            await record_event(
-                self.store,
-                episode,
+            events.add(
                 "popup_injected",
                 url=context.url,
                 load_index=context.load_index,
@@ -238,6 +237,7 @@ class PageRewriter:
         response: http.Response,
         raw: bytes,
         digest: bytes | None,
+        events: EventBatch,
     ) -> ShiftContext:
         url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
@@ -266,23 +266,18 @@ class PageRewriter:
         # Error pages are shifted like any page, but a popup (and a `once` spent) belongs on a
         # page where a skill runs.
         if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
-            context = await planned_popup(self.store, episode, context)
+            context = await planned_popup(self.store, episode, context, events, self.once)
             context = in_page_unless_get(context, flow.request.method)
         return context
 
-    async def _skipped(self, episode: Episode, flow: http.HTTPFlow, reason: str) -> None:
-        await record_event(
-            self.store, episode, "rewrite_skipped", url=flow.request.pretty_url, reason=reason
-        )
-
-    async def _audit_navigation(self, flow: http.HTTPFlow, episode: Episode) -> None:
+    async def _audit_navigation(
+        self, flow: http.HTTPFlow, episode: Episode, events: EventBatch
+    ) -> None:
         if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
             return
         load_index = await next_load(self.store, episode)
         state_of(flow).page = {"load": load_index, "shifts": {}, "changes": {}, "source": None}
-        await record_event(
-            self.store,
-            episode,
+        events.add(
             "page_served",
             url=flow.request.pretty_url,
             kind=classify.RequestKind.DOCUMENT.value,
@@ -291,6 +286,10 @@ class PageRewriter:
             changed=False,
             suspended=episode.suspended,
         )
+
+
+def _skipped(events: EventBatch, flow: http.HTTPFlow, reason: str) -> None:
+    events.add("rewrite_skipped", url=flow.request.pretty_url, reason=reason)
 
 
 def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:

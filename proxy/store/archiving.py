@@ -54,6 +54,14 @@ class ArchivingStore(EpisodeStore):
             await _archive(self.recording.append_event(episode_id, {**event, "id": event_id}))
         return event_id
 
+    async def append_events(
+        self, episode_id: str, events: list[dict[str, Any]], expires_at: int
+    ) -> list[str] | None:
+        event_ids = await self.inner.append_events(episode_id, events, expires_at)
+        for item, event_id in zip(events, event_ids or [], strict=False):
+            await _archive(self.recording.append_event(episode_id, {**item, "id": event_id}))
+        return event_ids
+
     async def delete_episode(self, episode_id: str) -> bool:
         return await self.inner.delete_episode(episode_id)
 

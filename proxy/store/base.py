@@ -65,6 +65,20 @@ class EpisodeStore(ABC):
         """Append to the episode's event log; returns the event id ("<ms>-<seq>", increasing),
         or None (and nothing written) if the episode does not exist."""
 
+    async def append_events(
+        self, episode_id: str, events: list[dict[str, Any]], expires_at: int
+    ) -> list[str] | None:
+        """Append several events in order, each as `append_event` would; their ids, or None
+        (and nothing written) if the episode does not exist. A store that can does it in one
+        round trip: the events a page load leads to are written together."""
+        ids = []
+        for item in events:
+            event_id = await self.append_event(episode_id, item, expires_at)
+            if event_id is None:
+                return None
+            ids.append(event_id)
+        return ids
+
     @abstractmethod
     async def read_events(
         self, episode_id: str, after: str | None = None, limit: int = 100

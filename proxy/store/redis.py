@@ -31,10 +31,16 @@ T = TypeVar("T")
 # KEYS[1] the key, KEYS[2] the episode's record; ARGV[1] the expiry; the rest the write's own
 # arguments. A write to an episode that no longer exists writes nothing (no orphan keys).
 _EPISODE_MUST_EXIST = "if redis.call('EXISTS', KEYS[2]) == 0 then return false end "
+# Several events in one call (ARGV[2..] each an event's JSON), their ids in order.
+_XADD_EACH = (
+    "local v = {} for i = 2, #ARGV do "
+    "v[#v + 1] = redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end"
+)
 _WRITE_THEN_EXPIRE = {
     "hincrby": "local v = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)",
     "hsetnx": "local v = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])",
     "xadd": "local v = redis.call('XADD', KEYS[1], '*', 'e', ARGV[2])",
+    "xadd_each": _XADD_EACH,
 }
 _EXPIRE_AND_RETURN = " redis.call('EXPIREAT', KEYS[1], ARGV[1]) return v"
 
@@ -162,6 +168,20 @@ class RedisStore(EpisodeStore):
             )
         )
         return str(event_id) if event_id else None
+
+    async def append_events(
+        self, episode_id: str, events: list[dict[str, Any]], expires_at: int
+    ) -> list[str] | None:
+        if not events:
+            return [] if await self.get_episode(episode_id) is not None else None
+        key = self._key(episode_id, "events")
+        event_ids = await self._call(
+            lambda: self._scripts["xadd_each"](
+                keys=[key, self._key(episode_id)],
+                args=[expires_at, *(json.dumps(item) for item in events)],
+            )
+        )
+        return [str(event_id) for event_id in event_ids] if event_ids else None
 
     async def read_events(
         self, episode_id: str, after: str | None = None, limit: int = 100

@@ -55,6 +55,7 @@ async def test_missing_episode(store: EpisodeStore) -> None:
     assert await store.claim_flag("nope", "popup_once", expiry()) is False
     assert await store.incr_counter("nope", "loads", expiry()) == 0
     assert await store.append_event("nope", {"type": "x"}, expiry()) is None
+    assert await store.append_events("nope", [{"type": "x"}, {"type": "y"}], expiry()) is None
     assert await store.get_flags("nope") == {}
     assert await store.get_counters("nope") == {}
     assert await store.read_events("nope") == []
@@ -125,6 +126,21 @@ async def test_events_are_ordered_and_paged(store: EpisodeStore) -> None:
     assert await store.count_events("e1") == 25
 
 
+async def test_events_appended_together_keep_their_order_among_the_others(
+    store: EpisodeStore,
+) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    first = await store.append_event("e1", {"type": "t", "n": 0}, expiry())
+    together = await store.append_events("e1", [{"type": "t", "n": n} for n in (1, 2, 3)], expiry())
+    last = await store.append_event("e1", {"type": "t", "n": 4}, expiry())
+    assert together is not None and len(set(together)) == 3
+    ids = [first, *together, last]
+    assert ids == sorted(ids, key=lambda i: tuple(map(int, str(i).split("-"))))
+    events = await store.read_events("e1")
+    assert [(event["id"], event["n"]) for event in events] == list(zip(ids, range(5), strict=True))
+    assert await store.append_events("e1", [], expiry()) == []
+
+
 async def test_reset_keeps_configuration(store: EpisodeStore) -> None:
     await store.create_episode("e1", RECORD, expiry())
     await store.claim_flag("e1", "once", expiry())
@@ -169,7 +185,7 @@ async def test_redis_sets_expiry_on_every_key(redis_server: RedisProcess) -> Non
     await store.create_episode("e1", RECORD, expires_at)
     await store.claim_flag("e1", "once", expires_at)
     await store.incr_counter("e1", "loads", expires_at)
-    await store.append_event("e1", {"type": "x"}, expires_at)
+    await store.append_events("e1", [{"type": "x"}, {"type": "y"}], expires_at)
     await store.set_listener_default("9000", "e1", expires_at)
     await store.update_episode("e1", {**RECORD, "seed": 1})
     client = sync_redis.Redis.from_url(redis_server.url)
