@@ -21,15 +21,22 @@ CLICKS = 3
 
 
 def task(
-    page: Any, base_url: str, env: dict[str, str], dismiss_popups: Callable[[Any], object]
+    page: Any,
+    base_url: str,
+    env: dict[str, str],
+    dismiss_popups: Callable[[Any], object],
+    checkpoint: Callable[[str], object] = lambda step: None,
 ) -> None:
-    """Click the counter button three times and check it shows 3."""
+    """Click the counter button three times and check it shows 3. `checkpoint` is called with
+    the step's name once each step's expectations hold (the page is as the step left it)."""
     page.goto(base_url.rstrip("/") + "/")
     dismiss_popups(page)
     button = page.get_by_role("button", name=COUNTER)
     expect(button).to_have_text(re.compile(r"count is 0", re.IGNORECASE))
+    checkpoint("load /")
     for clicks in range(1, CLICKS + 1):
         dismiss_popups(page)
         button.click()
         # Each click is checked before the next: a lost or doubled click shows as itself.
         expect(button).to_have_text(re.compile(rf"count is {clicks}\b", re.IGNORECASE))
+        checkpoint(f"click {clicks}")

@@ -23,20 +23,27 @@ WELCOME_HEADING = "Documentation"  # the first item of the home page's welcome l
 
 
 def task(
-    page: Any, base_url: str, env: dict[str, str], dismiss_popups: Callable[[Any], object]
+    page: Any,
+    base_url: str,
+    env: dict[str, str],
+    dismiss_popups: Callable[[Any], object],
+    checkpoint: Callable[[str], object] = lambda step: None,
 ) -> None:
-    """Go from Home to About and back through the nav links, then open /about directly."""
+    """Go from Home to About and back through the nav links, then open /about directly.
+    `checkpoint` is called with the step's name once each step's expectations hold."""
     base = base_url.rstrip("/")
     page.goto(base + "/")
     dismiss_popups(page)
     expect(page.get_by_role("heading", name=HOME_HEADING)).to_be_visible()
     expect(page.get_by_role("heading", name=WELCOME_HEADING)).to_be_visible()
+    checkpoint("load /")
 
     dismiss_popups(page)
     page.get_by_role("navigation").get_by_role("link", name="About", exact=True).click()
     expect(page).to_have_url(re.compile(r"/about$"))
     dismiss_popups(page)  # a client-side navigation is still one
     expect(page.get_by_role("heading", name=ABOUT_HEADING, level=1)).to_be_visible()
+    checkpoint("nav About")
 
     dismiss_popups(page)
     page.get_by_role("navigation").get_by_role("link", name="Home", exact=True).click()
@@ -44,8 +51,10 @@ def task(
     dismiss_popups(page)
     expect(page.get_by_role("heading", name=WELCOME_HEADING)).to_be_visible()
     expect(page.get_by_role("heading", name=ABOUT_HEADING)).to_have_count(0)
+    checkpoint("nav Home")
 
     # A deep link: the server hands /about the app shell and the router renders the page.
     page.goto(base + "/about")
     dismiss_popups(page)
     expect(page.get_by_role("heading", name=ABOUT_HEADING, level=1)).to_be_visible()
+    checkpoint("load /about")
