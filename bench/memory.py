@@ -1,0 +1,116 @@
+"""Peak memory under concurrency, on a page that differs at every request.
+
+    .venv/bin/python -m bench.memory [--seconds 20] [--connections 32] [--size-kb 1024]
+
+A 1 MB page with 3,000 interactive elements and a fresh token in every response
+(bench.first_load's token page, as a real app's nonces or CSRF fields make it) through plain
+mitmproxy, the naive BeautifulSoup peer and skillshift under `Src-Perc` (embedded store), each a
+process started for its row, each driven by `--connections` clients on persistent connections
+for `--seconds`. Prints each process's peak resident memory (VmHWM: the high-water mark since it
+started), its resident memory before the load, requests per second, and the peak as a ratio to
+plain mitmproxy's. The target of "first loads at the speed of a parse": skillshift's peak
+<= 300 MB at c=32 on the 1 MB page. The service's learning Chromium is a process of its own and
+is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.episodes import say
+from bench.first_load import fresh, token_template
+from bench.throughput import REPO, Row, drive, memory_mb, start_mitmdump
+from tests.helpers.processes import ServiceProcess
+from tests.helpers.upstream import UpstreamServer
+
+TARGET_MB = 300
+
+
+def measured(row: Row, url: str, connections: int, seconds: int) -> dict[str, Any]:
+    assert row.pid is not None
+    drive(row, url, 1, 0, "document")  # one request first: the service learns the page
+    before = memory_mb(row.pid, "VmRSS")
+    load = drive(row, url, connections, seconds, "document")
+    return {
+        "rss_before_mb": round(before, 1),
+        "peak_rss_mb": round(memory_mb(row.pid), 1),
+        "rps": round(load["rps"], 2),
+        "requests": load["requests"],
+        "failures": load["failures"],
+        "p95_ms": round(load["p95_ms"], 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--size-kb", type=int, default=1024)
+    parser.add_argument("--elements", type=int, default=3000)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    template = token_template(args.size_kb * 1024, args.elements)
+    upstream = UpstreamServer().start()
+    upstream.generated["/token-page"] = ("text/html; charset=utf-8", lambda: fresh(template))
+    url = f"{upstream.origin}/token-page"
+    workdir = Path(tempfile.mkdtemp(prefix="bench-memory-"))
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        for name in ("mitmproxy", "bs4 peer", "ss Src-Perc"):
+            if name == "ss Src-Perc":
+                service = ServiceProcess(workdir).start()
+                try:
+                    assert service.process is not None
+                    episode = service.create_episode(condition="Src-Perc", seed=1)
+                    header = "X-SkillShift-Episode: " + str(
+                        episode["header"]["X-SkillShift-Episode"]  # type: ignore[index]
+                    )
+                    row = Row(name, service.proxy_port, service.process.pid, header)
+                    results[name] = measured(row, url, args.connections, args.seconds)
+                finally:
+                    service.stop()
+                continue
+            script = ["-s", str(REPO / "bench" / "peer_bs4.py")] if name == "bs4 peer" else []
+            port, process = start_mitmdump(*script)
+            try:
+                results[name] = measured(
+                    Row(name, port, process.pid), url, args.connections, args.seconds
+                )
+            finally:
+                process.terminate()
+                process.wait(timeout=10)
+    finally:
+        upstream.stop()
+    report(results, args)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+def report(results: dict[str, dict[str, Any]], args: argparse.Namespace) -> None:
+    say(
+        f"peak RSS at c={args.connections} for {args.seconds} s, a {args.size_kb} KB page with "
+        f"{args.elements} interactive elements and a fresh token at every request"
+    )
+    say(
+        f"{'row':<14}{'RSS before':>12}{'peak RSS':>10}{'x mitmproxy':>13}{'req/s':>8}"
+        f"{'requests':>10}{'failed':>8}{'p95 ms':>9}"
+    )
+    base = results["mitmproxy"]["peak_rss_mb"]
+    for name, found in results.items():
+        say(
+            f"{name:<14}{found['rss_before_mb']:>10.1f}MB{found['peak_rss_mb']:>8.1f}MB"
+            f"{found['peak_rss_mb'] / base:>12.2f}x{found['rps']:>8.2f}{found['requests']:>10}"
+            f"{found['failures']:>8}{found['p95_ms']:>9.1f}"
+        )
+    peak = results["ss Src-Perc"]["peak_rss_mb"]
+    verdict = "met" if peak <= TARGET_MB else "not met"
+    say(f"target: skillshift's peak <= {TARGET_MB} MB: {peak:.1f} MB, {verdict}")
+
+
+if __name__ == "__main__":
+    main()
