@@ -46,6 +46,91 @@ BASELINES = {"Src": "Src", "Src-Perc": "Src", "Tgt": "Tgt", "Tgt-Perc": "Tgt"}
 _one_at_a_time = asyncio.Lock()  # one Chromium at a time on the service's machine
 
 
+# How long the oracle's Chromium stays up after a check, for the next one (checks come in
+# series: a page's conditions, a site's pages): each check loads every page in a fresh context
+# of its own, so a browser kept between checks shares nothing between them but the process.
+KEEP_BROWSER_S = 30.0
+
+
+class _KeptBrowser:
+    """The oracle's Playwright and Chromium, used by one check at a time (`_one_at_a_time`) and
+    closed `KEEP_BROWSER_S` after the last check, when it went away, or with the service. It
+    belongs to the event loop that started it (Playwright's driver does)."""
+
+    def __init__(self) -> None:
+        self.playwright: Any = None
+        self.browser: Any = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.idle: asyncio.TimerHandle | None = None
+        self.checks = 0  # checks released so far: an idle close is for the last one only
+        self.closing: asyncio.Task[None] | None = None
+
+    async def get(self, error: type[Exception]) -> Any:
+        """A connected Chromium (launched if there is none); call under `_one_at_a_time`."""
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop:  # another loop's driver cannot be driven from this one
+            self.playwright = self.browser = None
+        if self.browser is not None and self.browser.is_connected():
+            return self.browser
+        await self.close()
+        from playwright.async_api import async_playwright
+
+        self.loop = loop
+        self.playwright = await async_playwright().start()
+        try:
+            self.browser = await self.playwright.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
+        except error as failure:
+            await self.close()
+            message = f"the browser check needs Chromium at {CHROMIUM}: {_first_line(failure)}"
+            raise Unavailable(message) from None
+        return self.browser
+
+    def release(self) -> None:
+        """The check is over: close the browser if no check takes it up meanwhile."""
+        if self.browser is None or self.loop is None:
+            return
+        self.checks += 1
+        check = self.checks
+        self.idle = self.loop.call_later(KEEP_BROWSER_S, self._close_when_idle, check)
+
+    def _close_when_idle(self, check: int) -> None:
+        async def close() -> None:
+            async with _one_at_a_time:
+                if self.checks == check and self.idle is not None:  # no check took it up
+                    await self.close()
+
+        self.closing = asyncio.ensure_future(close())
+
+    async def close(self) -> None:
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
+        browser, playwright = self.browser, self.playwright
+        self.browser = self.playwright = None
+        if self.loop is not asyncio.get_running_loop():
+            return  # started on another loop, gone with it
+        with contextlib.suppress(Exception):  # Playwright's errors: it is going away anyway
+            if browser is not None:
+                await browser.close()
+        with contextlib.suppress(Exception):
+            if playwright is not None:
+                await playwright.stop()
+
+
+_kept = _KeptBrowser()
+
+
+async def close_browser() -> None:
+    """Close the oracle's Chromium if it is up (the service stopping: a check still under way
+    fails with it)."""
+    await _kept.close()
+
+
 def wrapper_tags_of(events: Sequence[dict[str, Any]], page_url: str) -> list[str]:
     """The wrapper tag names of the last `page_served` document event for `page_url` (or, when
     none names that URL, e.g. after a redirect, the last document served); [] if absent."""
@@ -97,7 +182,6 @@ async def browser_check(
     request, no Playwright, no Chromium)."""
     try:
         from playwright.async_api import Error as PlaywrightError
-        from playwright.async_api import async_playwright
     except ImportError:
         raise MissingExtra(missing_playwright("the browser check")) from None
     await _preflight(settings, url)
@@ -161,14 +245,8 @@ async def browser_check(
     runs: list[dict[str, Any]] = []
     reason: str | None = None
     try:
-        async with _one_at_a_time, async_playwright() as playwright:
-            try:
-                browser = await playwright.chromium.launch(
-                    executable_path=CHROMIUM, args=CHROMIUM_ARGS
-                )
-            except PlaywrightError as error:
-                message = f"the browser check needs Chromium at {CHROMIUM}: {_first_line(error)}"
-                raise Unavailable(message) from None
+        async with _one_at_a_time:
+            browser = await _kept.get(PlaywrightError)
             try:
                 yield {"type": "started", "url": url, "condition": condition}
                 baselines: list[Snapshot] = []
@@ -223,8 +301,10 @@ async def browser_check(
                     runs.append(run)
                     yield {"type": "run", **run}
             finally:
-                with contextlib.suppress(PlaywrightError):
-                    await browser.close()
+                if browser.is_connected():
+                    _kept.release()  # kept for the next check
+                else:  # it crashed: the next check starts another
+                    await _kept.close()
     finally:
         for episode_id in created:
             await store.delete_episode(episode_id)

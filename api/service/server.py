@@ -30,6 +30,7 @@ from mitmproxy.master import Master
 
 from api.app import create_app
 from api.demo.shop import demo_app, register_profile
+from api.oracle.run import close_browser as close_oracle_browser
 from api.service.settings import Settings
 from proxy import build_addons
 from proxy.knowledge import KnowledgeLookup, Learner, open_knowledge
@@ -197,5 +198,6 @@ async def serve(settings: Settings) -> None:
             if error is not None:
                 raise error
     finally:
+        await close_oracle_browser()
         await store.close()
         await knowledge.store.close()

@@ -84,14 +84,15 @@ def task(
     expect(page.get_by_role("heading", name="New: Lab page")).to_be_visible()
 
     # Fill the form. The body is a Draftail rich-text editor (a contenteditable): type into it
-    # first, since it copies its content into the form only after a pause (250 ms) in typing.
+    # first, since it copies its content into the form (its hidden input, which is what is
+    # posted) only after a pause (250 ms) in typing; then wait for that copy.
     editor = page.get_by_role("region", name="Body").get_by_role("textbox")
     click(editor)
     editor.press_sequentially(body)
     expect(editor).to_contain_text(body)
     fill(page.get_by_role("textbox", name="Title*"), title)
     fill(page.get_by_role("textbox", name="Intro"), intro)
-    page.wait_for_timeout(500)
+    expect(page.locator("input[name=body]")).to_have_value(re.compile(re.escape(body)))
 
     # Another JS widget: Publish sits in the footer's "More actions" dropdown.
     click(page.get_by_role("button", name="More actions"))

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from proxy.knowledge.learner import NOWHERE_PROXY
 from tests.helpers.gated import GatedServer
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
@@ -216,8 +217,9 @@ def test_the_cli_prints_each_load_and_seed_as_it_finishes(checker: ServiceProces
     assert seen[-1] == "Src-Perc  aligned: 2 seeds, no violation"
 
 
-def chromium_processes_under(pid: int) -> list[int]:
-    """The Chromium browser processes (not their renderers) descending from `pid`."""
+def chromium_processes_under(pid: int, without: bytes = b"\0") -> list[int]:
+    """The Chromium browser processes (not their renderers) descending from `pid` (but those
+    whose command line holds `without`)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -237,7 +239,11 @@ def chromium_processes_under(pid: int) -> list[int]:
                 continue
             # Chromium's helpers (renderers, zygotes, ...) carry a --type (in one string: they
             # rewrite their command line); the browser itself has none.
-            if command.startswith(b"/usr/lib/chromium/") and b"--type=" not in command:
+            if (
+                command.startswith(b"/usr/lib/chromium/")
+                and b"--type=" not in command
+                and without not in command
+            ):
                 found.append(child)
     return found
 
@@ -246,9 +252,9 @@ def chromium_processes_under(pid: int) -> list[int]:
 def test_a_browser_that_crashes_is_could_not_check(checker: ServiceProcess) -> None:
     """Chromium killed in the middle of the unshifted load: unchecked, saying so."""
     assert checker.process is not None
-    # Browsers already running (the service's learning browser, from earlier checks) are not
-    # the one this check starts.
-    before = set(chromium_processes_under(checker.process.pid))
+    # The oracle's browser: the one this check starts, or the one an earlier check left up for
+    # the next; not the service's learning browser (which is told to reach nowhere).
+    learning = NOWHERE_PROXY[1].encode()
     with GatedServer(hold=1) as gated:
         answers: queue.Queue[httpx.Response] = queue.Queue()
         body = {"url": gated.url, **QUICK}
@@ -259,7 +265,7 @@ def test_a_browser_that_crashes_is_could_not_check(checker: ServiceProcess) -> N
             daemon=True,
         ).start()
         assert gated.waiting.wait(120)  # Chromium is loading the page
-        browsers = [b for b in chromium_processes_under(checker.process.pid) if b not in before]
+        browsers = chromium_processes_under(checker.process.pid, without=learning)
         assert len(browsers) == 1, browsers
         os.kill(browsers[0], signal.SIGKILL)
         gated.open()

@@ -45,13 +45,23 @@ def wp_service(
     process.stop()
 
 
+# True once the popup this load's runtime plans (its `data-cfg`'s `p`) is up, or at once when the
+# load plans none (no runtime, or no popup in its plan): what a fixed sleep after a load stood for.
+PLANNED_POPUP_UP = """() => {
+  const runtime = document.querySelector("script[src*='/__ss/r.js'][data-cfg]");
+  let plan = null;
+  try { plan = runtime && JSON.parse(runtime.getAttribute("data-cfg")).p; } catch (e) {}
+  return !plan || document.querySelector("[role=dialog] [data-dismiss]") !== null;
+}"""
+
+
 def dismiss_popups(page: Page) -> int:
     """The test harness (not a skill) clears popups so it can go on: returns how many."""
     dismissed = 0
     dialog = page.get_by_role("dialog", name=None).filter(has=page.locator("[data-dismiss]"))
     while dialog.count() and dialog.first.is_visible():
         page.keyboard.press("Escape")
-        page.wait_for_timeout(100)
+        dialog.first.wait_for(state="hidden")  # the runtime takes it down on Escape
         dismissed += 1
     return dismissed
 
@@ -77,7 +87,7 @@ def browse(
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     base = wordpress["WPLAB_URL"]
     page.goto(f"{base}/wp-login.php")
-    page.wait_for_timeout(400)
+    page.wait_for_function(PLANNED_POPUP_UP)
     dismiss_popups(page)
     page.locator("input[name=log]").fill("admin")
     page.locator("input[name=pwd]").fill("admin-pass")
@@ -87,7 +97,10 @@ def browse(
     for name, path in PAGES.items():
         response = page.goto(f"{base}{path}", wait_until="domcontentloaded")
         assert response is not None and response.status == 200, (condition, name)
-        page.wait_for_timeout(500)
+        # Loaded (every script and stylesheet the page names, each shifted on its first load
+        # under -Perc: a bound of its own), and the popup its runtime plans up.
+        page.wait_for_load_state("load", timeout=60_000)
+        page.wait_for_function(PLANNED_POPUP_UP)
         seen[name] = {
             "runtime": page.locator("script[src*='/__ss/r.js']").count(),
             "title": page.title(),
@@ -95,7 +108,9 @@ def browse(
         }
         dismiss_popups(page)
     context.close()
-    events = service.wait_for_events(str(episode["id"]), {"page_served"})
+    # The popups' beacons too, when popups were shown (the page only sends them).
+    wanted = {"page_served", "popup_shown"} if condition.endswith("Exec") else {"page_served"}
+    events = service.wait_for_events(str(episode["id"]), wanted)
     return {"episode": episode, "pages": seen, "errors": errors, "events": events}
 
 
