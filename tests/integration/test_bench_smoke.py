@@ -81,3 +81,13 @@ def test_first_load_bench_runs() -> None:
     for row in points:
         assert len(row) == 11 and all(float(cell.rstrip("%")) > 0 for cell in row), row
     assert "reloads (the next loads" in text
+
+
+def test_memory_bench_runs(tmp_path: Path) -> None:
+    out = tmp_path / "memory.json"
+    small = ("--seconds", "1", "--connections", "2", "--size-kb", "20", "--elements", "60")
+    text = run_module("bench.memory", *small, "--json", str(out))
+    rows = json.loads(out.read_text())
+    assert set(rows) == {"mitmproxy", "bs4 peer", "ss Src-Perc"}
+    assert all(row["failures"] == 0 and row["peak_rss_mb"] > 0 for row in rows.values())
+    assert "target: skillshift's peak <= 300 MB" in text
