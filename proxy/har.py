@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 # HAR lets tools add fields whose names start with an underscore.
 EXTENSION = "_skillshift"
+# What a recording never holds: the credentials that bind a browser to its episode (an
+# imported HAR's too: one recorded through the proxy may carry them).
+SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
 
 
 class _Popup(TypedDict):

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from proxy.har import EXTENSION, HarExtension, extension
+from proxy.har import EXTENSION, SECRET_HEADERS, HarExtension, extension
 from proxy.request_body import canonical_body
 
 # What the service's own export carries of an entry and a replay reads back. Its body and
@@ -251,6 +251,11 @@ def _recorded(entry: dict[str, Any], extra: HarExtension) -> dict[str, Any]:
         h for h in response.get("headers", []) if h["name"].lower() not in WIRE_HEADERS
     ]
     recorded = {k: v for k, v in entry.items() if k != EXTENSION}
+    request = dict(entry["request"])
+    request["headers"] = [
+        h for h in request.get("headers", []) if h["name"].lower() not in SECRET_HEADERS
+    ]
+    recorded["request"] = request
     recorded["response"] = response
     recorded[EXTENSION] = extra
     if extra.get("page_load"):

@@ -24,7 +24,7 @@ from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.events import event
 from proxy.flowstate import state_of
-from proxy.har import EXTENSION, HarExtension
+from proxy.har import EXTENSION, SECRET_HEADERS, HarExtension
 from proxy.options import add_options
 from proxy.recent import Recent
 from proxy.recording_dir import Recording, WriteFailure, run_of
@@ -35,9 +35,6 @@ from proxy.runtime_scripts import runtime_script_asked
 from proxy.store import EpisodeStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
-
-# What a recording never holds: the credentials that bind a browser to its episode.
-SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
 
 
 RECENT_EPISODES = 4096

@@ -91,6 +91,10 @@ def test_documents_are_page_loads_numbered_in_the_order_they_started() -> None:
 
 def test_bodies_are_the_bytes_served_and_the_wire_headers_are_dropped() -> None:
     latin = entry("http://a/", dest="document", mime="text/html; charset=iso-8859-1", text="café")
+    latin["request"]["headers"] += [
+        {"name": "X-SkillShift-Episode", "value": "id:token"},
+        {"name": "Proxy-Authorization", "value": "Basic aWQ6dG9rZW4="},
+    ]
     binary = entry(
         "http://a/i.png", mime="image/png", text=base64.b64encode(b"\x89PNG\x00").decode()
     )
@@ -103,6 +107,9 @@ def test_bodies_are_the_bytes_served_and_the_wire_headers_are_dropped() -> None:
     bodies = [item.body for item in found.entries]
     assert bodies == ["café".encode("iso-8859-1"), b"\x89PNG\x00", None, b""]
     assert extension(found.entries[2].entry)["body_omitted"] == "the HAR holds no body for it"
+    assert found.entries[0].entry["request"]["headers"] == [
+        {"name": "Sec-Fetch-Dest", "value": "document"}  # never the episode's credentials
+    ]
     first = found.entries[0].entry["response"]
     assert [h["name"] for h in first["headers"]] == ["Content-Type"]  # the text is decoded
     assert "text" not in first["content"]  # kept by hash, not inline
