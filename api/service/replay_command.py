@@ -61,14 +61,17 @@ def run(client: SkillShift, args: argparse.Namespace, out: TextIO) -> int:
         raise UserError(
             f"episode {args.episode_id!r} has no recorded load {first} (its loads: {loads})"
         )
+    # Everything that can fail before anything is made: no episode or binding is left behind.
+    browser = _browser(args.browser)
+    proxy = _proxy_server(listener)
+    spki = _spki(client)
     config: dict[str, Any] = {"replay_of": args.episode_id, "tags": {"replay": "desktop"}}
     if args.from_load:
         config["from_load"] = args.from_load
     episode = client.create_episode(**config)
     client.set_listener_default(listener["name"], episode.id)
     profile = tempfile.mkdtemp(prefix="skillshift-replay-") if args.open else "$(mktemp -d)"
-    proxy = _proxy_server(listener)
-    command = _browser_command(args.browser, proxy, _spki(client), profile, page["url"])
+    command = _browser_command(browser, proxy, spki, profile, page["url"])
     shown = " ".join(a if a.startswith("--user-data-dir") else shlex.quote(a) for a in command)
     out.write(
         f"replay episode {episode.id} of {args.episode_id}, bound to listener "
@@ -131,20 +134,22 @@ def _spki(client: SkillShift) -> str | None:
         return None
 
 
+def _browser(given: str | None) -> list[str]:
+    """The browser's command line: the one given, or the first browser on the PATH."""
+    if given:
+        return shlex.split(given)
+    found = next((path for name in BROWSERS if (path := shutil.which(name))), None)
+    if found is None:
+        raise UserError(f"no browser found on PATH (tried {', '.join(BROWSERS)}): give --browser")
+    return [found]
+
+
 def _browser_command(
-    browser: str | None, proxy: str, spki: str | None, profile: str, url: str
+    browser: list[str], proxy: str, spki: str | None, profile: str, url: str
 ) -> list[str]:
-    if browser:
-        command = shlex.split(browser)
-    else:
-        found = next((path for name in BROWSERS if (path := shutil.which(name))), None)
-        if found is None:
-            raise UserError(
-                f"no browser found on PATH (tried {', '.join(BROWSERS)}): give --browser"
-            )
-        command = [found]
     # Chromium never sends loopback addresses to a proxy without the bypass-list rule.
-    command += [f"--proxy-server={proxy}", "--proxy-bypass-list=<-loopback>", "--no-first-run"]
+    command = [*browser, f"--proxy-server={proxy}", "--proxy-bypass-list=<-loopback>"]
+    command.append("--no-first-run")
     # A fresh profile: no cookie, cache or service worker of another session answers in place
     # of the recording.
     command.append(f"--user-data-dir={profile}")
