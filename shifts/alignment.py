@@ -88,8 +88,8 @@ def check_alignment(
                 )
             )
     count_before, count_after = (
-        len(elements(interactive.XPATH, before)),
-        len(elements(interactive.XPATH, after)),
+        len(interactive.interactive_elements(before)),
+        len(interactive.interactive_elements(after)),
     )
     if count_before != count_after:
         violations.append(

@@ -38,8 +38,9 @@ from shifts import interactive, volatile
 from shifts.base import ShiftKind, register
 from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
+from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
-from shifts.selectors import descendants, elements, protected_in
+from shifts.selectors import descendants, protected_in
 from shifts.shift_context import ShiftContext
 
 ID_REFERENCES = (
@@ -55,6 +56,12 @@ ID_REFERENCES = (
     "form",
     "list",
     "headers",
+)
+# An element with one of them, as an XPath step: each attribute's name looked up in one string
+# (an `@for or @form or ...` predicate walks every element's attributes once per name). A name
+# holding `|` could match falsely, which costs nothing: its references are read by name.
+_HAS_ID_REFERENCE = (
+    "*[@*[contains('|" + "|".join(ID_REFERENCES) + "|', concat('|', local-name(), '|'))]]"
 )
 # Elements worth wrapping: controls and the containers around them.
 WRAPPABLE = frozenset(
@@ -123,7 +130,7 @@ class LocatorDrift:
             rules.update(hooks=hooks, protect=", ".join(ctx.site.protected_selectors))
         protected = protected_in(doc, ctx.site.protected_selectors)
         tree = root.getroottree()
-        targets = [e for e in elements(interactive.XPATH, root) if e not in protected]
+        targets = [e for e in interactive.interactive_elements(root) if e not in protected]
         before = {element: _locators(tree, element, ctx) for element in targets}
         wrapper = wrapper_tag(ctx.seed)
         counts: dict[str, object] = {}
@@ -210,7 +217,7 @@ def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
     script holds already, not finding it."""
     return any(
         isinstance(name, str)
-        and name.startswith(("data-", "aria-", "role"))
+        and name.startswith(WIDGET_ATTRIBUTE_PREFIXES)
         and refs.reads_attribute(name)
         for name in element.attrib
     )
@@ -250,6 +257,7 @@ def _drift_classes(
     )
 
     drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
+    drifted_values: dict[str, str | None] = {}  # and whole attributes ("text t3"): split once
 
     def renamed(name: str) -> str:
         if name not in drifted_names:
@@ -261,14 +269,21 @@ def _drift_classes(
                 drifted_names[name] = name
         return drifted_names[name]
 
+    def drifted(value: str) -> str | None:
+        """The attribute's new value; None if it keeps its own."""
+        if value not in drifted_values:
+            classes = value.split()
+            names = [renamed(name) for name in classes]
+            drifted_values[value] = None if names == classes else " ".join(names)
+        return drifted_values[value]
+
     changed = 0
     for element in descendants(root, "*[@class]"):
         if element in protected:
             continue
-        classes = (element.get("class") or "").split()
-        drifted = [renamed(name) for name in classes]
-        if drifted != classes:
-            element.set("class", " ".join(drifted))
+        new_value = drifted(element.get("class") or "")
+        if new_value is not None:
+            element.set("class", new_value)
             changed += 1
     return changed
 
@@ -289,7 +304,7 @@ def _drift_ids(
     renames: dict[str, str] = {}
     mentions = _Mentions(original)
     # References this shift renames along with the id do not count as dependencies.
-    referring = descendants(root, "*[" + " or ".join(f"@{a}" for a in ID_REFERENCES) + "]")
+    referring = descendants(root, _HAS_ID_REFERENCE)
     references = Counter(
         referenced
         for element in referring
@@ -343,7 +358,7 @@ def _wrap(
         if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
     ]
     ask = WrapQuestions.of(refs)
-    looks_inside = _once_per_node(refs.looks_inside)
+    looks_inside = _once_per_node(refs.looks_inside) if refs.has_subtree else _never
     clear: dict[etree._Element, bool] = {}
 
     def clear_above(node: etree._Element) -> bool:
@@ -405,6 +420,11 @@ def _wrap(
     return wrapped
 
 
+def _never(node: etree._Element) -> bool:
+    """A question whose answer is "no" for every element (`WrapQuestions.of`)."""
+    return False
+
+
 def _once_per_node(ask: Callable[[etree._Element], bool]) -> Callable[[etree._Element], bool]:
     """`ask`, asked once per node: its first answer is kept for the rest of `_wrap`."""
     answers: dict[etree._Element, bool] = {}
@@ -432,11 +452,22 @@ class WrapQuestions:
 
     @classmethod
     def of(cls, refs: PageRefs, once: bool = True) -> WrapQuestions:
+        """The questions for a page's references; one the references answer "no" for every
+        element (no structural rule, no name or widget attribute a script reads) is not asked
+        per element at all: most pages' inline blocks, and apps without such scripts."""
         cached = _once_per_node if once else (lambda ask: ask)
         return cls(
-            cached(refs.structure_matters),
-            cached(lambda node: _referenced_by_scripts(node, refs)),
-            cached(lambda node: _found_by_widget_attribute(node, refs)),
+            cached(refs.structure_matters) if refs.has_structure else _never,
+            (
+                cached(lambda node: _referenced_by_scripts(node, refs))
+                if refs.names_anything_for_scripts
+                else _never
+            ),
+            (
+                cached(lambda node: _found_by_widget_attribute(node, refs))
+                if refs.reads_widget_attributes
+                else _never
+            ),
             refs.follows_held,
             {} if once else None,
         )
@@ -448,6 +479,8 @@ class WrapQuestions:
     def a_child_structured(self, parent: etree._Element) -> bool:
         """Whether a structural rule matches a child of `parent`: once per parent, not once
         per candidate among its children (a parent of thousands made that quadratic)."""
+        if self.structure_matters is _never:
+            return False
         known = self.structured_children
         if known is None:
             return any(self.structure_matters(child) for child in parent)
@@ -459,6 +492,8 @@ class WrapQuestions:
         """A wrapper took the place of a child of `parent` that no structural rule matches:
         the parent's answer is the same, unless one matches the wrapper."""
         known = self.structured_children
+        if self.structure_matters is _never:
+            return
         if known is not None and parent in known and not known[parent]:
             known[parent] = self.structure_matters(wrapper)
 

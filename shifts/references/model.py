@@ -13,6 +13,8 @@ from lxml import etree
 # A compound selector's element tests: tag (None = any), classes, id, attribute names.
 # The attribute tests are (name, operator, value), operator "" for presence.
 Keys = tuple[str | None, frozenset[str], str | None, frozenset[tuple[str, str, str]]]
+# The attributes by which scripts find widgets (Stimulus's `[data-controller]`, `[role=tablist]`).
+WIDGET_ATTRIBUTE_PREFIXES = ("data-", "aria-", "role")
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,17 @@ class AssetRefs:
     def _prefixes(self) -> tuple[str, ...]:
         return tuple(self.prefixes)
 
+    @functools.cached_property
+    def names_anything_for_scripts(self) -> bool:
+        """Whether scripts may name anything at all (`scripts_use`, `reaches_id`)."""
+        return bool(self.words or self.prefixes or self.free_names)
+
+    @functools.cached_property
+    def reads_widget_attributes(self) -> bool:
+        """Whether any asset reads a `data-*`, `aria-*` or `role` attribute (how scripts find a
+        widget: locator drift's `_found_by_widget_attribute`)."""
+        return any(name.startswith(WIDGET_ATTRIBUTE_PREFIXES) for name in self.attributes)
+
     def references(self, name: str) -> bool:
         """Whether any asset may refer to `name` (an id, class or attribute value)."""
         return name in self.names or name.startswith(self._prefixes)
@@ -77,17 +90,33 @@ class AssetRefs:
         named access (`window.main`, a global `main`)."""
         return self.scripts_use(element_id) or element_id in self.free_names
 
+    @functools.cached_property
+    def has_structure(self) -> bool:
+        """Whether any structural rule (`>`, `+`, `~`, a positional pseudo-class) is known:
+        without one, no element's place matters, and nothing need be asked per element."""
+        index = self._structure_index
+        return bool(index.by_key or index.universal)
+
+    @functools.cached_property
+    def has_subtree(self) -> bool:
+        """Whether any `:has()` rule is known (`looks_inside`)."""
+        return bool(self._structure_index.subtree)
+
     def structure_matters(self, element: etree._Element) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
         and its position among its siblings."""
-        return any(True for _ in self.structural_rules_of(element))
+        if not self.has_structure:
+            return False
+        for _ in self.structural_rules_of(element):
+            return True
+        return False
 
     def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
         """The structural rules that could match `element` where it is (`structure_matters`;
         what a diagnosis shows)."""
-        index = self._structure_index
-        if not index.by_key and not index.universal:
+        if not self.has_structure:
             return  # (most inline blocks: no structural selector at all)
+        index = self._structure_index
         parent = element.getparent()
         for rule in index.candidates(element):
             if (
@@ -106,6 +135,8 @@ class AssetRefs:
 
     def looks_inside(self, element: etree._Element) -> bool:
         """Whether a `:has()` selector could match `element` (its subtree's shape matters)."""
+        if not self.has_subtree:
+            return False
         return any(_matches(element, rule.keys) for rule in self._structure_index.subtree)
 
     @functools.cached_property
@@ -173,6 +204,22 @@ class PageRefs:
     @property
     def complete(self) -> bool:
         return self.assets.complete and self.inline.complete
+
+    @property
+    def has_structure(self) -> bool:
+        return self.assets.has_structure or self.inline.has_structure
+
+    @property
+    def has_subtree(self) -> bool:
+        return self.assets.has_subtree or self.inline.has_subtree
+
+    @property
+    def names_anything_for_scripts(self) -> bool:
+        return self.assets.names_anything_for_scripts or self.inline.names_anything_for_scripts
+
+    @property
+    def reads_widget_attributes(self) -> bool:
+        return self.assets.reads_widget_attributes or self.inline.reads_widget_attributes
 
     def references(self, name: str) -> bool:
         return self.assets.references(name) or self.inline.references(name)

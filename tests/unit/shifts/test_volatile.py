@@ -1,0 +1,47 @@
+"""shifts.volatile: what counts as a per-request value, and how two loads' values are told apart."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from shifts import volatile
+
+RUN = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def masked_by_definition(text: str) -> str:
+    """The definition, word by word: every maximal run of `[A-Za-z0-9_-]` that holds a digit
+    and is 8 or more long becomes `#`."""
+    return RUN.sub(
+        lambda run: (
+            "#"
+            if len(run.group()) >= volatile.MIN_LENGTH and re.search("[0-9]", run.group())
+            else run.group()
+        ),
+        text,
+    )
+
+
+def test_mask_replaces_whole_runs_of_eight_or_more_with_a_digit() -> None:
+    assert volatile.mask("/item/7?_wpnonce=ab12cd34ef") == "/item/7?_wpnonce=#"
+    assert volatile.mask("12. Lorem ipsum consectetur") == "12. Lorem ipsum consectetur"
+    assert volatile.mask("abcdefg1 abcdefg abcdef1") == "# abcdefg abcdef1"
+    assert volatile.mask("x-1234567_y.é9876543210") == "#.é#"
+
+
+def test_mask_agrees_with_the_definition_on_random_text() -> None:
+    rng = random.Random(7)
+    alphabet = "ab9Z_-. /é?=&1"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert volatile.mask(text) == masked_by_definition(text), text
+
+
+def test_swaps_finds_the_values_two_loads_differ_by() -> None:
+    old = b'<a href="/x?n=ab12cd34ef">x</a><input value="ab12cd34ef"><p>hi</p>'
+    new = b'<a href="/x?n=zz98yy76xx">x</a><input value="zz98yy76xx"><p>hi</p>'
+    assert volatile.swaps(old, new) == {b"ab12cd34ef": b"zz98yy76xx"}
+    # A difference in a class (which a shift decides by) is not a swap.
+    assert volatile.swaps(b'<p class="ab12cd34ef">', b'<p class="zz98yy76xx">') is None
+    assert volatile.swaps(old, old) is None
