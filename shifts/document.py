@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import hashlib
 import html
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -296,10 +296,10 @@ class HtmlDocument:
 # would touch are swapped for placeholders while serializing and put back verbatim.
 _URI_ATTRIBUTES = etree.XPath("//*[@href or @src or @action] | //a[@name]")
 _URI_SAFE = re.compile(r"[A-Za-z0-9\-_.!~*'()@/:=?;#%&,+<>]*")
+_MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the next one)
 
 
 def _serialize(root: etree._Element, encoding: str) -> bytes:
-    marker = "x-keep-" + hashlib.blake2b(etree.tostring(root)[:4096], digest_size=4).hexdigest()
     kept: list[tuple[etree._Element, str, str]] = []
     for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
         for name in ("href", "src", "action", "name"):
@@ -308,10 +308,20 @@ def _serialize(root: etree._Element, encoding: str) -> bytes:
                 continue
             if not _URI_SAFE.fullmatch(value):
                 kept.append((element, name, value))
-                element.set(name, f"{marker}-{len(kept) - 1}")
-    body = cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
-    for index, (element, name, value) in reversed(list(enumerate(kept))):
-        element.set(name, value)
+    if not kept:  # (most pages: nothing to keep, one serialization)
+        return cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
+    # The placeholders' prefix must occur nowhere else in the page: one the serialization holds
+    # more often than it was put in is taken again with the next prefix.
+    for attempt in itertools.count():
+        marker = f"x-keep-{attempt}-{_MARKER_SALT}"
+        for index, (element, name, _) in enumerate(kept):
+            element.set(name, f"{marker}-{index}")
+        body = cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
+        for element, name, value in kept:
+            element.set(name, value)
+        if body.count(marker.encode(encoding)) == len(kept):
+            break
+    for index, (_, _, value) in reversed(list(enumerate(kept))):
         original = html.escape(value, quote=True).encode(encoding, "xmlcharrefreplace")
         body = body.replace(f"{marker}-{index}".encode(encoding), original)
     return body

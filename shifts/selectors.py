@@ -131,6 +131,14 @@ def descendants(root: etree._Element, path: str) -> list[etree._Element]:
     return cast(list[etree._Element], _xpath("descendant::" + path)(root))
 
 
+def with_any_attribute(names: Iterable[str]) -> str:
+    """An XPath step for an element with any of these attributes (for `descendants`): each of
+    its attributes' names is looked up in one string, where `@a or @b or ...` walks every
+    element's attributes once per name (a dozen names cost a page more than parsing it). A
+    name holding `|` could match falsely: callers read the attributes by name after."""
+    return "*[@*[contains('|" + "|".join(names) + "|', concat('|', local-name(), '|'))]]"
+
+
 def select(root: etree._Element, selector: str) -> list[etree._Element]:
     """Elements of `root` matching a CSS selector, in document order."""
     return compiled(selector)(root)

@@ -40,7 +40,7 @@ from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
-from shifts.selectors import descendants, protected_in
+from shifts.selectors import descendants, protected_in, with_any_attribute
 from shifts.shift_context import ShiftContext
 
 ID_REFERENCES = (
@@ -56,12 +56,6 @@ ID_REFERENCES = (
     "form",
     "list",
     "headers",
-)
-# An element with one of them, as an XPath step: each attribute's name looked up in one string
-# (an `@for or @form or ...` predicate walks every element's attributes once per name). A name
-# holding `|` could match falsely, which costs nothing: its references are read by name.
-_HAS_ID_REFERENCE = (
-    "*[@*[contains('|" + "|".join(ID_REFERENCES) + "|', concat('|', local-name(), '|'))]]"
 )
 # Elements worth wrapping: controls and the containers around them.
 WRAPPABLE = frozenset(
@@ -233,7 +227,7 @@ def _drift_hooks(
     if not dropped:
         return 0
     changed = 0
-    for element in descendants(root, "*[" + " or ".join(f"@{name}" for name in dropped) + "]"):
+    for element in descendants(root, with_any_attribute(dropped)):
         if element not in protected:
             for name in dropped:
                 if name in element.attrib:
@@ -297,14 +291,12 @@ def _drift_ids(
     refs: PageRefs,
 ) -> int:
     fragment_targets = {
-        (link.get("href") or "")[1:]
-        for link in descendants(root, "*[@href]")
-        if (link.get("href") or "").startswith("#")
+        (link.get("href") or "")[1:] for link in descendants(root, "*[starts-with(@href, '#')]")
     }
     renames: dict[str, str] = {}
     mentions = _Mentions(original)
     # References this shift renames along with the id do not count as dependencies.
-    referring = descendants(root, _HAS_ID_REFERENCE)
+    referring = descendants(root, with_any_attribute(ID_REFERENCES))
     references = Counter(
         referenced
         for element in referring
@@ -354,8 +346,8 @@ def _wrap(
         body = root
     candidates = [
         (chance(ctx.seed, "wrap", _signature(element)), element)
-        for element in body.iterdescendants()
-        if isinstance(element.tag, str) and element.tag in WRAPPABLE and element not in protected
+        for element in body.iterdescendants(*WRAPPABLE)  # (the tags tested in C)
+        if element not in protected
     ]
     ask = WrapQuestions.of(refs)
     looks_inside = _once_per_node(refs.looks_inside) if refs.has_subtree else _never
@@ -437,6 +429,20 @@ def _once_per_node(ask: Callable[[etree._Element], bool]) -> Callable[[etree._El
     return asked
 
 
+def _once_per_names(ask: Callable[[etree._Element], bool]) -> Callable[[etree._Element], bool]:
+    """`ask`, whose answer depends on nothing but a node's id and classes, asked once per
+    (id, class attribute): a page repeats its class attributes on thousands of nodes."""
+    answers: dict[tuple[str | None, str | None], bool] = {}
+
+    def asked(node: etree._Element) -> bool:
+        names = (node.get("id"), node.get("class"))
+        if names not in answers:
+            answers[names] = ask(node)
+        return answers[names]
+
+    return asked
+
+
 @dataclass
 class WrapQuestions:
     """What deciding a wrapper asks of the page's references, per node (`_wrap` asks each
@@ -459,7 +465,9 @@ class WrapQuestions:
         return cls(
             cached(refs.structure_matters) if refs.has_structure else _never,
             (
-                cached(lambda node: _referenced_by_scripts(node, refs))
+                (_once_per_names if once else cached)(
+                    lambda node: _referenced_by_scripts(node, refs)
+                )
                 if refs.names_anything_for_scripts
                 else _never
             ),
@@ -544,7 +552,7 @@ def _signature(element: etree._Element) -> str:
             element.get("id") or "",
             element.get("class") or "",
             element.get("name") or "",
-            volatile.mask(element.get("href") or ""),
+            volatile.mask(href) if (href := element.get("href")) else "",
             volatile.mask(_first_words(element)),
         )
     )

@@ -228,10 +228,23 @@ class PageRefs:
         return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
 
     def scripts_use(self, name: str) -> bool:
-        return self.assets.scripts_use(name) or self.inline.scripts_use(name)
+        # (both assets' `scripts_use` in one: asked of every class of every wrap candidate)
+        return (
+            name in self.assets.words
+            or name in self.inline.words
+            or name.startswith(self._prefixes)
+        )
 
     def reaches_id(self, element_id: str) -> bool:
-        return self.assets.reaches_id(element_id) or self.inline.reaches_id(element_id)
+        return (
+            self.scripts_use(element_id)
+            or element_id in self.assets.free_names
+            or element_id in self.inline.free_names
+        )
+
+    @functools.cached_property
+    def _prefixes(self) -> tuple[str, ...]:
+        return tuple(self.assets.prefixes | self.inline.prefixes)
 
     def structure_matters(self, element: etree._Element) -> bool:
         return self.assets.structure_matters(element) or self.inline.structure_matters(element)

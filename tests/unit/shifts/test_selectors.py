@@ -8,7 +8,16 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from shifts.document import HtmlDocument
-from shifts.selectors import _MixedList, _SimpleList, compiled, elements, protected_elements, select
+from shifts.selectors import (
+    _MixedList,
+    _SimpleList,
+    compiled,
+    descendants,
+    elements,
+    protected_elements,
+    select,
+    with_any_attribute,
+)
 from sites import PROFILES, SiteProfile
 from tests.helpers.fixtures import fixture_pages
 
@@ -215,3 +224,14 @@ def test_select_containing_keeps_elements_whose_text_holds_a_needle(selector: st
     found = select(PAGE, selector)
     expected = [e for e in found if any(t in str(e.xpath("string()")) for t in texts)]
     assert select_containing(PAGE, selector, texts) == expected and expected
+
+
+def test_with_any_attribute_selects_what_an_or_of_the_attributes_selects() -> None:
+    names = ("for", "aria-labelledby", "aria-controls", "form", "data-testid", "role")
+    page = b"<p for=x><i aria-controls=y></i><b data-testid></b><u forx=1></u><s data-test=2></s>"
+    for raw in [page, *(path.read_bytes() for path in fixture_pages())]:
+        root = etree.fromstring(raw, etree.HTMLParser())
+        by_or = descendants(root, "*[" + " or ".join(f"@{name}" for name in names) + "]")
+        assert descendants(root, with_any_attribute(names)) == by_or
+    root = etree.fromstring(page, etree.HTMLParser())
+    assert [e.tag for e in descendants(root, with_any_attribute(names))] == ["p", "i", "b"]
