@@ -546,15 +546,11 @@ def _is_mount_point(element: etree._Element) -> bool:
 def _signature(element: etree._Element) -> str:
     """A key for the seeded coin that is the same for the same control on every page of the
     site: what it is, not where it is, nor what per-request values (a link's nonce) it holds."""
-    return "|".join(
-        (
-            str(element.tag),
-            element.get("id") or "",
-            element.get("class") or "",
-            element.get("name") or "",
-            volatile.mask(href) if (href := element.get("href")) else "",
-            volatile.mask(_first_words(element)),
-        )
+    get = element.get
+    href = get("href")
+    return (
+        f"{element.tag}|{get('id') or ''}|{get('class') or ''}|{get('name') or ''}|"
+        f"{volatile.mask(href) if href else ''}|{volatile.mask(_first_words(element))}"
     )
 
 
