@@ -131,12 +131,13 @@ def descendants(root: etree._Element, path: str) -> list[etree._Element]:
     return cast(list[etree._Element], _xpath("descendant::" + path)(root))
 
 
-def with_any_attribute(names: Iterable[str]) -> str:
-    """An XPath step for an element with any of these attributes (for `descendants`): each of
-    its attributes' names is looked up in one string, where `@a or @b or ...` walks every
-    element's attributes once per name (a dozen names cost a page more than parsing it). A
-    name holding `|` could match falsely: callers read the attributes by name after."""
-    return "*[@*[contains('|" + "|".join(names) + "|', concat('|', local-name(), '|'))]]"
+def with_any_attribute(root: etree._Element, names: Iterable[str]) -> list[etree._Element]:
+    """The descendants of `root` that have any of these attributes, in document order: each
+    element's attribute names against a set, which is faster than libxml2's XPath for an
+    `@a or @b or ...` predicate (it walks every element's attributes once per name: a dozen
+    names cost a page more than parsing it) or for one string holding the names."""
+    wanted = frozenset(names)
+    return [element for element in root.iterdescendants() if not wanted.isdisjoint(element.keys())]
 
 
 def select(root: etree._Element, selector: str) -> list[etree._Element]:

@@ -227,7 +227,7 @@ def _drift_hooks(
     if not dropped:
         return 0
     changed = 0
-    for element in descendants(root, with_any_attribute(dropped)):
+    for element in with_any_attribute(root, dropped):
         if element not in protected:
             for name in dropped:
                 if name in element.attrib:
@@ -296,7 +296,7 @@ def _drift_ids(
     renames: dict[str, str] = {}
     mentions = _Mentions(original)
     # References this shift renames along with the id do not count as dependencies.
-    referring = descendants(root, with_any_attribute(ID_REFERENCES))
+    referring = with_any_attribute(root, ID_REFERENCES)
     references = Counter(
         referenced
         for element in referring

@@ -282,15 +282,19 @@ def _matches(element: etree._Element, keys: Keys) -> bool:
     """Whether `element` may match a compound with these keys (pseudo-classes ignored, so this
     over-approximates: safe for deciding what to leave alone)."""
     tag, classes, element_id, attributes = keys
-    if not isinstance(element.tag, str):
+    element_tag = element.tag
+    if not isinstance(element_tag, str):
         return False
-    if tag is not None and element.tag.lower() != tag:
+    if tag is not None and element_tag.lower() != tag:
         return False
     if element_id is not None and element.get("id") != element_id:
         return False
-    if classes and not classes <= set((element.get("class") or "").split()):
+    if classes and not classes.issubset((element.get("class") or "").split()):
         return False
-    return all(_attribute_matches(element.get(name), op, value) for name, op, value in attributes)
+    # (most compounds test no attribute: no generator for them; asked thousands of times a page)
+    return not attributes or all(
+        _attribute_matches(element.get(name), op, value) for name, op, value in attributes
+    )
 
 
 def _attribute_matches(actual: str | None, operator: str, wanted: str) -> bool:
