@@ -134,12 +134,15 @@ class LocatorDrift:
                 "classes": _drift_classes(root, ctx, params, protected, refs),
                 "ids": _drift_ids(root, doc.original, ctx, params, protected, refs),
             }
-            # Nothing has moved yet: what differs is a name (the paths are the same).
-            renamed = {e for e in targets if before[e][:3] != _names(e)}
+        # The names are final here (wrappers rename nothing); nothing has moved yet, so what
+        # differs now is a name (the paths are the same).
+        names = {element: _names(element) for element in targets}
+        if refs.complete:
+            renamed = {e for e in targets if before[e][:3] != names[e]}
             counts["wrappers"] = _wrap(
                 root, ctx, params, protected, refs, wrapper, targets, renamed
             )
-        after = {element: _locators(tree, element, ctx) for element in targets}
+        after = {element: (*names[element], tree.getpath(element)) for element in targets}
         for e in targets:
             if before[e] != after[e]:
                 # Shifts after this one (relayout) may move the element again: its final
@@ -149,7 +152,7 @@ class LocatorDrift:
                     {
                         "shift": self.name,
                         "tag": e.tag,
-                        "text": " ".join("".join(str(t) for t in e.itertext()).split())[:80],
+                        "text": _short_text(e),
                         "before": _named(before[e]),
                         "after": _named(after[e]),
                     },
@@ -173,6 +176,12 @@ class LocatorDrift:
         return doc
 
 
+def _short_text(element: etree._Element) -> str:
+    """The element's whitespace-normalized text, its first 80 characters (a change map's)."""
+    text = (element.text or "") if len(element) == 0 else "".join(map(str, element.itertext()))
+    return " ".join(text.split())[:80]
+
+
 def _locators(
     tree: etree._ElementTree, element: etree._Element, ctx: ShiftContext
 ) -> tuple[object, ...]:
@@ -181,9 +190,7 @@ def _locators(
 
 
 def _names(element: etree._Element) -> tuple[object, ...]:
-    hooks = tuple(
-        (name, value) for name, value in element.attrib.items() if str(name).startswith("data-")
-    )
+    hooks = tuple((name, value) for name, value in element.items() if str(name).startswith("data-"))
     return element.get("id"), element.get("class"), hooks
 
 
