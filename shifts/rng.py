@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
 from functools import lru_cache
@@ -17,7 +18,7 @@ def derive_seed(seed: int, *keys: object) -> int:
     Python's hash() is salted per process, so this hashes the keys' text with BLAKE2b: the same
     inputs give the same seed in every process and on every machine.
     """
-    material = "\x1f".join([str(seed), *(str(key) for key in keys)]).encode("utf-8")
+    material = "\x1f".join((str(seed), *map(str, keys))).encode("utf-8")
     return int.from_bytes(hashlib.blake2b(material, digest_size=8).digest(), "big")
 
 
@@ -33,7 +34,10 @@ def chance(seed: int, *keys: object) -> float:
 
 @lru_cache(maxsize=MEMO)
 def _chance(seed: int, keys: tuple[object, ...]) -> float:
-    return rng_for(seed, *keys).random()
+    # The C generator `random.Random` wraps, seeded the same way (an int seeds both through
+    # the same init_by_array), without its Python-level __init__ and seed(): a first load
+    # under a new seed draws a coin for every element it may wrap.
+    return _random.Random(derive_seed(seed, *keys)).random()
 
 
 def token_for(seed: int, *keys: object, length: int = 6) -> str:

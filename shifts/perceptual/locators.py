@@ -351,10 +351,12 @@ def _wrap(
     body = root.find("body")
     if body is None:
         body = root
+    # Not one whose parent fixes its children (`wrap_if_safe` refuses it before anything else,
+    # and that parent stays its parent until it is wrapped itself): no coin to draw for it.
     candidates = [
         (chance(ctx.seed, "wrap", _signature(element)), element)
         for element in body.iterdescendants(*WRAPPABLE)  # (the tags tested in C)
-        if element not in protected
+        if element not in protected and _parent_tag(element) not in FIXED_PARENTS
     ]
     ask = WrapQuestions.of(refs)
     looks_inside = _once_per_node(refs.looks_inside) if refs.has_subtree else _never
@@ -422,6 +424,11 @@ def _wrap(
 def _never(node: etree._Element) -> bool:
     """A question whose answer is "no" for every element (`WrapQuestions.of`)."""
     return False
+
+
+def _parent_tag(element: etree._Element) -> object:
+    parent = element.getparent()
+    return "html" if parent is None else parent.tag  # (no parent: refused like a fixed one)
 
 
 def _once_per_node(ask: Callable[[etree._Element], bool]) -> Callable[[etree._Element], bool]:

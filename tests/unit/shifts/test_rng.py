@@ -17,6 +17,10 @@ def test_rng_and_chance_are_pinned() -> None:
     assert rng_for(1, "x").random() == 0.5796831934915713
     assert chance(7, "x") == 0.9841037684121962
     assert chance(7, "x") == rng_for(7, "x").random()  # the memo holds the first draw
+    # (drawn without `random.Random`'s Python layer: the same first draw for every seed)
+    for key in range(3000):
+        assert chance(11, "wrap", key) == rng_for(11, "wrap", key).random()
+    assert chance(2**64 - 1, "x") == rng_for(2**64 - 1, "x").random()
     # A private stream per decision: drawing from one does not move another.
     one = rng_for(1, "x")
     one.random()
