@@ -102,29 +102,32 @@ class AssetRefs:
         """Whether any `:has()` rule is known (`looks_inside`)."""
         return bool(self._structure_index.subtree)
 
-    def structure_matters(self, element: etree._Element) -> bool:
+    def structure_matters(
+        self, element: etree._Element, ancestors: AncestorMatches | None = None
+    ) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
-        and its position among its siblings."""
+        and its position among its siblings. `ancestors`: a page's answers kept between
+        questions (`PageRefs`)."""
         if not self.has_structure:
             return False
-        for _ in self.structural_rules_of(element):
+        for _ in self.structural_rules_of(element, ancestors):
             return True
         return False
 
-    def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
+    def structural_rules_of(
+        self, element: etree._Element, ancestors: AncestorMatches | None = None
+    ) -> Iterator[StructuralRule]:
         """The structural rules that could match `element` where it is (`structure_matters`;
         what a diagnosis shows)."""
         if not self.has_structure:
             return  # (most inline blocks: no structural selector at all)
         index = self._structure_index
         parent = element.getparent()
+        above = ancestors or AncestorMatches()
         for rule in index.candidates(element):
             if (
                 (rule.parent is None or parent is None or _matches(parent, rule.parent))
-                and (
-                    rule.ancestor is None
-                    or any(_matches(node, rule.ancestor) for node in element.iterancestors())
-                )
+                and (rule.ancestor is None or above.at_or_above(parent, rule.ancestor))
                 and (
                     rule.sibling is None
                     or parent is None
@@ -247,11 +250,17 @@ class PageRefs:
         return tuple(self.assets.prefixes | self.inline.prefixes)
 
     def structure_matters(self, element: etree._Element) -> bool:
-        return self.assets.structure_matters(element) or self.inline.structure_matters(element)
+        return self.assets.structure_matters(
+            element, self._ancestors
+        ) or self.inline.structure_matters(element, self._ancestors)
 
     def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
-        yield from self.assets.structural_rules_of(element)
-        yield from self.inline.structural_rules_of(element)
+        yield from self.assets.structural_rules_of(element, self._ancestors)
+        yield from self.inline.structural_rules_of(element, self._ancestors)
+
+    @functools.cached_property
+    def _ancestors(self) -> AncestorMatches:
+        return AncestorMatches()
 
     def looks_inside(self, element: etree._Element) -> bool:
         return self.assets.looks_inside(element) or self.inline.looks_inside(element)
@@ -276,6 +285,34 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         follows_held=frozenset().union(*(r.follows_held for r in items)),
         complete=all(r.complete for r in items),
     )
+
+
+class AncestorMatches:
+    """Whether a node or one above it matches a compound (`A E`: an ancestor of E matching
+    A), kept per node: siblings share their ancestors, and every element of a page is asked
+    about the same few compounds. An answer stays true as wrappers go in above a node: a
+    wrapper (a custom tag, no attribute) matches no compound that names something, and one
+    that names nothing is matched by the node's old parent as well."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[etree._Element, Keys], bool] = {}
+
+    def at_or_above(self, node: etree._Element | None, keys: Keys) -> bool:
+        unknown = []
+        answer = False
+        while node is not None:
+            known = self._known.get((node, keys))
+            if known is not None:
+                answer = known
+                break
+            unknown.append(node)
+            if _matches(node, keys):
+                answer = True  # (for it and every node below it on the way up)
+                break
+            node = node.getparent()
+        for each in unknown:
+            self._known[(each, keys)] = answer
+        return answer
 
 
 def _matches(element: etree._Element, keys: Keys) -> bool:
