@@ -122,7 +122,9 @@ class ShiftedPages:
 
     Single-flight: the first load of a page that others ask for while it is being shifted is
     shifted once; they wait for it (`shared`) rather than each parse it again, which is what
-    a burst of first loads of a big page would otherwise cost in CPU and memory at once.
+    a burst of first loads of a big page would otherwise cost in CPU and memory at once. So do
+    loads of the page under the same settings with other per-request values: they wait for the
+    one being shifted whole, and have their values swapped into it.
 
     Per-request values: most apps put a fresh nonce or CSRF token in every page, so a page's
     bytes are new at every load. Entries keep the bytes they were shifted from, and the last
@@ -143,6 +145,8 @@ class ShiftedPages:
         # The setting (a key without its digest) -> the key of the last page shifted under it;
         # dropped with the entry.
         self._latest: dict[tuple[object, ...], tuple[object, ...]] = {}
+        # The setting -> the load of a page under it being shifted whole (not swapped).
+        self._whole_in_flight: dict[tuple[object, ...], _InFlight] = {}
         self.hits = self.misses = self.shared = self.swapped = 0
 
     @staticmethod
@@ -201,21 +205,46 @@ class ShiftedPages:
                 return flight.result
             return make()  # the first attempt failed: this request fails (or not) on its own
         try:
-            swapped = self._from_latest(key, raw) if raw is not None else None
+            swapped = None
+            if raw is not None:
+                swapped = self._from_latest(key, raw)
+                leader = self._whole_shift_of_setting(key, flight) if swapped is None else None
+                if leader is not None:
+                    with self._lock:
+                        leader.waiting += 1
+                    # Another load of the page under these settings (other per-request values)
+                    # is being shifted whole: this one waits and swaps its values into it, as
+                    # a burst of first loads of a page with a nonce would each shift it whole.
+                    leader.done.wait()
+                    swapped = self._from_latest(key, raw)
             if swapped is not None:
                 # Kept without its page: the setting's latest stays the page shifted whole,
                 # whose state's JSON (made once) every later swap reads.
                 flight.result = swapped
                 self.put(key, swapped)
             else:
-                flight.result = make()
+                made = make()
+                made.state_json  # noqa: B018 (made here, once, not by each swap's thread)
+                flight.result = made
                 metrics.inc("shifted_pages_shifted_total")
-                self.put(key, flight.result, raw)
+                self.put(key, made, raw)
             return flight.result
         finally:
             with self._lock:
                 del self._in_flight[key]
+                setting = _setting(key)
+                if self._whole_in_flight.get(setting) is flight:
+                    del self._whole_in_flight[setting]
             flight.done.set()
+
+    def _whole_shift_of_setting(
+        self, key: tuple[object, ...], flight: _InFlight
+    ) -> _InFlight | None:
+        """The load of another page under the same settings being shifted whole, if one is;
+        else None, and `flight` is that load from now on."""
+        with self._lock:
+            leader = self._whole_in_flight.setdefault(_setting(key), flight)
+        return None if leader is flight else leader
 
     def waiting(self, key: tuple[object, ...]) -> int:
         """How many requests wait for the page under `key` being shifted (for tests)."""
@@ -225,7 +254,11 @@ class ShiftedPages:
 
     def _from_latest(self, key: tuple[object, ...], raw: bytes) -> FrozenDocument | None:
         with self._lock:
-            latest = self._entries.get(self._latest.get(_setting(key), ()))
+            latest_key = self._latest.get(_setting(key), ())
+            latest = self._entries.get(latest_key)
+            if latest is not None:
+                # In use: the swapped pages made from it (one per load) go out first.
+                self._entries.move_to_end(latest_key)
         frozen, before = latest or (None, None)
         if frozen is None or before is None:
             return None

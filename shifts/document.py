@@ -77,26 +77,18 @@ class FrozenDocument:
                 return None
             body = body.replace(before, after)
         text = {before.decode(): after.decode() for before, after in swaps.items()}
-        return replace_values(
-            FrozenDocument(
-                body=body,
-                encoding=self.encoding,
-                head_markup=self.head_markup,
-                early_markup=self.early_markup,
-                notes=self.notes,
-                changes=self.changes,
-                runtime=self.runtime,
-                changed=self.changed,
-                splice_points=self.splice_points,  # swaps keep lengths: the same places
-            ),
-            text,
-        )
+        # (this document's state JSON, made once, is what every later swap reads: a page's
+        # change map holds thousands of entries; swaps keep lengths, so the same splice points)
+        return replace_values(self, text, body)
 
 
-def replace_values(frozen: FrozenDocument, text: dict[str, str]) -> FrozenDocument:
+def replace_values(
+    frozen: FrozenDocument, text: dict[str, str], body: bytes | None = None
+) -> FrozenDocument:
     """The frozen state's strings (markup, notes, change map, runtime rules) with `text`'s
     values swapped in: a page's nonce is in its change map's locators, say. (Through JSON, in
-    C, and only where a value is there at all: a big page's change map holds thousands.)"""
+    C, and only where a value is there at all: a big page's change map holds thousands.)
+    `body`: the body the values are swapped in already (None: the frozen one)."""
 
     def swapped_text(value: str) -> str:
         for before, after in text.items():
@@ -110,6 +102,7 @@ def replace_values(frozen: FrozenDocument, text: dict[str, str]) -> FrozenDocume
         notes, changes, runtime = frozen.notes, frozen.changes, frozen.runtime
     return dataclasses.replace(
         frozen,
+        body=frozen.body if body is None else body,
         head_markup=tuple(swapped_text(markup) for markup in frozen.head_markup),
         early_markup=tuple(swapped_text(markup) for markup in frozen.early_markup),
         notes=notes,

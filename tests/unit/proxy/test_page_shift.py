@@ -296,3 +296,60 @@ def test_a_difference_a_shift_decides_by_is_shifted_afresh() -> None:
         shifted_bytes(episode(**config), first, 1, shifted)
         again = shifted_bytes(episode(**config), second, 2, shifted)
         assert shifted.swapped == 0 and again == shifted_bytes(episode(**config), second, 2, None)
+
+
+def values_of(load: int) -> tuple[str, str, str, str]:
+    """Per-request values for one load: as long as FIRST's, another at every load."""
+    return tuple(value[:-3] + f"{load:03d}" for value in FIRST)  # type: ignore[return-value]
+
+
+def test_concurrent_first_loads_with_their_own_values_shift_the_page_once() -> None:
+    """A burst of first loads of a page with a nonce (each its own): one is shifted whole, the
+    others wait for it and have their values swapped in, each as shifting it afresh gives."""
+    config = {"condition": "Src-Perc", "seed": 4}
+    pages = [with_values(WORDPRESS_PAGE, values_of(load)) for load in range(6)]
+    shifted = ShiftedPages()
+    release, started = threading.Event(), threading.Event()
+    first_make = threading.Lock()
+    held_once: list[int] = []
+    real_get_or_make = shifted.get_or_make
+
+    def get_or_make(key: Any, make: Any, raw: bytes | None = None) -> Any:
+        def held() -> Any:
+            with first_make:
+                if not held_once:
+                    held_once.append(1)
+                    started.set()
+                    release.wait()
+            return make()
+
+        return real_get_or_make(key, held, raw)
+
+    shifted.get_or_make = get_or_make  # type: ignore[method-assign]
+    with ThreadPoolExecutor(len(pages)) as pool:
+        first = pool.submit(shifted_bytes, episode(**config), pages[0], 1, shifted)
+        started.wait()
+        rest = [
+            pool.submit(shifted_bytes, episode(**config), page, 1, shifted) for page in pages[1:]
+        ]
+        deadline = time.monotonic() + 60  # (a condition polled; see _asked_while_made)
+        while time.monotonic() < deadline and sum(
+            flight.waiting for flight in list(shifted._whole_in_flight.values())
+        ) < len(rest):
+            time.sleep(0.001)
+        waited = sum(flight.waiting for flight in list(shifted._whole_in_flight.values()))
+        release.set()
+        results = [first.result(), *(future.result() for future in rest)]
+    assert waited == len(rest), "the other loads did not wait for the one shifted whole"
+    assert shifted.swapped == len(rest) and len(held_once) == 1
+    for page, result in zip(pages, results, strict=True):
+        assert result == shifted_bytes(episode(**config), page, 1, None)
+
+
+def test_the_page_swaps_are_made_from_stays_while_swapped_pages_fill_the_cache() -> None:
+    shifted = ShiftedPages(max_bytes=4 * len(WORDPRESS_PAGE))
+    config = {"condition": "Src-Perc", "seed": 2}
+    for load in range(12):
+        shifted_bytes(episode(**config), with_values(WORDPRESS_PAGE, values_of(load)), 1, shifted)
+    assert shifted.swapped == 11, "the page shifted whole was evicted by the swapped ones"
+    assert shifted._bytes <= shifted.max_bytes
