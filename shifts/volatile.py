@@ -10,6 +10,7 @@ anything else (then the page is shifted afresh).
 
 from __future__ import annotations
 
+import functools
 import re
 
 _VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
@@ -79,7 +80,7 @@ def swaps(old: bytes, new: bytes) -> dict[bytes, bytes] | None:
             before in found
             or len(found) == MAX_VALUES
             or not (is_volatile(before) and is_volatile(after))
-            or not all(_carried_at(old, at.start()) for at in re.finditer(re.escape(before), old))
+            or not _carried_everywhere(old, before)
         ):
             return None
         found[before] = after
@@ -107,6 +108,15 @@ def _widen(old: bytes, new: bytes, start: int, end: int) -> tuple[int, int]:
     while end < len(old) and old[end] in _TOKEN_BYTES and new[end] in _TOKEN_BYTES:
         end += 1
     return start, end
+
+
+@functools.lru_cache(maxsize=8)
+def _carried_everywhere(page: bytes, value: bytes) -> bool:
+    """Whether every occurrence of `value` in `page` is carried (`_carried_at`). Kept for a few
+    pages: the page a setting's swaps are made from is asked about its same values at every
+    load, and a nonce in every link of it is hundreds of tags to read back into (the bytes'
+    hash is kept by the bytes object, so a page asked again costs a lookup)."""
+    return all(_carried_at(page, at.start()) for at in re.finditer(re.escape(value), page))
 
 
 def _carried_at(page: bytes, position: int) -> bool:
