@@ -3,6 +3,7 @@ response pipeline and the alignment checker, so both shift a page in exactly the
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
@@ -182,7 +183,7 @@ class ShiftedPages:
         when `raw` differs from it only in per-request values, else by `make`; once, however
         many threads ask at the same time. (Only worker threads can wait: the event loop
         shifts the pages below the offload size, which never go to a worker, so it never
-        waits on one.)"""
+        waits on one for the same bytes, and it never waits for another load of the page.)"""
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
@@ -209,12 +210,14 @@ class ShiftedPages:
             if raw is not None:
                 swapped = self._from_latest(key, raw)
                 leader = self._whole_shift_of_setting(key, flight) if swapped is None else None
-                if leader is not None:
+                if leader is not None and not _on_event_loop():
                     with self._lock:
                         leader.waiting += 1
                     # Another load of the page under these settings (other per-request values)
                     # is being shifted whole: this one waits and swaps its values into it, as
                     # a burst of first loads of a page with a nonce would each shift it whole.
+                    # (Not the event loop: it would hold every other connection meanwhile; a
+                    # page small enough to be shifted there costs less than that wait.)
                     leader.done.wait()
                     swapped = self._from_latest(key, raw)
             if swapped is not None:
@@ -320,6 +323,15 @@ def shift_offline(
     )
     ctx = replace(ctx, popup=plan_popup(ctx))
     return ctx, shift_document(episode, ctx, raw, charset, shifted)
+
+
+def _on_event_loop() -> bool:
+    """Whether this thread runs an event loop (the proxy's), not a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _setting(key: tuple[object, ...]) -> tuple[object, ...]:

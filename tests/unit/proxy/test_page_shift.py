@@ -3,6 +3,7 @@ which site profile, which CSP nonce."""
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import re
 import threading
@@ -353,3 +354,41 @@ def test_the_page_swaps_are_made_from_stays_while_swapped_pages_fill_the_cache()
         shifted_bytes(episode(**config), with_values(WORDPRESS_PAGE, values_of(load)), 1, shifted)
     assert shifted.swapped == 11, "the page shifted whole was evicted by the swapped ones"
     assert shifted._bytes <= shifted.max_bytes
+
+
+def test_the_event_loop_does_not_wait_for_another_load_of_the_page() -> None:
+    """A load shifted on the event loop (a small page) while a worker shifts another load of
+    the page whole shifts its own: waiting would hold every other connection meanwhile."""
+    config = {"condition": "Src-Perc", "seed": 5}
+    pages = [with_values(WORDPRESS_PAGE, values_of(load)) for load in range(2)]
+    shifted = ShiftedPages()
+    release, started = threading.Event(), threading.Event()
+    order: list[str] = []
+    real_get_or_make = shifted.get_or_make
+
+    def get_or_make(key: Any, make: Any, raw: bytes | None = None) -> Any:
+        def held() -> Any:
+            started.set()
+            release.wait(timeout=60)  # (only if the loop waited: then the test fails, not hangs)
+            order.append("worker")
+            return make()
+
+        if raw == pages[0]:
+            return real_get_or_make(key, held, raw)
+        return real_get_or_make(key, make, raw)
+
+    shifted.get_or_make = get_or_make  # type: ignore[method-assign]
+
+    async def on_the_loop() -> bytes:
+        result = shifted_bytes(episode(**config), pages[1], 1, shifted)[0]
+        order.append("loop")
+        return result
+
+    with ThreadPoolExecutor(1) as pool:
+        worker = pool.submit(shifted_bytes, episode(**config), pages[0], 1, shifted)
+        started.wait()
+        on_loop = asyncio.run(on_the_loop())
+        release.set()
+        worker.result()
+    assert order == ["loop", "worker"] and shifted.swapped == 0
+    assert on_loop == shifted_bytes(episode(**config), pages[1], 1, None)[0]
