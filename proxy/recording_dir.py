@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import re
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -64,11 +65,20 @@ class WriteFailure:
 
 
 class Recording:
+    # The bodies queued for the disk at most: a page recorded while earlier ones still wait
+    # for the writer waits for room (its response with it). One writer thread keeps up with
+    # a few pages a second; 60 pages of 1 MB a second queued half a gigabyte in ten seconds.
+    max_backlog_bytes = 64 * 1024 * 1024
+
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
         (self.root / "bodies").mkdir(parents=True, exist_ok=True)
         (self.root / "episodes").mkdir(parents=True, exist_ok=True)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
+        # The entries queued and not known to be written, oldest first, with their bodies'
+        # bytes (the writer takes them in that order).
+        self._backlog: deque[tuple[Future[None], int]] = deque()
+        self._backlog_bytes = 0
         # Who hears of an entry that could not be written (the recorder: an event on the
         # episode), called on the event loop that queued the write.
         self.on_entry_failure: Callable[[WriteFailure], None] | None = None
@@ -117,9 +127,26 @@ class Recording:
             if self.on_entry_failure is not None:
                 loop.call_soon_threadsafe(self.on_entry_failure, failure)
 
-        self._worker.submit(self._write_entry, episode_id, entry, body, source).add_done_callback(
-            reported
-        )
+        weight = len(body or b"") + len(source or b"")
+        await self._room_for(weight)
+        written = self._worker.submit(self._write_entry, episode_id, entry, body, source)
+        written.add_done_callback(reported)
+        self._backlog.append((written, weight))
+        self._backlog_bytes += weight
+
+    async def _room_for(self, weight: int) -> None:
+        """Wait until the entries queued before, with `weight` more bytes, fit the backlog's
+        budget (an entry alone over it waits for the queue to empty, then goes)."""
+        while self._backlog:
+            oldest, size = self._backlog[0]
+            if oldest.done():
+                self._backlog.popleft()
+                self._backlog_bytes -= size
+                continue
+            if self._backlog_bytes + weight <= self.max_backlog_bytes:
+                return
+            # (another waiter may take it off the queue meanwhile: the loop reads it again)
+            await asyncio.wait([asyncio.wrap_future(oldest)])
 
     def _write_entry(
         self, episode_id: str, entry: dict[str, Any], body: bytes | None, source: bytes | None

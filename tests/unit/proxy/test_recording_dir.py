@@ -180,3 +180,27 @@ async def test_a_full_disk_is_reported_per_entry_and_leaves_no_half_file(
     assert failures[1].reason == "only part of the record was written"
     lines = (tmp_path / "episodes" / "e" / "entries.jsonl").read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[1])["request"]["url"] == "http://x/after"
+
+
+async def test_a_page_waits_for_room_when_the_writer_falls_behind(recording: Recording) -> None:
+    """The bodies queued for the disk are bounded: with the writer held, entries go in until
+    the budget is full, and the next one waits until the writer has written earlier ones."""
+    import threading
+
+    recording.max_backlog_bytes = 3 * 1024 * 1024
+    held = threading.Event()
+    recording._worker.submit(held.wait, 60)  # the writer, busy (until released)
+    body = b"x" * (1024 * 1024)
+    for index in range(3):
+        await recording.append_entry("ep", entry(f"http://app.test/{index}"), body, None)
+    fourth = asyncio.create_task(
+        recording.append_entry("ep", entry("http://app.test/3"), body, None)
+    )
+    for _ in range(20):  # every chance to run: it waits on the held writer, not on time
+        await asyncio.sleep(0)
+    assert not fourth.done() and recording._backlog_bytes == 3 * 1024 * 1024
+    held.set()
+    await fourth
+    await recording.flush()
+    urls = [e["request"]["url"] for e in await recording.entries("ep")]
+    assert urls == [f"http://app.test/{index}" for index in range(4)]
