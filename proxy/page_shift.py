@@ -227,7 +227,8 @@ class ShiftedPages:
                 self.put(key, swapped)
             else:
                 made = make()
-                made.state_json  # noqa: B018 (made here, once, not by each swap's thread)
+                if flight.waiting:  # (loads wait to swap into it: made once, not in each)
+                    made.state_json  # noqa: B018
                 flight.result = made
                 metrics.inc("shifted_pages_shifted_total")
                 self.put(key, made, raw)

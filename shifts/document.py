@@ -82,13 +82,11 @@ class FrozenDocument:
         return replace_values(self, text, body)
 
 
-def replace_values(
-    frozen: FrozenDocument, text: dict[str, str], body: bytes | None = None
-) -> FrozenDocument:
+def replace_values(frozen: FrozenDocument, text: dict[str, str], body: bytes) -> FrozenDocument:
     """The frozen state's strings (markup, notes, change map, runtime rules) with `text`'s
     values swapped in: a page's nonce is in its change map's locators, say. (Through JSON, in
     C, and only where a value is there at all: a big page's change map holds thousands.)
-    `body`: the body the values are swapped in already (None: the frozen one)."""
+    `body`: the frozen body with the values swapped in already."""
 
     def swapped_text(value: str) -> str:
         for before, after in text.items():
@@ -102,7 +100,7 @@ def replace_values(
         notes, changes, runtime = frozen.notes, frozen.changes, frozen.runtime
     return dataclasses.replace(
         frozen,
-        body=frozen.body if body is None else body,
+        body=body,
         head_markup=tuple(swapped_text(markup) for markup in frozen.head_markup),
         early_markup=tuple(swapped_text(markup) for markup in frozen.early_markup),
         notes=notes,

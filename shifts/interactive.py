@@ -21,15 +21,15 @@ _MEMBERS = (
 CSS = ", ".join(css for css, _ in _MEMBERS)
 # Not what a browser running scripts never renders: the fallback inside <noscript>, the inert
 # contents of a <template> (a live document's querySelectorAll(CSS) does not see them either).
+_NOT_RENDERED = ("noscript", "template")
 XPATH = etree.XPath(
     "(" + " | ".join(f"//{step}" for _, step in _MEMBERS) + ")"
-    "[not(ancestor::noscript) and not(ancestor::template)]"
+    "[" + " and ".join(f"not(ancestor::{tag})" for tag in _NOT_RENDERED) + "]"
 )
 # The members again, as what `interactive_elements` tests per element (a test holds them to
 # the XPath on every saved page).
 _TAGS = frozenset({"a", "button", "input", "select", "textarea", "summary"})
 _ROLES = frozenset(ROLES)
-_NOT_RENDERED = ("noscript", "template")
 
 
 def interactive_elements(root: etree._Element) -> list[etree._Element]:

@@ -29,7 +29,6 @@ from shifts import interactive
 from shifts.document import HtmlDocument
 from shifts.perceptual import locators
 from shifts.references import AssetRefs, Keys, PageRefs, inline_refs, merge_refs
-from shifts.selectors import elements
 
 
 def keys_text(keys: Keys | None) -> str:
@@ -107,7 +106,7 @@ def report(url: str, raw: bytes, assets: AssetRefs, seeds: int) -> None:
     out(f"{url}\n  share of interactive elements drifted, seeds 0-{seeds - 1}: {shares}")
     root = HtmlDocument(raw).tree
     refs = PageRefs(assets, inline_refs(root))
-    for element in elements(interactive.XPATH, root):
+    for element in interactive.interactive_elements(root):
         names = [element.get("id") or "", *(element.get("class") or "").split()]
         held = [name for name in names if name and refs.references(name)]
         out(f"  {describe(element)}")

@@ -513,9 +513,9 @@ class WrapQuestions:
     def wrapped(self, parent: etree._Element, wrapper: etree._Element) -> None:
         """A wrapper took the place of a child of `parent` that no structural rule matches:
         the parent's answer is the same, unless one matches the wrapper."""
-        known = self.structured_children
         if self.structure_matters is _never:
             return
+        known = self.structured_children
         if known is not None and parent in known and not known[parent]:
             known[parent] = self.structure_matters(wrapper)
 
