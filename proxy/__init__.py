@@ -5,6 +5,7 @@ from __future__ import annotations
 from proxy import upstream_errors
 from proxy.binding import EpisodeBinding
 from proxy.chain import AddonChain
+from proxy.collector import BodyCollector
 from proxy.guard import UpstreamGuard
 from proxy.internal import InternalEndpoints
 from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
@@ -25,7 +26,8 @@ def build_addons(
 ) -> list[object]:
     """The addons in hook order: bind, answer internal paths, answer replays, route, guard,
     rewrite, watch assets against knowledge (after the rewriter has decided which responses
-    stream), record (what the browser gets, so after every change), time: one mitmproxy addon
+    stream), record (what the browser gets, so after every change), time, and free finished
+    exchanges (last: once every member is done with the flow): one mitmproxy addon
     (`AddonChain`) that calls them in that order. `knowledge`: the site knowledge pages are
     shifted against (by default kept in this process only)."""
     upstream_errors.install()
@@ -41,6 +43,7 @@ def build_addons(
         *([Recorder(recording, store)] if recording is not None else []),
         UpstreamTimeout(),
         upstream_errors.UpstreamErrors(),
+        BodyCollector(),
     ]
     return [AddonChain(members)]
 

@@ -20,6 +20,9 @@ HELP = {
     "rewrite_errors_total": "Responses that failed closed because shifting failed",
     "beacon_events_total": "Client runtime events accepted by the beacon",
     "recording_errors_total": "Responses, episodes or events the record directory could not keep",
+    "full_collections_total": "Full garbage collections run to free the bodies of finished "
+    "exchanges (--collect-after-bytes)",
+    "full_collection_us_total": "CPU microseconds they took (the event loop's)",
     "tls_handshake_failures_total": "Client TLS handshakes that failed, logged at most once "
     "a minute per host (mostly browsers' background requests refusing the interception CA)",
 }

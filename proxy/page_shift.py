@@ -132,7 +132,8 @@ class ShiftedPages:
     one made under each setting (the key without the digest) is known; a page that differs
     from it only in per-request values (`shifts.volatile`) is its shifted state with the new
     values swapped in (`swapped`), byte for byte what shifting it afresh gives, since no
-    shift decides by those values."""
+    shift decides by those values. A swapped page is not kept: the cache holds pages shifted
+    whole, which later loads are made from."""
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
@@ -221,10 +222,11 @@ class ShiftedPages:
                     leader.done.wait()
                     swapped = self._from_latest(key, raw)
             if swapped is not None:
-                # Kept without its page: the setting's latest stays the page shifted whole,
-                # whose state's JSON (made once) every later swap reads.
+                # Not kept: its values are this load's, which the next load does not carry,
+                # and a swap costs about a parse. Kept, a page with a nonce filled the cache
+                # with one swapped page per load, evicting every other page's whole shift
+                # (which then had to be made again) and holding up to `max_bytes` for nothing.
                 flight.result = swapped
-                self.put(key, swapped)
             else:
                 made = make()
                 if flight.waiting:  # (loads wait to swap into it: made once, not in each)

@@ -168,6 +168,7 @@ class Settings(BaseSettings):
     require_token: bool = _carried("require_token")
     max_rewrite_bytes: int = _carried("max_rewrite_bytes", gt=0)
     offload_bytes: int = _carried("offload_bytes", ge=0)
+    collect_after_bytes: int = _carried("collect_after_bytes", ge=0)
     learn: Annotated[Literal["browser", "static", "off"], AfterValidator(_learnable)] = _carried(
         "learn"
     )

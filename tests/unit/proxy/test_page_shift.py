@@ -347,13 +347,30 @@ def test_concurrent_first_loads_with_their_own_values_shift_the_page_once() -> N
         assert result == shifted_bytes(episode(**config), page, 1, None)
 
 
-def test_the_page_swaps_are_made_from_stays_while_swapped_pages_fill_the_cache() -> None:
+def test_swapped_pages_are_not_kept() -> None:
+    """A page with a nonce, loaded 12 times: one whole shift and 11 swaps, and the cache holds
+    the whole one only (each swapped page carries values no later load has)."""
     shifted = ShiftedPages(max_bytes=4 * len(WORDPRESS_PAGE))
     config = {"condition": "Src-Perc", "seed": 2}
     for load in range(12):
         shifted_bytes(episode(**config), with_values(WORDPRESS_PAGE, values_of(load)), 1, shifted)
     assert shifted.swapped == 11, "the page shifted whole was evicted by the swapped ones"
-    assert shifted._bytes <= shifted.max_bytes
+    assert len(shifted._entries) == 1 and shifted._bytes <= shifted.max_bytes
+
+
+def test_loads_of_a_page_with_a_nonce_do_not_evict_other_settings_pages() -> None:
+    """Two episodes' settings, each with its page shifted whole, in a cache with room for
+    three pages: 20 loads of the first page (each its own nonce) leave the second's shift in
+    place, so its next load is a swap, not a whole shift again."""
+    shifted = ShiftedPages(max_bytes=3 * 2 * len(WORDPRESS_PAGE))  # (a page and its shift)
+    first, second = {"condition": "Src-Perc", "seed": 6}, {"condition": "Src-Perc", "seed": 7}
+    shifted_bytes(episode(**first), with_values(WORDPRESS_PAGE, values_of(0)), 1, shifted)
+    shifted_bytes(episode(**second), with_values(WORDPRESS_PAGE, values_of(0)), 1, shifted)
+    for load in range(1, 21):
+        shifted_bytes(episode(**first), with_values(WORDPRESS_PAGE, values_of(load)), 1, shifted)
+    whole_before = shifted.misses - shifted.swapped
+    shifted_bytes(episode(**second), with_values(WORDPRESS_PAGE, values_of(21)), 1, shifted)
+    assert shifted.misses - shifted.swapped == whole_before == 2
 
 
 def test_the_event_loop_does_not_wait_for_another_load_of_the_page() -> None:

@@ -37,6 +37,7 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     "require_token": ("true", True),
     "max_rewrite_bytes": ("1234", 1234),
     "offload_bytes": ("4321", 4321),
+    "collect_after_bytes": ("0", 0),
     "learn": ("static", "static"),
     "learn_timeout": ("2.5", 2.5),
     "knowledge_dir": ("/srv/knowledge", "/srv/knowledge"),

@@ -1,0 +1,121 @@
+"""The body collector in the real addon chain: finished flows that mitmproxy's own layers hold
+in reference cycles are freed once their bodies pass the budget, not when Python's collector
+gets to them."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+from mitmproxy import ctx, http
+from mitmproxy.addonmanager import AddonManager
+from mitmproxy.proxy.context import Context
+from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHook, HttpStream
+from mitmproxy.test import tflow
+
+from proxy import metrics
+from proxy.collector import BodyCollector
+from tests.unit.proxy.conftest import member
+
+MB = 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def no_automatic_collection() -> Iterator[None]:
+    """Python's own collector off: what frees a flow here is the addon, or nothing."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+def in_mitmproxy(body_bytes: int) -> tuple[http.HTTPFlow, HttpStream]:
+    """A flow with a response body of `body_bytes` and the HTTP stream layer that holds it, as
+    mitmproxy holds an exchange: the layer is in a reference cycle of its own (its state is a
+    bound method of itself), so once dropped, only a full collection frees it and the flow."""
+    flow = tflow.tflow(resp=http.Response.make(200, b"x" * body_bytes))
+    stream = HttpStream(Context(tflow.tclient_conn(), ctx.options), 1)
+    stream.flow = flow
+    return flow, stream
+
+
+async def finish(addons: AddonManager, body_bytes: int) -> weakref.ref[http.HTTPFlow]:
+    """An exchange's `response` hook (its layer in use meanwhile), then the exchange over."""
+    flow, stream = in_mitmproxy(body_bytes)
+    await addons.handle_lifecycle(HttpResponseHook(flow))
+    return weakref.ref(flow)
+
+
+def collections() -> int:
+    return metrics.COUNTERS["full_collections_total"]
+
+
+async def test_mitmproxy_holds_a_finished_flow_until_a_full_collection(
+    addons: AddonManager,
+) -> None:
+    """The premise: without a full collection, a finished flow outlives every reference to it
+    but mitmproxy's cycle (the day mitmproxy frees them itself, this fails and the addon can go)."""
+    ref = weakref.ref(in_mitmproxy(10)[0])
+    assert ref() is not None
+    gc.collect()
+    assert ref() is None
+
+
+async def test_finished_flows_are_freed_once_their_bodies_pass_the_budget(
+    addons: AddonManager,
+) -> None:
+    ctx.options.update(ss_collect_after_bytes=3 * MB)
+    before = collections()
+    first, second = await finish(addons, MB), await finish(addons, MB)
+    assert first() is not None and second() is not None and collections() == before
+    third = await finish(addons, MB)  # 3 MB held: the budget
+    assert collections() == before + 1
+    assert first() is None and second() is None
+    assert third() is not None  # in use while it was collected: the next collection frees it
+    await finish(addons, 3 * MB)
+    assert third() is None and collections() == before + 2
+    collector = member(addons, "bodycollector")
+    assert isinstance(collector, BodyCollector) and collector.pending_bytes == 0
+
+
+async def test_request_bodies_count_and_errors_end_flows_too(addons: AddonManager) -> None:
+    """An upload is held like a page, and a flow that ended in an error is finished."""
+    ctx.options.update(ss_collect_after_bytes=2 * MB)
+    before = collections()
+    flow, stream = in_mitmproxy(0)
+    flow.response = None
+    flow.request.content = b"u" * (2 * MB)
+    flow.error = tflow.terr()
+    await addons.handle_lifecycle(HttpErrorHook(flow))
+    ref = weakref.ref(flow)
+    del flow, stream
+    assert collections() == before + 1 and ref() is not None  # (in use while collected)
+    await finish(addons, 2 * MB)
+    assert collections() == before + 2 and ref() is None
+
+
+async def test_a_streamed_body_is_not_counted(addons: AddonManager) -> None:
+    """A body passed through in chunks is not kept by mitmproxy (its content is None)."""
+    ctx.options.update(ss_collect_after_bytes=MB)
+    before = collections()
+    for _ in range(3):
+        flow, _ = in_mitmproxy(0)
+        assert flow.response is not None
+        flow.response.stream = True
+        flow.response.raw_content = None
+        await addons.handle_lifecycle(HttpResponseHook(flow))
+    assert collections() == before
+
+
+async def test_a_budget_of_zero_leaves_flows_to_python(addons: AddonManager) -> None:
+    ctx.options.update(ss_collect_after_bytes=0)
+    before = collections()
+    refs = [await finish(addons, MB) for _ in range(8)]
+    assert collections() == before and all(ref() is not None for ref in refs)
+
+
+async def test_the_option_exists_with_its_default(addons: AddonManager) -> None:
+    assert ctx.options.ss_collect_after_bytes == 32 * MB
+    assert "garbage collection" in ctx.options._options["ss_collect_after_bytes"].help
