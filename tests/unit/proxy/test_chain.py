@@ -104,4 +104,5 @@ def test_the_service_is_one_addon_holding_every_member_in_hook_order() -> None:
         "KnowledgeWatch",
         "UpstreamTimeout",
         "UpstreamErrors",
+        "BodyCollector",
     ]
