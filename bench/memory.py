@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from bench.episodes import say
 from bench.first_load import fresh, token_template
@@ -55,19 +52,14 @@ def measured(row: Row, url: str, connections: int, seconds: int) -> dict[str, An
 
 
 def collections(service: ServiceProcess) -> tuple[int, float]:
-    """The full collections the service ran, and the milliseconds they took."""
-    text = httpx.get(f"{service.api}/metrics", timeout=10).text
-
-    def counter(name: str) -> int:
-        found = re.search(rf"^skillshift_{name} (\d+)$", text, re.M)
-        return int(found.group(1)) if found else 0
-
-    return counter("full_collections_total"), counter("full_collection_us_total") / 1000
+    """The full collections the service ran, and the milliseconds of CPU they took."""
+    return (
+        service.counter("full_collections_total"),
+        service.counter("full_collection_us_total") / 1000,
+    )
 
 
-def service_row(
-    name: str, workdir: Path, url: str, args: argparse.Namespace
-) -> dict[str, Any]:
+def service_row(name: str, workdir: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
     (workdir / name).mkdir()
     service = ServiceProcess(workdir / name, *SERVICE_ROWS[name]).start()
     try:

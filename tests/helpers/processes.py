@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -129,6 +130,13 @@ class ServiceProcess:
         response = httpx.post(f"{self.api}/episodes", json=config, timeout=5)
         assert response.status_code == 201, response.text
         return dict(response.json())
+
+    def counter(self, name: str) -> int:
+        """A counter of the service's /metrics (`name` without the `skillshift_` prefix)."""
+        text = httpx.get(f"{self.api}/metrics", timeout=5).text
+        found = re.search(rf"^skillshift_{name} (\d+)$", text, re.MULTILINE)
+        assert found, text
+        return int(found.group(1))
 
     def events(self, episode_id: str) -> list[dict[str, object]]:
         response = httpx.get(f"{self.api}/episodes/{episode_id}/events?limit=1000", timeout=5)

@@ -327,13 +327,6 @@ def refuse_the_certificate(service: ServiceProcess, host: str) -> None:
             ssl.create_default_context().wrap_socket(raw, server_hostname=host)
 
 
-def counter(service: ServiceProcess, name: str) -> int:
-    metrics = httpx.get(f"{service.api}/metrics", timeout=5).text
-    found = re.search(rf"^skillshift_{name} (\d+)$", metrics, re.MULTILINE)
-    assert found, metrics
-    return int(found.group(1))
-
-
 def test_refused_handshakes_are_summarised_not_logged_one_by_one(workdir: Path) -> None:
     # The hosts Chromium's background requests go to; nothing is sent there: the handshake
     # with the client fails before the proxy connects anywhere.
@@ -345,7 +338,7 @@ def test_refused_handshakes_are_summarised_not_logged_one_by_one(workdir: Path) 
             refuse_the_certificate(service, "content-autofill.googleapis.com")
         refuse_the_certificate(service, "update.googleapis.com")
         deadline = time.monotonic() + 30
-        while counter(service, "tls_handshake_failures_total") < 31:  # all reached the log
+        while service.counter("tls_handshake_failures_total") < 31:  # all reached the log
             assert time.monotonic() < deadline, service.log()
             time.sleep(0.05)
         minutes = (time.monotonic() - started) / 60

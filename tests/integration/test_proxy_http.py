@@ -278,3 +278,26 @@ def test_admin_api_and_unlisted_upstreams_are_unreachable(service: ServiceProces
         outside = client.get("http://unlisted.example/")  # no DNS lookup happens either
     assert api.status_code == 403 and "not allowed" in api.text
     assert outside.status_code == 403 and "unlisted.example:80" in outside.text, outside.text
+
+
+def test_finished_exchanges_are_collected_after_the_bytes_given(
+    workdir,
+    upstream: UpstreamServer,  # type: ignore[no-untyped-def]
+) -> None:
+    """A service told to collect after 1 MB of bodies runs a full collection after about
+    every two loads of a 600 KB page (each served whole, its popup in it); with 0, never."""
+    big = PAGE.replace(b"</body>", b"<p>" + b"x" * 600_000 + b"</p></body>")
+    upstream.extra["/big-page.html"] = ("text/html; charset=utf-8", big)
+    for budget, expected in (("1000000", range(2, 4)), ("0", range(0, 1))):
+        (workdir / budget).mkdir()
+        service = ServiceProcess(workdir / budget, "--collect-after-bytes", budget).start()
+        try:
+            episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=7)
+            headers = {"X-SkillShift-Episode": str(episode["id"]), **NAV}
+            with httpx.Client(proxy=service.proxy, timeout=20) as client:
+                for _ in range(5):
+                    page = client.get(f"{upstream.origin}/big-page.html", headers=headers)
+                    assert page.status_code == 200 and b"/__ss/r.js?v=" in page.content
+            assert service.counter("full_collections_total") in expected, budget
+        finally:
+            service.stop()
