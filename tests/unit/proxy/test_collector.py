@@ -4,7 +4,9 @@ gets to them."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import time
 import weakref
 from collections.abc import Iterator
 
@@ -16,7 +18,7 @@ from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHook, HttpStr
 from mitmproxy.test import tflow
 
 from proxy import metrics
-from proxy.collector import BodyCollector
+from proxy.collector import MAX_SHARE, BodyCollector
 from tests.unit.proxy.conftest import member
 
 MB = 1024 * 1024
@@ -52,6 +54,14 @@ def collections() -> int:
     return metrics.COUNTERS["full_collections_total"]
 
 
+async def collectable(addons: AddonManager) -> None:
+    """Until the collector may run its next collection (a tenth of the time at most)."""
+    collector = member(addons, "bodycollector")
+    assert isinstance(collector, BodyCollector)
+    while time.monotonic() < collector.earliest_next:
+        await asyncio.sleep(collector.earliest_next - time.monotonic())
+
+
 async def test_mitmproxy_holds_a_finished_flow_until_a_full_collection(
     addons: AddonManager,
 ) -> None:
@@ -74,6 +84,7 @@ async def test_finished_flows_are_freed_once_their_bodies_pass_the_budget(
     assert collections() == before + 1
     assert first() is None and second() is None
     assert third() is not None  # in use while it was collected: the next collection frees it
+    await collectable(addons)
     await finish(addons, 3 * MB)
     assert third() is None and collections() == before + 2
     collector = member(addons, "bodycollector")
@@ -92,6 +103,7 @@ async def test_request_bodies_count_and_errors_end_flows_too(addons: AddonManage
     ref = weakref.ref(flow)
     del flow, stream
     assert collections() == before + 1 and ref() is not None  # (in use while collected)
+    await collectable(addons)
     await finish(addons, 2 * MB)
     assert collections() == before + 2 and ref() is None
 
@@ -119,3 +131,29 @@ async def test_a_budget_of_zero_leaves_flows_to_python(addons: AddonManager) -> 
 async def test_the_option_exists_with_its_default(addons: AddonManager) -> None:
     assert ctx.options.ss_collect_after_bytes == 32 * MB
     assert "garbage collection" in ctx.options._options["ss_collect_after_bytes"].help
+
+
+async def test_collections_take_at_most_a_tenth_of_the_time(addons: AddonManager) -> None:
+    """A collection that took 0.1 s of CPU (on a clock the test turns) holds the next one off
+    for 0.9 s, however many bytes pile up meanwhile; then the next finished flow runs it."""
+    now = [100.0]
+    runs: list[float] = []
+
+    def slow_collection() -> None:
+        runs.append(now[0])
+        now[0] += 0.1
+
+    collector = BodyCollector(now=lambda: now[0], cpu_time=lambda: now[0], collect=slow_collection)
+    ctx.options.update(ss_collect_after_bytes=MB)
+    flows = [tflow.tflow(resp=http.Response.make(200, b"x" * MB)) for _ in range(4)]
+    for flow in flows:
+        flow.request.content = b""
+    collector.response(flows[0])
+    assert runs == [100.0] and MAX_SHARE == 0.1
+    now[0] = 100.9  # (0.8 s after the collection ended)
+    collector.response(flows[1])
+    collector.response(flows[2])
+    assert runs == [100.0] and collector.pending_bytes == 2 * MB
+    now[0] = 101.0  # 0.9 s after
+    collector.response(flows[3])
+    assert runs == [100.0, 101.0] and collector.pending_bytes == 0
