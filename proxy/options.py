@@ -114,7 +114,7 @@ OPTIONS = _declared(
         "offload_bytes",
     ),
     # mitmproxy's finished exchanges wait in reference cycles for a full garbage collection
-    # (proxy/collector.py): 32 MiB of their bodies is about 16 loads of a 1 MB page shifted.
+    # (proxy/collector.py): 32 MiB of their bodies is about 32 loads of a 1 MB page.
     Option(
         "ss_collect_after_bytes",
         int,

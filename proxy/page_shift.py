@@ -223,7 +223,7 @@ class ShiftedPages:
                     swapped = self._from_latest(key, raw)
             if swapped is not None:
                 # Not kept: its values are this load's, which the next load does not carry,
-                # and a swap costs about a parse. Kept, a page with a nonce filled the cache
+                # and a swap costs a parse or less. Kept, a page with a nonce filled the cache
                 # with one swapped page per load, evicting every other page's whole shift
                 # (which then had to be made again) and holding up to `max_bytes` for nothing.
                 flight.result = swapped

@@ -181,7 +181,8 @@ async def serve(settings: Settings) -> None:
     # lives as long as the process: out of the collector's sight, a full collection while
     # serving no longer walks it. So does Playwright's protocol (the browser learner's, the
     # oracle's): imported now, the 3,000 validators it builds at import are frozen with the
-    # rest, where imported at the first learn they made every full collection 40% longer.
+    # rest; imported at the first learn, every full collection walked them
+    # (proxy/collector.py runs one after every few dozen page loads).
     if settings.learn == "browser":
         with contextlib.suppress(ImportError):  # (not installed: the learner says so)
             import playwright.async_api  # noqa: F401
