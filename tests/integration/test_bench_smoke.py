@@ -88,6 +88,7 @@ def test_memory_bench_runs(tmp_path: Path) -> None:
     small = ("--seconds", "1", "--connections", "2", "--size-kb", "20", "--elements", "60")
     text = run_module("bench.memory", *small, "--json", str(out))
     rows = json.loads(out.read_text())
-    assert set(rows) == {"mitmproxy", "bs4 peer", "ss Src-Perc"}
+    assert set(rows) == {"mitmproxy", "bs4 peer", "ss Src-Perc", "ss no collector"}
     assert all(row["failures"] == 0 and row["peak_rss_mb"] > 0 for row in rows.values())
-    assert "target: skillshift's peak <= 300 MB" in text
+    assert "target: skillshift's peak <= 300 MB" in text and "full GCs" in text
+    assert rows["ss no collector"]["collections"] == 0  # (--collect-after-bytes 0)
