@@ -196,6 +196,26 @@ async def test_redis_sets_expiry_on_every_key(redis_server: RedisProcess) -> Non
     await store.close()
 
 
+async def test_redis_that_forgot_the_scripts_is_sent_them_again(
+    redis_server: RedisProcess,
+) -> None:
+    # A restarted Redis has no scripts: the per-load writes send theirs whole, once.
+    store = RedisStore(redis_server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    await store.create_episode("e1", RECORD, expiry())
+    assert await store.incr_counter("e1", "loads", expiry()) == 1
+    client = sync_redis.Redis.from_url(redis_server.url)
+    client.script_flush()
+    assert await store.incr_counter("e1", "loads", expiry()) == 2
+    assert await store.claim_flag("e1", "once", expiry())
+    assert len(await store.append_events("e1", [{"type": "x"}], expiry()) or []) == 1
+    before = client.info("commandstats")
+    assert await store.incr_counter("e1", "loads", expiry()) == 3
+    after = client.info("commandstats")
+    assert after["cmdstat_eval"]["calls"] == before["cmdstat_eval"]["calls"]  # by digest now
+    assert after["cmdstat_evalsha"]["calls"] == before["cmdstat_evalsha"]["calls"] + 1
+    await store.close()
+
+
 async def test_redis_down_raises_store_unavailable() -> None:
     from tests.helpers.ports import free_port
 
