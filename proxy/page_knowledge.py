@@ -7,6 +7,7 @@ from __future__ import annotations
 from mitmproxy import http
 
 from proxy import classify, metrics
+from proxy.claims import ClaimedFlags
 from proxy.episode import Episode
 from proxy.events import record_event
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
@@ -22,6 +23,7 @@ class KnowledgeUnavailable(RuntimeError):
 
 async def page_knowledge(
     store: EpisodeStore,
+    claims: ClaimedFlags,
     lookup: KnowledgeLookup,
     flow: http.HTTPFlow,
     episode: Episode,
@@ -47,7 +49,7 @@ async def page_knowledge(
         found = await lookup.for_page(episode.knowledge, request, digest)
         for record_digest in found.records:  # what this episode's fragments of it use
             flag = page_record_flag(request.upstream_page, record_digest)
-            await store.claim_flag(episode.id, flag, episode.expires_at)
+            await claims.claim(store, episode, flag)
     elif referer is None:
         reason = "a fragment without a Referer: the page it belongs to is unknown"
         found = PageKnowledge(request.upstream_origin, None, error=reason)
@@ -78,8 +80,8 @@ async def page_knowledge(
             # A page without knowledge would go out without the benchmark's perceptual
             # shift inside a shifted episode; a fragment without drift is still its page's.
             raise KnowledgeUnavailable(found.error)
-    if found.outdated_by is not None and await store.claim_flag(
-        episode.id, f"outdated:{found.origin}:{found.version}", episode.expires_at
+    if found.outdated_by is not None and await claims.claim(
+        store, episode, f"outdated:{found.origin}:{found.version}"
     ):
         await record_event(
             store,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from proxy.claims import ClaimedFlags
 from proxy.episode import Episode
 from proxy.events import EventBatch
-from proxy.recent import Recent
 from proxy.store import EpisodeStore
 from shifts import HtmlDocument, ShiftContext
 from shifts.execution import draw_random, plan_popup
@@ -15,24 +15,6 @@ from shifts.interruptions import interstitial_page
 from shifts.runtime import INTERRUPTIONS_NAME, runtime_tag
 
 ONCE_FLAG = "popup_once"  # the store flag `once` claims
-RECENT_EPISODES = 4096
-
-
-class OnceClaims:
-    """The episodes (each run of one: a reset starts another) whose `once` popup is spent, as
-    far as this process knows: once claimed it stays claimed until a reset, so a later load
-    needs no store call to learn it (another replica's claim is learnt on its first try)."""
-
-    def __init__(self) -> None:
-        self._spent: Recent[tuple[str, float, int], bool] = Recent(RECENT_EPISODES)
-
-    async def claim(self, store: EpisodeStore, episode: Episode) -> bool:
-        run = (episode.id, episode.created_at, episode.generation)
-        if self._spent.recall(run):
-            return False
-        claimed = await store.claim_flag(episode.id, ONCE_FLAG, episode.expires_at)
-        self._spent.keep(run, True)
-        return claimed
 
 
 async def planned_popup(
@@ -40,7 +22,7 @@ async def planned_popup(
     episode: Episode,
     context: ShiftContext,
     events: EventBatch,
-    once: OnceClaims,
+    claims: ClaimedFlags,
 ) -> ShiftContext:
     """The context with the popup this load shows, if any: a `random` draw is logged, and
     `once` is claimed in the store, so one popup shows per episode across replicas."""
@@ -55,7 +37,11 @@ async def planned_popup(
             p=episode.regime_params.p,
         )
     plan = plan_popup(context)
-    if plan is not None and plan.regime == "once" and not await once.claim(store, episode):
+    if (
+        plan is not None
+        and plan.regime == "once"
+        and not await claims.claim(store, episode, ONCE_FLAG)
+    ):
         plan = None
     return replace(context, popup=plan)
 

@@ -18,6 +18,7 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy import classify, csp, metrics
+from proxy.claims import ClaimedFlags
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.events import EventBatch
@@ -37,7 +38,6 @@ from proxy.page_shift import (
     shift_document,
 )
 from proxy.popup_plan import (
-    OnceClaims,
     in_page_unless_get,
     interstitial_for,
     is_interstitial,
@@ -79,7 +79,8 @@ class PageRewriter:
         self.store = store
         self.knowledge = knowledge
         self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
-        self.once = OnceClaims()  # episodes whose `once` popup is spent: no store call per load
+        # Flags claimed (`once`'s popup spent, the page records used): no store call per load.
+        self.claims = ClaimedFlags()
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes")
@@ -248,7 +249,7 @@ class PageRewriter:
         assets = None
         if "locator_drift" in active_shifts(episode):
             knowledge = await page_knowledge(
-                self.store, self.knowledge, flow, episode, url, raw, digest
+                self.store, self.claims, self.knowledge, flow, episode, url, raw, digest
             )
             state_of(flow).knowledge = knowledge
             assets = knowledge.refs
@@ -266,7 +267,7 @@ class PageRewriter:
         # Error pages are shifted like any page, but a popup (and a `once` spent) belongs on a
         # page where a skill runs.
         if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
-            context = await planned_popup(self.store, episode, context, events, self.once)
+            context = await planned_popup(self.store, episode, context, events, self.claims)
             context = in_page_unless_get(context, flow.request.method)
         return context
 
