@@ -7,6 +7,7 @@ atomic with respect to every other coroutine of the process.
 from __future__ import annotations
 
 import bisect
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,10 @@ class _EpisodeState:
     flags: dict[str, str] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
     event_ids: list[tuple[int, int]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
+    # Each event as its JSON text, as Redis keeps it: a reader gets what Redis would give, and
+    # a long episode's log is a list of strings, which Python's collector never walks (as
+    # dicts, every full collection the service runs would walk every event of every episode).
+    events: list[str] = field(default_factory=list)
 
 
 class MemoryStore(EpisodeStore):
@@ -104,7 +108,7 @@ class MemoryStore(EpisodeStore):
         self._last_event_id = next_event_id(self._last_event_id, int(self._clock() * 1000))
         event_id = f"{self._last_event_id[0]}-{self._last_event_id[1]}"
         state.event_ids.append(self._last_event_id)
-        state.events.append({"id": event_id, **event})
+        state.events.append(json.dumps({"id": event_id, **event}))
         return event_id
 
     async def read_events(
@@ -114,7 +118,7 @@ class MemoryStore(EpisodeStore):
         if state is None:
             return []
         start = bisect.bisect_right(state.event_ids, parse_event_id(after)) if after else 0
-        return [dict(event) for event in state.events[start : start + limit]]
+        return [json.loads(event) for event in state.events[start : start + limit]]
 
     async def count_events(self, episode_id: str) -> int:
         state = self._live(episode_id)
