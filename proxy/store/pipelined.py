@@ -140,6 +140,10 @@ def _tls(params: dict[str, Any]) -> ssl.SSLContext:
 
 
 class PipelinedConnection:
+    """A Redis URL's connection (`redis://`, `rediss://`, `unix://`, with its credentials and
+    database), made on first use, for the event loop it was made on: the service's one loop
+    (on another loop, as a test's next one, it is made again)."""
+
     def __init__(self, url: str, timeout: float) -> None:
         self.params: dict[str, Any] = dict(parse_url(url))
         self.timeout = timeout
