@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,28 @@ async def test_tls_as_the_url_asks(tmp_path: Path) -> None:
         unchecked.close()
         with pytest.raises(ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
             await PipelinedConnection(f"rediss://127.0.0.1:{port}/0", 5).call("PING")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+async def test_a_unix_socket_url(tmp_path: Path) -> None:
+    socket_path = tmp_path / "redis.sock"
+    server = subprocess.Popen(
+        [shutil.which("redis-server") or "redis-server", "--port", "0", "--save", ""]
+        + ["--unixsocket", str(socket_path), "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        connection = PipelinedConnection(f"unix://{socket_path}?db=1", 5)
+        deadline = time.monotonic() + 15
+        while not socket_path.exists():  # until the server listens
+            assert time.monotonic() < deadline and server.poll() is None
+            await asyncio.sleep(0.05)
+        assert await connection.call("SET", "k", "v") == "OK"
+        assert await connection.call("SELECT", 0) == "OK"  # it was in database 1
+        assert await connection.call("GET", "k") is None
+        connection.close()
     finally:
         server.terminate()
         server.wait(timeout=10)
