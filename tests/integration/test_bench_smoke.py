@@ -92,3 +92,9 @@ def test_memory_bench_runs(tmp_path: Path) -> None:
     assert all(row["failures"] == 0 and row["peak_rss_mb"] > 0 for row in rows.values())
     assert "target: skillshift's peak <= 300 MB" in text and "full GCs" in text
     assert rows["ss no collector"]["collections"] == 0  # (--collect-after-bytes 0)
+
+
+def test_store_bench_runs(tmp_path: Path) -> None:
+    text, rows = run_bench("bench.store", tmp_path)
+    assert set(rows) == {"redis-py", "pipelined"} and "8 at once" in text
+    assert all(cpu > 0 for row in rows.values() for cpu in row.values())
