@@ -105,10 +105,12 @@ class MemoryStore(EpisodeStore):
         state = self._live(episode_id)
         if state is None:
             return None
-        self._last_event_id = next_event_id(self._last_event_id, int(self._clock() * 1000))
-        event_id = f"{self._last_event_id[0]}-{self._last_event_id[1]}"
-        state.event_ids.append(self._last_event_id)
-        state.events.append(json.dumps({"id": event_id, **event}))
+        last_event_id = next_event_id(self._last_event_id, int(self._clock() * 1000))
+        event_id = f"{last_event_id[0]}-{last_event_id[1]}"
+        text = json.dumps({"id": event_id, **event})  # first: an event it refuses changes nothing
+        self._last_event_id = last_event_id
+        state.event_ids.append(last_event_id)
+        state.events.append(text)
         return event_id
 
     async def read_events(

@@ -89,6 +89,9 @@ class _Protocol(asyncio.Protocol):
 
     def send(self, command: bytes) -> asyncio.Future[Reply]:
         future: asyncio.Future[Reply] = self.loop.create_future()
+        if self.lost is not None:  # (no reply would ever come: fail it now, not at the timeout)
+            future.set_exception(self.lost)
+            return future
         if not self.outgoing:
             self.loop.call_soon(self._flush)
         self.outgoing.append(command)
@@ -133,10 +136,19 @@ class _Protocol(asyncio.Protocol):
 def _tls(params: dict[str, Any]) -> ssl.SSLContext:
     """A `rediss://` URL's TLS, with the query parameters redis-py reads for it."""
     context = ssl.create_default_context(cafile=params.get("ssl_ca_certs"))
-    if str(params.get("ssl_cert_reqs", "required")).lower() == "none":
+    if params.get("ssl_certfile"):
+        context.load_cert_chain(params["ssl_certfile"], params.get("ssl_keyfile"))
+    if _is_false(params.get("ssl_check_hostname", True)):
         context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
+    required = str(params.get("ssl_cert_reqs", "required")).lower()
+    if required in ("none", "optional"):
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE if required == "none" else ssl.CERT_OPTIONAL
     return context
+
+
+def _is_false(value: object) -> bool:
+    return str(value).lower() in ("false", "0", "no", "n", "off")
 
 
 class PipelinedConnection:
@@ -149,6 +161,7 @@ class PipelinedConnection:
         self.timeout = timeout
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Future[_Protocol] | None = None
+        self._closed = False
 
     async def call(self, *args: str | bytes | int) -> Reply:
         """Send one command and return its reply; `ReplyError` for an error reply,
@@ -166,20 +179,39 @@ class PipelinedConnection:
         return reply
 
     async def _connected(self) -> _Protocol:
-        protocol = self._protocol
-        if protocol is not None and protocol.lost is None:
-            if protocol.loop is asyncio.get_running_loop():
+        """The live connection, made (once, for every caller waiting) if there is none. A
+        connection lost between its making and a caller's turn is made again, once."""
+        for _ in range(2):
+            if self._closed:
+                raise ConnectionError("the connection to Redis was closed")
+            protocol = self._protocol
+            if protocol is not None and protocol.loop is not asyncio.get_running_loop():
+                # Made on a loop that has since ended (a test's, an embedding app's).
+                self._protocol = self._connecting = protocol = None
+            if protocol is not None and protocol.lost is None:
                 return protocol
-            # Made on a loop that has since ended (a test's, an embedding app's): start afresh.
-            self._protocol = self._connecting = None
-        if self._connecting is None:
-            self._connecting = asyncio.ensure_future(self._connect())
-        connecting = self._connecting
-        try:
-            return await asyncio.shield(connecting)
-        finally:
-            if self._connecting is connecting and connecting.done():
-                self._connecting = None
+            if self._connecting is None:
+                self._connecting = asyncio.ensure_future(self._connect())
+                self._connecting.add_done_callback(self._connect_done)
+            connecting = self._connecting
+            try:
+                protocol = await asyncio.shield(connecting)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if connecting.cancelled() and not (task and task.cancelling()):
+                    raise ConnectionError("the connection to Redis was closed") from None
+                raise  # this caller was cancelled
+            if protocol.lost is None:
+                return protocol
+        raise ConnectionError("the connection to Redis was lost as soon as it was made")
+
+    def _connect_done(self, connecting: asyncio.Future[_Protocol]) -> None:
+        # Cleared by the attempt itself, not by a caller: callers may all have been cancelled
+        # meanwhile, and a finished attempt left here would answer the next caller.
+        if self._connecting is connecting:
+            self._connecting = None
+        if not connecting.cancelled():
+            connecting.exception()  # (seen: every waiting caller got it already)
 
     async def _connect(self) -> _Protocol:
         try:
@@ -215,10 +247,18 @@ class PipelinedConnection:
             if protocol is not None and protocol.transport is not None:
                 protocol.transport.close()
             raise
+        if self._closed:  # closed while it was being made
+            if protocol.transport is not None:
+                protocol.transport.close()
+            raise ConnectionError("the connection to Redis was closed")
         self._protocol = protocol
         return protocol
 
     def close(self) -> None:
+        """Close the connection, and make no other: a later command fails."""
+        self._closed = True
+        if self._connecting is not None:
+            self._connecting.cancel()  # (the attempt closes what it had opened)
         protocol = self._protocol
         if (
             protocol is not None

@@ -143,7 +143,7 @@ async def test_tls_as_the_url_asks(tmp_path: Path) -> None:
     server = subprocess.Popen(
         [
             *(shutil.which("redis-server") or "redis-server", "--port", "0"),
-            *("--tls-port", str(port), "--bind", "127.0.0.1", "--save", ""),
+            *("--tls-port", str(port), "--bind", "127.0.0.1", "127.0.0.2", "--save", ""),
             *("--tls-cert-file", str(cert), "--tls-key-file", str(key)),
             *("--tls-ca-cert-file", str(ca), "--tls-auth-clients", "no"),
         ],
@@ -159,6 +159,13 @@ async def test_tls_as_the_url_asks(tmp_path: Path) -> None:
         unchecked.close()
         with pytest.raises(ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
             await PipelinedConnection(f"rediss://127.0.0.1:{port}/0", 5).call("PING")
+        # 127.0.0.2 is not a name the certificate holds: only without the host name check.
+        other = f"rediss://127.0.0.2:{port}/0?ssl_ca_certs={ca}"
+        with pytest.raises(ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+            await PipelinedConnection(other, 5).call("PING")
+        unnamed = PipelinedConnection(other + "&ssl_check_hostname=false", 5)
+        assert await unnamed.call("PING") == "PONG"
+        unnamed.close()
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -184,3 +191,60 @@ async def test_a_unix_socket_url(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+async def test_a_connection_made_for_a_caller_that_went_away_is_not_answered_stale(
+    redis_server: RedisProcess,
+) -> None:
+    # Its caller cancelled while connecting (a flow whose client left): the connection is made
+    # all the same; once it drops, the next command connects again, without waiting its timeout.
+    connection = PipelinedConnection(redis_server.url, timeout=5)
+    left = asyncio.ensure_future(connection.call("PING"))
+    await asyncio.sleep(0)
+    left.cancel()
+    while connection._protocol is None:  # made, with nobody waiting for it
+        await asyncio.sleep(0.01)
+    client_id = await connection.call("CLIENT", "ID")
+    sync_redis.Redis.from_url(redis_server.url).client_kill_filter(_id=client_id)
+    while connection._protocol is not None and connection._protocol.lost is None:
+        await asyncio.sleep(0.01)  # until the loop has seen the drop
+    assert await connection.call("PING") == "PONG"
+    connection.close()
+
+
+async def test_a_refused_connection_is_tried_again_at_the_next_command(tmp_path: Path) -> None:
+    port = free_port()
+    connection = PipelinedConnection(f"redis://127.0.0.1:{port}/0", timeout=5)
+    with pytest.raises(ConnectionError):  # refused
+        await connection.call("PING")
+    # Refused again, its caller gone meanwhile: nobody saw the attempt end.
+    left = asyncio.ensure_future(connection.call("PING"))
+    await asyncio.sleep(0)
+    left.cancel()
+    while connection._connecting is not None and not connection._connecting.done():
+        await asyncio.sleep(0.01)
+    server = subprocess.Popen(
+        [shutil.which("redis-server") or "redis-server", "--port", str(port), "--save", ""],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        assert await connection.call("PING") == "PONG"
+        connection.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+async def test_closed_while_connecting_fails_the_waiting_commands_and_makes_none(
+    redis_server: RedisProcess,
+) -> None:
+    connection = PipelinedConnection(redis_server.url, timeout=5)
+    waiting = asyncio.ensure_future(connection.call("PING"))
+    await asyncio.sleep(0)
+    connection.close()
+    with pytest.raises(ConnectionError, match="closed"):
+        await waiting
+    with pytest.raises(ConnectionError, match="closed"):
+        await connection.call("PING")
+    assert connection._protocol is None
