@@ -8,6 +8,8 @@ import asyncio
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,27 @@ from proxy.store.pipelined import PipelinedConnection, ReplyError, _Protocol, en
 from tests.helpers.ports import free_port, wait_for_port
 from tests.helpers.processes import RedisProcess
 from tests.helpers.tls import make_upstream_tls
+
+
+@contextmanager
+def own_redis_server(*args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A redis-server of the test's own, started with these arguments, stopped after."""
+    binary = shutil.which("redis-server") or "redis-server"
+    server = subprocess.Popen([binary, "--save", "", *args], stdout=subprocess.DEVNULL)
+    try:
+        yield server
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+async def leave_while_connecting(connection: PipelinedConnection) -> None:
+    """A command whose caller is cancelled while the connection is being made (a flow whose
+    client went away): the attempt goes on, with nobody waiting for it."""
+    left = asyncio.ensure_future(connection.call("PING"))
+    await asyncio.sleep(0)
+    left.cancel()
+
 
 REPLIES = (
     b"+OK\r\n",
@@ -140,16 +163,9 @@ async def test_password_and_database_from_the_url(tmp_path: Path) -> None:
 async def test_tls_as_the_url_asks(tmp_path: Path) -> None:
     ca, cert, key = make_upstream_tls(tmp_path)
     port = free_port()
-    server = subprocess.Popen(
-        [
-            *(shutil.which("redis-server") or "redis-server", "--port", "0"),
-            *("--tls-port", str(port), "--bind", "127.0.0.1", "127.0.0.2", "--save", ""),
-            *("--tls-cert-file", str(cert), "--tls-key-file", str(key)),
-            *("--tls-ca-cert-file", str(ca), "--tls-auth-clients", "no"),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
+    tls = ("--tls-port", str(port), "--tls-cert-file", str(cert), "--tls-key-file", str(key))
+    trust = ("--tls-ca-cert-file", str(ca), "--tls-auth-clients", "no")
+    with own_redis_server("--port", "0", "--bind", "127.0.0.1", "127.0.0.2", *tls, *trust):
         wait_for_port(port)
         trusted = PipelinedConnection(f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={ca}", 5)
         assert await trusted.call("PING") == "PONG"
@@ -166,19 +182,13 @@ async def test_tls_as_the_url_asks(tmp_path: Path) -> None:
         unnamed = PipelinedConnection(other + "&ssl_check_hostname=false", 5)
         assert await unnamed.call("PING") == "PONG"
         unnamed.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 async def test_a_unix_socket_url(tmp_path: Path) -> None:
     socket_path = tmp_path / "redis.sock"
-    server = subprocess.Popen(
-        [shutil.which("redis-server") or "redis-server", "--port", "0", "--save", ""]
-        + ["--unixsocket", str(socket_path), "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
+    with own_redis_server(
+        "--port", "0", "--unixsocket", str(socket_path), "--dir", str(tmp_path)
+    ) as server:
         connection = PipelinedConnection(f"unix://{socket_path}?db=1", 5)
         deadline = time.monotonic() + 15
         while not socket_path.exists():  # until the server listens
@@ -188,9 +198,6 @@ async def test_a_unix_socket_url(tmp_path: Path) -> None:
         assert await connection.call("SELECT", 0) == "OK"  # it was in database 1
         assert await connection.call("GET", "k") is None
         connection.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 async def test_a_connection_made_for_a_caller_that_went_away_is_not_answered_stale(
@@ -199,9 +206,7 @@ async def test_a_connection_made_for_a_caller_that_went_away_is_not_answered_sta
     # Its caller cancelled while connecting (a flow whose client left): the connection is made
     # all the same; once it drops, the next command connects again, without waiting its timeout.
     connection = PipelinedConnection(redis_server.url, timeout=5)
-    left = asyncio.ensure_future(connection.call("PING"))
-    await asyncio.sleep(0)
-    left.cancel()
+    await leave_while_connecting(connection)
     while connection._protocol is None:  # made, with nobody waiting for it
         await asyncio.sleep(0.01)
     client_id = await connection.call("CLIENT", "ID")
@@ -218,22 +223,13 @@ async def test_a_refused_connection_is_tried_again_at_the_next_command(tmp_path:
     with pytest.raises(ConnectionError):  # refused
         await connection.call("PING")
     # Refused again, its caller gone meanwhile: nobody saw the attempt end.
-    left = asyncio.ensure_future(connection.call("PING"))
-    await asyncio.sleep(0)
-    left.cancel()
+    await leave_while_connecting(connection)
     while connection._connecting is not None and not connection._connecting.done():
         await asyncio.sleep(0.01)
-    server = subprocess.Popen(
-        [shutil.which("redis-server") or "redis-server", "--port", str(port), "--save", ""],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
+    with own_redis_server("--port", str(port)):
         wait_for_port(port)
         assert await connection.call("PING") == "PONG"
         connection.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 async def test_closed_while_connecting_fails_the_waiting_commands_and_makes_none(
