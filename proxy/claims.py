@@ -16,14 +16,15 @@ class ClaimedFlags:
     run, a deleted episode's id may name a new one). Another replica's claim is learnt on this
     process's first try."""
 
-    def __init__(self, limit: int = RECENT_FLAGS) -> None:
+    def __init__(self, store: EpisodeStore, limit: int = RECENT_FLAGS) -> None:
+        self.store = store
         self._claimed: Recent[tuple[str, float, int, str], bool] = Recent(limit)
 
-    async def claim(self, store: EpisodeStore, episode: Episode, flag: str) -> bool:
+    async def claim(self, episode: Episode, flag: str) -> bool:
         """Whether this call claimed `flag` (False: it was claimed before, here or elsewhere)."""
         run = (episode.id, episode.created_at, episode.generation, flag)
         if self._claimed.recall(run):
             return False
-        claimed = await store.claim_flag(episode.id, flag, episode.expires_at)
+        claimed = await self.store.claim_flag(episode.id, flag, episode.expires_at)
         self._claimed.keep(run, True)
         return claimed

@@ -49,7 +49,7 @@ async def page_knowledge(
         found = await lookup.for_page(episode.knowledge, request, digest)
         for record_digest in found.records:  # what this episode's fragments of it use
             flag = page_record_flag(request.upstream_page, record_digest)
-            await claims.claim(store, episode, flag)
+            await claims.claim(episode, flag)
     elif referer is None:
         reason = "a fragment without a Referer: the page it belongs to is unknown"
         found = PageKnowledge(request.upstream_origin, None, error=reason)
@@ -81,7 +81,7 @@ async def page_knowledge(
             # shift inside a shifted episode; a fragment without drift is still its page's.
             raise KnowledgeUnavailable(found.error)
     if found.outdated_by is not None and await claims.claim(
-        store, episode, f"outdated:{found.origin}:{found.version}"
+        episode, f"outdated:{found.origin}:{found.version}"
     ):
         await record_event(
             store,

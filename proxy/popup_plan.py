@@ -37,11 +37,7 @@ async def planned_popup(
             p=episode.regime_params.p,
         )
     plan = plan_popup(context)
-    if (
-        plan is not None
-        and plan.regime == "once"
-        and not await claims.claim(store, episode, ONCE_FLAG)
-    ):
+    if plan is not None and plan.regime == "once" and not await claims.claim(episode, ONCE_FLAG):
         plan = None
     return replace(context, popup=plan)
 

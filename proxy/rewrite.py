@@ -80,7 +80,7 @@ class PageRewriter:
         self.knowledge = knowledge
         self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
         # Flags claimed (`once`'s popup spent, the page records used): no store call per load.
-        self.claims = ClaimedFlags()
+        self.claims = ClaimedFlags(store)
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
         add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes")
