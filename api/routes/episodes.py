@@ -151,8 +151,8 @@ async def reset_episode(episode_id: str, store: StoreDep, settings: SettingsDep)
     """Forget flags (e.g. `once` already shown), counters and events; keep the configuration."""
     episode = await load_episode(store, episode_id)
     episode = episode.model_copy(update={"generation": episode.generation + 1})
-    await _save(store, episode)
-    await store.reset_episode(episode_id)
+    if not await store.reset_episode(episode_id, episode.model_dump(mode="json")):
+        raise NotFound(f"episode {episode_id!r} not found")
     await store.append_event(
         episode_id,
         event("episode_reset", "api"),

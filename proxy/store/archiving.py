@@ -91,8 +91,8 @@ class ArchivingStore(EpisodeStore):
     async def count_events(self, episode_id: str) -> int:
         return await self.inner.count_events(episode_id)
 
-    async def reset_episode(self, episode_id: str) -> None:
-        await self.inner.reset_episode(episode_id)
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+        return await self.inner.reset_episode(episode_id, record)
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

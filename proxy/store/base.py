@@ -90,8 +90,10 @@ class EpisodeStore(ABC):
         """How many events the episode's log holds."""
 
     @abstractmethod
-    async def reset_episode(self, episode_id: str) -> None:
-        """Forget flags, counters and events; the episode's configuration stays."""
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+        """Forget flags, counters and events; the episode's configuration stays, or becomes
+        `record` in the same step (a load never sees the new record with the old flags, nor
+        claims a flag of the new one that the reset then forgets). False if no such episode."""
 
     @abstractmethod
     async def set_listener_default(

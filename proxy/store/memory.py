@@ -126,13 +126,17 @@ class MemoryStore(EpisodeStore):
         state = self._live(episode_id)
         return len(state.events) if state else 0
 
-    async def reset_episode(self, episode_id: str) -> None:
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
         state = self._live(episode_id)
-        if state is not None:
-            state.flags.clear()
-            state.counters.clear()
-            state.event_ids.clear()
-            state.events.clear()
+        if state is None:
+            return False
+        if record is not None:
+            state.record = dict(record)
+        state.flags.clear()
+        state.counters.clear()
+        state.event_ids.clear()
+        state.events.clear()
+        return True
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

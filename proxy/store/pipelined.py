@@ -271,11 +271,12 @@ class PipelinedConnection:
 def _setup(params: dict[str, Any]) -> list[tuple[str, ...]]:
     """What a new connection sends first: the URL's credentials and database."""
     commands: list[tuple[str, ...]] = []
-    if params.get("password") is not None:
-        user = params.get("username")
-        commands.append(
-            ("AUTH", user, params["password"]) if user else ("AUTH", params["password"])
-        )
+    user, password = params.get("username"), params.get("password")
+    if user:
+        # A user with no password is an ACL user marked `nopass`: any password is taken.
+        commands.append(("AUTH", user, password or ""))
+    elif password is not None:
+        commands.append(("AUTH", password))
     if int(params.get("db", 0)):
         commands.append(("SELECT", str(params["db"])))
     return commands

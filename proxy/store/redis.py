@@ -215,8 +215,20 @@ class RedisStore(EpisodeStore):
     async def count_events(self, episode_id: str) -> int:
         return int(await self._call(lambda: self._redis.xlen(self._key(episode_id, "events"))))
 
-    async def reset_episode(self, episode_id: str) -> None:
-        await self._call(lambda: self._redis.delete(*self._all_keys(episode_id)[1:]))
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+        # One MULTI: a load's script (claiming a flag, counting a load) runs wholly before it,
+        # and is forgotten with the old record, or wholly after, under the new one.
+        async def run() -> bool:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                if record is None:
+                    pipe.exists(self._key(episode_id))
+                else:
+                    pipe.set(self._key(episode_id), json.dumps(record), xx=True, keepttl=True)
+                pipe.delete(*self._all_keys(episode_id)[1:])
+                existed, _ = await pipe.execute()
+            return bool(existed)
+
+        return await self._call(run)
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

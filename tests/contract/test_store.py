@@ -146,12 +146,24 @@ async def test_reset_keeps_configuration(store: EpisodeStore) -> None:
     await store.claim_flag("e1", "once", expiry())
     await store.incr_counter("e1", "loads", expiry())
     await store.append_event("e1", {"type": "x"}, expiry())
-    await store.reset_episode("e1")
+    assert await store.reset_episode("e1")
     assert await store.get_episode("e1") == RECORD
     assert await store.get_flags("e1") == {}
     assert await store.get_counters("e1") == {}
     assert await store.count_events("e1") == 0
     assert await store.claim_flag("e1", "once", expiry())
+    assert not await store.reset_episode("gone")
+    assert await store.get_episode("gone") is None
+
+
+async def test_reset_replaces_the_record_with_the_flags(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry())
+    await store.claim_flag("e1", "once", expiry())
+    assert await store.reset_episode("e1", {**RECORD, "generation": 1})
+    assert await store.get_episode("e1") == {**RECORD, "generation": 1}
+    assert await store.get_flags("e1") == {}
+    assert not await store.reset_episode("gone", RECORD)
+    assert await store.get_episode("gone") is None  # a reset creates nothing
 
 
 async def test_listener_default(store: EpisodeStore) -> None:

@@ -160,6 +160,25 @@ async def test_password_and_database_from_the_url(tmp_path: Path) -> None:
         server.stop()
 
 
+async def test_an_acl_user_from_the_url_with_or_without_a_password(tmp_path: Path) -> None:
+    server = RedisProcess(tmp_path).start()
+    try:
+        admin = sync_redis.Redis.from_url(server.url)
+        admin.acl_setuser("agent", enabled=True, passwords=["+pw"], keys="*", commands=["+@all"])
+        admin.acl_setuser("open", enabled=True, nopass=True, keys="*", commands=["+@all"])
+        admin.acl_setuser("default", enabled=False)  # a command without AUTH is refused
+        for user, credentials in (("agent", "agent:pw"), ("open", "open")):
+            connection = PipelinedConnection(f"redis://{credentials}@127.0.0.1:{server.port}/0", 2)
+            assert await connection.call("ACL", "WHOAMI") == user.encode()
+            connection.close()
+        nobody = PipelinedConnection(f"redis://127.0.0.1:{server.port}/0", 2)
+        with pytest.raises(ReplyError, match="NOAUTH|NOPERM|auth"):
+            await nobody.call("PING")
+        nobody.close()
+    finally:
+        server.stop()
+
+
 async def test_tls_as_the_url_asks(tmp_path: Path) -> None:
     ca, cert, key = make_upstream_tls(tmp_path)
     port = free_port()
