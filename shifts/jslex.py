@@ -96,12 +96,15 @@ def literals(
     braces: list[str] = []
     division_next = False  # whether a slash here divides (after a value) or starts a regex
     previous, before_previous = "", ""  # the last two tokens that were not space
-    while position < len(text):
-        token = _CODE.match(text, position)
+    # (The loop runs once per token of megabytes of code: names bound outside it.)
+    match, length = _CODE.match, len(text)
+    while position < length:
+        token = match(text, position)
         assert token is not None  # (`punctuation` matches any character)
-        kind, value, position = token.lastgroup, token.group(), token.end()
+        kind, position = token.lastgroup, token.end()
         if kind == "space":
             continue
+        value = token.group()
         if kind == "comment":
             # Its words count too: were the reading out of step, this "comment" could be the
             # rest of a line after a `//` inside a string (`'https://...'`).
@@ -124,12 +127,7 @@ def literals(
                 free_names.add(value)
             # A keyword after a dot is a property (`x.in / 2`), which a division follows.
             division_next = previous == "." or value not in _BEFORE_AN_EXPRESSION
-            after = _CODE.match(text, _skip_space(text, position))
-            if (
-                previous in ("{", ",")
-                and after is not None
-                and (after.lastgroup == "colon" or after.group() in (",", "}"))
-            ):
+            if previous in ("{", ",") and _is_a_key(text, position):
                 found.append(value)  # an object key: `{active: on}`, `{active}`
         elif kind == "slash" and not division_next:
             regex = _REGEX.match(text, position - 1)
@@ -152,15 +150,16 @@ def literals(
         elif kind == "punctuation" and value in "\"'":
             raise Unreadable(f"a string at {position - 1} is not closed on its line")
         elif value in "+-" and text[position : position + 1] == value:
-            chain.end()
+            if chain.operands:
+                chain.end()
             position += 1  # `i++ / 2`, `++i`: what the slash after it is stays as it was
             continue
         else:
             division_next = kind in ("number", "value_end")
         if kind == "number":
             chain.operand(UNKNOWN, previous)
-        elif kind not in ("string", "name"):
-            chain.other(value)
+        elif chain.operands and kind not in ("string", "name"):
+            chain.other(value)  # (with no operand yet, nothing to end or continue)
         previous, before_previous = value, previous
     chain.end()
     if braces and "${" in braces:
@@ -184,7 +183,7 @@ class _Chain:
             return
         if value is UNKNOWN and self.in_name and previous == ".":
             return  # `this.id`: one operand
-        if not self.awaiting:
+        if self.operands and not self.awaiting:
             self.end()
         self.operands.append(value)
         self.awaiting, self.in_name = False, value is UNKNOWN
@@ -219,6 +218,12 @@ def _skip_space(text: str, position: int) -> int:
     while position < len(text) and text[position].isspace():
         position += 1
     return position
+
+
+def _is_a_key(text: str, position: int) -> bool:
+    """Whether the name that ends at `position` is followed by `:`, `,` or `}`."""
+    after = _CODE.match(text, _skip_space(text, position))
+    return after is not None and (after.lastgroup == "colon" or after.group() in (",", "}"))
 
 
 def _template_text(text: str, position: int, found: list[str]) -> tuple[int, bool]:
