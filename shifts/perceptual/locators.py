@@ -128,21 +128,27 @@ class LocatorDrift:
         before = {element: _locators(tree, element, ctx) for element in targets}
         wrapper = wrapper_tag(ctx.seed)
         counts: dict[str, object] = {}
+        touched: set[etree._Element] = set()  # the elements whose names the drifts set
         if refs.complete:
             counts = {
-                "hooks": _drift_hooks(root, ctx, protected, refs),
-                "classes": _drift_classes(root, ctx, params, protected, refs),
-                "ids": _drift_ids(root, doc.original, ctx, params, protected, refs),
+                "hooks": _drift_hooks(root, ctx, protected, refs, touched),
+                "classes": _drift_classes(root, ctx, params, protected, refs, touched),
+                "ids": _drift_ids(root, doc.original, ctx, params, protected, refs, touched),
             }
         # The names are final here (wrappers rename nothing); nothing has moved yet, so what
-        # differs now is a name (the paths are the same).
-        names = {element: _names(element) for element in targets}
+        # differs now is a name (the paths are the same), and only an element a drift set
+        # names on can differ (the others' names are asked again of none).
+        names = {e: _names(e) for e in targets if e in touched}
+        renamed = {e for e, names_now in names.items() if before[e][:3] != names_now}
         if refs.complete:
-            renamed = {e for e in targets if before[e][:3] != names[e]}
             counts["wrappers"] = _wrap(
                 root, ctx, params, protected, refs, wrapper, targets, renamed
             )
-        after = {element: (*names[element], tree.getpath(element)) for element in targets}
+        # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
+        # less before it): every path is taken again.
+        after = {
+            e: (*(names[e] if e in names else before[e][:3]), tree.getpath(e)) for e in targets
+        }
         for e in targets:
             if before[e] != after[e]:
                 # Shifts after this one (relayout) may move the element again: its final
@@ -190,7 +196,9 @@ def _locators(
 
 
 def _names(element: etree._Element) -> tuple[object, ...]:
-    hooks = tuple((name, value) for name, value in element.items() if str(name).startswith("data-"))
+    # (Asked of every interactive element twice a load: a list comprehension and a slice
+    # compare cost half what a generator of `startswith` does.)
+    hooks = tuple([item for item in element.items() if item[0][:5] == "data-"])
     return element.get("id"), element.get("class"), hooks
 
 
@@ -225,7 +233,11 @@ def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
 
 
 def _drift_hooks(
-    root: etree._Element, ctx: ShiftContext, protected: set[etree._Element], refs: PageRefs
+    root: etree._Element,
+    ctx: ShiftContext,
+    protected: set[etree._Element],
+    refs: PageRefs,
+    touched: set[etree._Element],
 ) -> int:
     # A hook a script or stylesheet reads is the app's, not a test's. A script that queries
     # `[data-testid="x"]` reads the attribute, so a hook no asset reads is read by no asset,
@@ -239,6 +251,7 @@ def _drift_hooks(
             for name in dropped:
                 if name in element.attrib:
                     del element.attrib[name]
+                    touched.add(element)
                     changed += 1
     return changed
 
@@ -249,6 +262,7 @@ def _drift_classes(
     params: LocatorParams,
     protected: set[etree._Element],
     refs: PageRefs,
+    touched: set[etree._Element],
 ) -> int:
     patterns = ctx.site.drift_class_patterns
     is_hook = (
@@ -285,6 +299,7 @@ def _drift_classes(
         new_value = drifted(element.get("class") or "")
         if new_value is not None:
             element.set("class", new_value)
+            touched.add(element)
             changed += 1
     return changed
 
@@ -296,6 +311,7 @@ def _drift_ids(
     params: LocatorParams,
     protected: set[etree._Element],
     refs: PageRefs,
+    touched: set[etree._Element],
 ) -> int:
     fragment_targets = {
         (link.get("href") or "")[1:] for link in descendants(root, "*[starts-with(@href, '#')]")
@@ -327,6 +343,7 @@ def _drift_ids(
             continue
         renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
         element.set("id", renames[element_id])
+        touched.add(element)
     for element in referring if renames else ():
         for attribute in ID_REFERENCES:
             value = element.get(attribute)
@@ -398,10 +415,14 @@ def _wrap(
         ask.wrapped(parent, wrapper)
         if looks_inside(wrapper):  # (a page's `:has()` naming the wrapper's own tag)
             clear.update((node, False) for node in element.iter())
-        changed.update(node for node in element.iter() if node in target_set)
+        if target_tags:
+            changed.update(node for node in element.iter(*target_tags) if node in target_set)
         return True
 
     target_set = set(targets)
+    # The subtrees of wrapped elements are searched for targets by their tags, in C: a node
+    # of another tag is not one, and costs a Python object to look at.
+    target_tags = {element.tag for element in targets}
     wrapped = sum(wrap_if_safe(e) for coin, e in candidates if coin < params.wrap_rate)
     if not targets and params.min_share > 0:
         # A single-page app's shell: its controls are all rendered later into a mount point,
@@ -416,7 +437,7 @@ def _wrap(
     ):
         if not targets or len(changed) >= params.min_share * len(targets):
             break
-        if any(node in target_set and node not in changed for node in element.iter()):
+        if any(node in target_set and node not in changed for node in element.iter(*target_tags)):
             wrapped += wrap_if_safe(element)
     return wrapped
 

@@ -18,27 +18,36 @@ _INLINE_SCRIPTS = etree.XPath(
 )
 
 
-# Event handlers are scripts; data-* values are strings scripts read, and often hold
-# selectors (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`).
-_HANDLERS = etree.XPath("//@*[starts-with(name(), 'on')]")
-
-
-_DATA_VALUES = etree.XPath("//@*[starts-with(name(), 'data-')]")
-
-
 def _texts(query: etree.XPath, root: etree._Element) -> list[str]:
     found = query(root)
     return [str(item) for item in found] if isinstance(found, list) else []
+
+
+def _handlers_and_data_values(root: etree._Element) -> tuple[list[str], list[str]]:
+    """Event handlers are scripts; data-* values are strings scripts read, and often hold
+    selectors (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`). Both
+    in document order, from one walk of the attributes (an XPath test of every attribute's
+    name took 1.6x longer, once per prefix)."""
+    handlers: list[str] = []
+    data_values: list[str] = []
+    for element in root.iter():
+        for name, value in element.items():
+            if name[:2] == "on":
+                handlers.append(str(value))
+            elif name[:5] == "data-":
+                data_values.append(str(value))
+    return handlers, data_values
 
 
 def inline_refs(root: etree._Element) -> AssetRefs:
     """What the page's own <style> and <script> blocks, event handlers and data-* attribute
     values use."""
     css = _texts(_INLINE_STYLES, root)
+    handlers, data_values = _handlers_and_data_values(root)
     # Each block and handler on its own line: a statement ends where the next begins.
-    js = _texts(_INLINE_SCRIPTS, root) + _texts(_HANDLERS, root)
+    js = _texts(_INLINE_SCRIPTS, root) + handlers
     # Style attributes hold declarations, not selectors: nothing to index.
-    return _inline_refs_of("\n".join(css), ";\n".join(js), tuple(_texts(_DATA_VALUES, root)))
+    return _inline_refs_of("\n".join(css), ";\n".join(js), tuple(data_values))
 
 
 @functools.lru_cache(maxsize=64)
