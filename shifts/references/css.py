@@ -3,6 +3,7 @@ depend on (`nav > a`, `li + li`, `:first-child`, `:has()`), expanded through `:i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -57,8 +58,11 @@ def css_refs(text: str) -> AssetRefs:
 
 def _selectors(css: str) -> Iterable[str]:
     """Every selector of every style rule (nested rules too); at-rule preludes are skipped."""
-    start, position, length = 0, 0, len(css)
-    while position < length:
+    start, position = 0, 0
+    # From one character that matters to the next, found in C (most of a stylesheet is the
+    # declarations' text, which only a brace or a semicolon ends).
+    while (found := _SELECTOR_PUNCTUATION.search(css, position)) is not None:
+        position = found.start()
         char = css[position]
         if char in "\"'":
             string = _STRING.match(css, position)
@@ -74,9 +78,16 @@ def _selectors(css: str) -> Iterable[str]:
         position += 1
 
 
+_SELECTOR_PUNCTUATION = re.compile(r"[\"'{};]")
+_GROUPING = re.compile(r"[()\[\]\\]")
+
+
 def split_top_level(prelude: str) -> Iterable[str]:
     """The comma-separated parts of a selector list (not a comma inside brackets or
     parentheses, nor an escaped one: `.a\\,b` is one class)."""
+    if not _GROUPING.search(prelude):  # most selector lists: every comma separates
+        yield from (part.strip() for part in prelude.split(","))
+        return
     depth, start, escaped = 0, 0, False
     for index, char in enumerate(prelude):
         if escaped or char == "\\":
@@ -121,8 +132,13 @@ def selector_refs(selectors: Iterable[str]) -> AssetRefs:
     )
 
 
+_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}\s?|.)")
+
+
 def _unescape(name: str) -> str:
-    return re.sub(r"\\([0-9a-fA-F]{1,6}\s?|.)", lambda m: _unescape_one(m.group(1)), name)
+    if "\\" not in name:  # (asked of every id and class of every selector)
+        return name
+    return _ESCAPE.sub(lambda m: _unescape_one(m.group(1)), name)
 
 
 def _unescape_one(escaped: str) -> str:
@@ -132,8 +148,11 @@ def _unescape_one(escaped: str) -> str:
     return escaped
 
 
+_BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
+
+
 def _without_brackets(selector: str) -> str:
-    return re.sub(r"\[[^\]]*\]|\([^)]*\)", " ", selector)
+    return _BRACKETED.sub(" ", selector)
 
 
 def _structure(selector: str) -> set[StructuralRule]:
@@ -304,6 +323,8 @@ def split_compounds(selector: str) -> tuple[list[str], list[str]]:
     selector = selector.strip()
     if selector[:1] in (">", "+", "~"):
         selector = f"* {selector}"
+    if not _NESTING.search(selector):  # most selectors: no string, bracket or parenthesis
+        return _split_flat(selector)
     compounds, combinators = [], []
     depth, current, pending = 0, "", ""
     # Structure is read with strings masked (`[title="a > b"]` has no combinator), text kept.
@@ -326,9 +347,33 @@ def split_compounds(selector: str) -> tuple[list[str], list[str]]:
     return compounds, combinators
 
 
+_NESTING = re.compile(r"[\"'()\[\]]")
+_COMBINATOR_RUN = re.compile(r"([\s>+~]+)")
+
+
+def _split_flat(selector: str) -> tuple[list[str], list[str]]:
+    """`split_compounds` of a selector with nothing to mask and no depth, by one C split:
+    a run of spaces and combinator characters between two compounds is the last combinator
+    in it, or a space (the descendant combinator) if it holds none."""
+    parts = _COMBINATOR_RUN.split(selector)
+    compounds, runs = parts[0::2], parts[1::2]
+    if runs and not compounds[-1]:  # a run at the end
+        compounds.pop()
+        runs.pop()
+    if runs and not compounds[0]:  # a run at the start
+        compounds.pop(0)
+        runs.pop(0)
+    if compounds == [""]:
+        return [], []
+    return compounds, [(run.strip() or " ")[-1] for run in runs]
+
+
 def _masked_strings(text: str) -> str:
     """`text` with every quoted string's characters replaced by NULs (the same length)."""
     return _STRING.sub(lambda m: "\0" * len(m.group()), text)
+
+
+_SELECTOR_ARGUMENT = re.compile(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(")
 
 
 def _pseudo_arguments(compound: str) -> list[tuple[str, str]]:
@@ -336,7 +381,7 @@ def _pseudo_arguments(compound: str) -> list[tuple[str, str]]:
     `:is(...)`, `:where(...)`, `:has(...)`), each with its name, parentheses balanced."""
     masked = _masked_strings(compound)
     found = []
-    for match in re.finditer(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(", masked):
+    for match in _SELECTOR_ARGUMENT.finditer(masked):
         end = _closing_parenthesis(masked, match.end())
         if end is not None:
             found.append((match.group(1), compound[match.end() : end].strip()))
@@ -364,6 +409,8 @@ def _without_pseudo(compound: str) -> str:
 def _top_level(compound: str, keep_brackets: bool) -> str:
     """The compound's text outside parentheses; attribute tests kept as they are or blanked
     to `[]` (so a value such as `[data-k="x.y"]` is never read as a class or an id)."""
+    if "(" not in compound and ")" not in compound:  # most compounds: all of it is outside
+        return compound if keep_brackets else _BRACKETS.sub("[]", _masked_strings(compound))
     masked = _masked_strings(compound)
     kept, depth = [], 0
     for char, mask in zip(compound, masked, strict=True):
@@ -376,9 +423,15 @@ def _top_level(compound: str, keep_brackets: bool) -> str:
     text = "".join(char for char, _ in kept)
     if keep_brackets:
         return text
-    return re.sub(r"\[[^\]]*\]", "[]", "".join(mask for _, mask in kept))
+    return _BRACKETS.sub("[]", "".join(mask for _, mask in kept))
 
 
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+
+
+# Stylesheets repeat their compounds (`.wp-core-ui`, `.button`) thousands of times, and each
+# compound of a selector is read as itself and as the next one's context.
+@functools.lru_cache(maxsize=8192)
 def compound_keys(compound: str) -> Keys:
     outside = _top_level(compound, keep_brackets=False)
     tag = re.match(r"(" + _IDENT + r")", outside)

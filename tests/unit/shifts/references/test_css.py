@@ -134,3 +134,26 @@ def test_a_has_about_later_siblings_does_not_look_inside() -> None:
     assert refs.structure_matters(element(page, "//div"))  # it keeps its later siblings
     assert refs.structure_matters(element(page, "//p"))
     assert css_refs(".c:has(> i) {}").structure_matters(element(page, "//i"))
+
+
+def test_a_flat_selector_splits_as_one_with_brackets_does() -> None:
+    """Selectors with no string, bracket or parenthesis take a shortcut (one regex split);
+    the same selector with an attribute test takes the character walk: both must agree."""
+    cases = {
+        "a  >  b + c ~ d e": (["a", "b", "c", "d", "e"], [">", "+", "~", " "]),
+        "> .b": (["*", ".b"], [">"]),
+        ".a\t\n.b\u00a0>\u00a0.c": ([".a", ".b", ".c"], [" ", ">"]),
+        ".a + > .b ": ([".a", ".b"], [">"]),
+        "": ([], []),
+    }
+    for selector, (compounds, combinators) in cases.items():
+        assert css_reader.split_compounds(selector) == (compounds, combinators), selector
+        if compounds:  # the last compound with an attribute test: the same split
+            walked = css_reader.split_compounds(selector.strip() + "[x]")
+            assert walked == ([*compounds[:-1], compounds[-1] + "[x]"], combinators), selector
+
+
+def test_a_selector_list_splits_at_its_top_level_commas_only() -> None:
+    assert list(css_reader.split_top_level(" a , .b ,#c")) == ["a", ".b", "#c"]
+    assert list(css_reader.split_top_level(":is(a, b), .c")) == [":is(a, b)", ".c"]
+    assert list(css_reader.split_top_level(".a\\,b, .c")) == [".a\\,b", ".c"]
