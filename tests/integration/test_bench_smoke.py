@@ -98,3 +98,12 @@ def test_store_bench_runs(tmp_path: Path) -> None:
     text, rows = run_bench("bench.store", tmp_path)
     assert set(rows) == {"redis-py", "pipelined"} and "8 at once" in text
     assert all(cpu > 0 for row in rows.values() for cpu in row.values())
+
+
+def test_references_bench_runs_against_another_tree(tmp_path: Path) -> None:
+    # This checkout against itself: the same files read by the same code, each side's rows.
+    text, table = run_bench("bench.references", tmp_path, "--against", str(REPO))
+    assert set(table) == {"this tree", "against"} and "x: against's over this tree's" in text
+    assert all(
+        row["files"] > 0 and row["cpu_s_per_mb"] > 0 for t in table.values() for row in t.values()
+    )
