@@ -92,7 +92,10 @@ class ArchivingStore(EpisodeStore):
         return await self.inner.count_events(episode_id)
 
     async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
-        return await self.inner.reset_episode(episode_id, record)
+        reset = await self.inner.reset_episode(episode_id, record)
+        if reset and record is not None:  # (a new generation: the archive's next run)
+            await _archive(self.recording.save_episode(archived_form(record)))
+        return reset
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

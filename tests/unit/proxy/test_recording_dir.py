@@ -89,6 +89,16 @@ async def test_the_archive_keeps_what_the_store_drops(recording: Recording) -> N
     assert await recording.episode_ids() == ["e"]
 
 
+async def test_the_archive_follows_a_reset_to_its_new_run(recording: Recording) -> None:
+    store = ArchivingStore(MemoryStore(), recording)
+    record = {"id": "e", "created_at": 1.0, "generation": 0, "condition": "Src"}
+    assert await store.create_episode("e", record, 2**31)
+    assert await store.reset_episode("e", {**record, "generation": 1})
+    assert (await recording.episode("e") or {}).get("generation") == 1
+    assert not await store.reset_episode("gone", {**record, "id": "gone"})
+    assert await recording.episode("gone") is None
+
+
 async def test_reads_see_every_write_queued_before_them(recording: Recording) -> None:
     writes = [recording.append_event("e", {"type": "step", "id": f"{i}-0"}) for i in range(50)]
     await asyncio.gather(*writes, recording.events("e"))

@@ -167,14 +167,17 @@ async def test_an_acl_user_from_the_url_with_or_without_a_password(tmp_path: Pat
         admin.acl_setuser("agent", enabled=True, passwords=["+pw"], keys="*", commands=["+@all"])
         admin.acl_setuser("open", enabled=True, nopass=True, keys="*", commands=["+@all"])
         admin.acl_setuser("default", enabled=False)  # a command without AUTH is refused
-        for user, credentials in (("agent", "agent:pw"), ("open", "open")):
-            connection = PipelinedConnection(f"redis://{credentials}@127.0.0.1:{server.port}/0", 2)
-            assert await connection.call("ACL", "WHOAMI") == user.encode()
-            connection.close()
-        nobody = PipelinedConnection(f"redis://127.0.0.1:{server.port}/0", 2)
-        with pytest.raises(ReplyError, match="NOAUTH|NOPERM|auth"):
-            await nobody.call("PING")
-        nobody.close()
+        for user, credentials in (("agent", "agent:pw"), ("open", "open"), (None, "")):
+            url = f"redis://{credentials}{'@' if credentials else ''}127.0.0.1:{server.port}/0"
+            connection = PipelinedConnection(url, 2)
+            try:
+                if user is None:  # no user, no password: the disabled default user
+                    with pytest.raises(ReplyError, match="NOAUTH"):
+                        await connection.call("PING")
+                else:
+                    assert await connection.call("ACL", "WHOAMI") == user.encode()
+            finally:
+                connection.close()
     finally:
         server.stop()
 
