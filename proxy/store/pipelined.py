@@ -138,17 +138,13 @@ def _tls(params: dict[str, Any]) -> ssl.SSLContext:
     context = ssl.create_default_context(cafile=params.get("ssl_ca_certs"))
     if params.get("ssl_certfile"):
         context.load_cert_chain(params["ssl_certfile"], params.get("ssl_keyfile"))
-    if _is_false(params.get("ssl_check_hostname", True)):
+    if params.get("ssl_check_hostname") is False:  # (parse_url has read it as redis-py does)
         context.check_hostname = False
     required = str(params.get("ssl_cert_reqs", "required")).lower()
     if required in ("none", "optional"):
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE if required == "none" else ssl.CERT_OPTIONAL
     return context
-
-
-def _is_false(value: object) -> bool:
-    return str(value).lower() in ("false", "0", "no", "n", "off")
 
 
 class PipelinedConnection:

@@ -146,9 +146,7 @@ class LocatorDrift:
             )
         # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
         # less before it): every path is taken again.
-        after = {
-            e: (*(names[e] if e in names else before[e][:3]), tree.getpath(e)) for e in targets
-        }
+        after = {e: (*names.get(e, before[e][:3]), tree.getpath(e)) for e in targets}
         for e in targets:
             if before[e] != after[e]:
                 # Shifts after this one (relayout) may move the element again: its final

@@ -48,6 +48,20 @@ _POSITIONAL = re.compile(
 
 # Pseudo-classes whose argument is a selector list about the element itself.
 _FUNCTIONAL = re.compile(r":(?:not|is|where|matches|-webkit-any|-moz-any)\(")
+# ... and those whose argument a structural rule may sit in (`:has()` too), by name.
+_SELECTOR_ARGUMENT = re.compile(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(")
+
+
+# What the fast paths look for: the characters a stylesheet's reading stops at (strings and
+# rule boundaries); what makes a selector list, or a selector, more than flat text.
+_SELECTOR_PUNCTUATION = re.compile(r"[\"'{};]")
+_GROUPING = re.compile(r"[()\[\]\\]")
+_NESTING = re.compile(r"[\"'()\[\]]")
+_COMBINATOR_RUN = re.compile(r"([\s>+~]+)")
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+_BRACKETS_OR_PARENTHESES = re.compile(r"\[[^\]]*\]|\([^)]*\)")
+_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}\s?|.)")
+_TAG_NAME = re.compile(r"(" + _IDENT + r")")
 
 
 def css_refs(text: str) -> AssetRefs:
@@ -76,10 +90,6 @@ def _selectors(css: str) -> Iterable[str]:
         elif char in "};":
             start = position + 1
         position += 1
-
-
-_SELECTOR_PUNCTUATION = re.compile(r"[\"'{};]")
-_GROUPING = re.compile(r"[()\[\]\\]")
 
 
 def split_top_level(prelude: str) -> Iterable[str]:
@@ -132,9 +142,6 @@ def selector_refs(selectors: Iterable[str]) -> AssetRefs:
     )
 
 
-_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}\s?|.)")
-
-
 def _unescape(name: str) -> str:
     if "\\" not in name:  # (asked of every id and class of every selector)
         return name
@@ -148,11 +155,8 @@ def _unescape_one(escaped: str) -> str:
     return escaped
 
 
-_BRACKETED = re.compile(r"\[[^\]]*\]|\([^)]*\)")
-
-
 def _without_brackets(selector: str) -> str:
-    return _BRACKETED.sub(" ", selector)
+    return _BRACKETS_OR_PARENTHESES.sub(" ", selector)
 
 
 def _structure(selector: str) -> set[StructuralRule]:
@@ -347,10 +351,6 @@ def split_compounds(selector: str) -> tuple[list[str], list[str]]:
     return compounds, combinators
 
 
-_NESTING = re.compile(r"[\"'()\[\]]")
-_COMBINATOR_RUN = re.compile(r"([\s>+~]+)")
-
-
 def _split_flat(selector: str) -> tuple[list[str], list[str]]:
     """`split_compounds` of a selector with nothing to mask and no depth, by one C split:
     a run of spaces and combinator characters between two compounds is the last combinator
@@ -371,9 +371,6 @@ def _split_flat(selector: str) -> tuple[list[str], list[str]]:
 def _masked_strings(text: str) -> str:
     """`text` with every quoted string's characters replaced by NULs (the same length)."""
     return _STRING.sub(lambda m: "\0" * len(m.group()), text)
-
-
-_SELECTOR_ARGUMENT = re.compile(r":(not|is|where|has|matches|-webkit-any|-moz-any)\(")
 
 
 def _pseudo_arguments(compound: str) -> list[tuple[str, str]]:
@@ -401,7 +398,7 @@ def _closing_parenthesis(masked: str, start: int) -> int | None:
 def _without_pseudo(compound: str) -> str:
     """A compound without its pseudo-classes and their arguments (`li.x:has(a)` -> `li.x`)."""
     text = _top_level(compound, keep_brackets=True)
-    masked = re.sub(r"\[[^\]]*\]", lambda m: "\0" * len(m.group()), _masked_strings(text))
+    masked = _BRACKETS.sub(lambda m: "\0" * len(m.group()), _masked_strings(text))
     colon = masked.find(":")
     return (text if colon < 0 else text[:colon]) or "*"
 
@@ -426,15 +423,12 @@ def _top_level(compound: str, keep_brackets: bool) -> str:
     return _BRACKETS.sub("[]", "".join(mask for _, mask in kept))
 
 
-_BRACKETS = re.compile(r"\[[^\]]*\]")
-
-
 # Stylesheets repeat their compounds (`.wp-core-ui`, `.button`) thousands of times, and each
 # compound of a selector is read as itself and as the next one's context.
 @functools.lru_cache(maxsize=8192)
 def compound_keys(compound: str) -> Keys:
     outside = _top_level(compound, keep_brackets=False)
-    tag = re.match(r"(" + _IDENT + r")", outside)
+    tag = _TAG_NAME.match(outside)
     id_match = _ID.search(outside)
     return (
         tag.group(1).lower() if tag else None,
