@@ -5,7 +5,8 @@
 //   labels    {key: label} of every interactive element, as the page is now
 //   snapshot  every element in document order: structural key, tag, role flags, box, visible,
 //             hit-testable, label, image, listeners; plus window/document listeners
-//   clip      scroll element #index of the last snapshot into view and give its viewport rect
+//   clip      scroll element #index of the last snapshot into view and give its viewport rect,
+//             with the page's animations as a screenshot draws them (finished or cancelled)
 //   reset     scroll back to the top-left
 //
 // Structural keys are paths of element-sibling indexes from <html> that skip the elements
@@ -132,6 +133,16 @@
   if (arg.mode === "clip") {
     const el = registry.elements[arg.index];
     if (!el || !el.isConnected) return null;
+    // Measured as the screenshot draws it: Playwright's `animations: "disabled"` finishes
+    // finite animations and cancels infinite ones, so a box measured mid-animation (a spinning
+    // logo's turned square) would frame a part of the page that depends on when it was taken.
+    for (const animation of document.getAnimations()) {
+      try {
+        const timing = animation.effect ? animation.effect.getComputedTiming() : null;
+        if (timing && timing.endTime === Infinity) animation.cancel();
+        else animation.finish();
+      } catch (e) { /* one that cannot finish (a zero playback rate): as Playwright leaves it */ }
+    }
     let rect = el.getBoundingClientRect();
     window.scrollTo({
       left: rect.left + window.scrollX, top: rect.top + window.scrollY, behavior: "instant",
