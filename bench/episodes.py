@@ -117,7 +117,7 @@ async def browse(
     image, then `think_s` to decide the next step. Counts and latencies go into `log`. The
     first navigation is made however late it starts: every episode is measured at least once,
     on a loaded machine too."""
-    while True:
+    while log["navigations"] == 0 or time.monotonic() < until:
         started = time.perf_counter()
         page = await client.get(f"{origin}/page.html", headers={"Sec-Fetch-Dest": "document"})
         log["latency"]["document"].append((time.perf_counter() - started) * 1000)
@@ -128,9 +128,8 @@ async def browse(
             asset = await client.get(f"{origin}{path}", headers={"Sec-Fetch-Dest": dest})
             log["latency"]["subresource"].append((time.perf_counter() - started) * 1000)
             log["failures"] += asset.status_code != 200
-        if time.monotonic() >= until:
-            return log
         await asyncio.sleep(rng.uniform(*think_s))
+    return log
 
 
 async def run_episodes(

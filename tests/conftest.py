@@ -61,7 +61,9 @@ LONGEST_FIRST = (
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own grouping of items by their fixtures
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not hasattr(config, "workerinput"):
+        return  # one process: the order is the collected one (what `--sw` counts on)
     rank = {module: index for index, module in enumerate(LONGEST_FIRST)}
     # A stable sort on the module alone: the order within a module is left as it was.
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))

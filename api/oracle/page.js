@@ -136,12 +136,14 @@
     // Measured as the screenshot draws it: Playwright's `animations: "disabled"` finishes
     // finite animations and cancels infinite ones, so a box measured mid-animation (a spinning
     // logo's turned square) would frame a part of the page that depends on when it was taken.
+    // (Playwright's own rule: no effect or a zero playback rate is left alone, a finite end
+    // time finished, any other end, an infinite or a scroll-driven one, cancelled.)
     for (const animation of document.getAnimations()) {
+      if (!animation.effect || animation.playbackRate === 0) continue;
       try {
-        const timing = animation.effect ? animation.effect.getComputedTiming() : null;
-        if (timing && timing.endTime === Infinity) animation.cancel();
-        else animation.finish();
-      } catch (e) { /* one that cannot finish (a zero playback rate): as Playwright leaves it */ }
+        if (Number.isFinite(animation.effect.getComputedTiming().endTime)) animation.finish();
+        else animation.cancel();
+      } catch (e) { /* as Playwright: it stays as it is */ }
     }
     let rect = el.getBoundingClientRect();
     window.scrollTo({
