@@ -133,11 +133,10 @@
   if (arg.mode === "clip") {
     const el = registry.elements[arg.index];
     if (!el || !el.isConnected) return null;
-    // Measured as the screenshot draws it: Playwright's `animations: "disabled"` finishes
-    // finite animations and cancels infinite ones, so a box measured mid-animation (a spinning
-    // logo's turned square) would frame a part of the page that depends on when it was taken.
-    // (Playwright's own rule: no effect or a zero playback rate is left alone, a finite end
-    // time finished, any other end, an infinite or a scroll-driven one, cancelled.)
+    // Measured as the screenshot draws it, or a box measured mid-animation (a spinning logo's
+    // turned square) would frame a part of the page that depends on when it was taken. This is
+    // Playwright's rule for `animations: "disabled"`: no effect or a zero playback rate is left
+    // alone, a finite end finished, any other (infinite, scroll-driven) cancelled.
     for (const animation of document.getAnimations()) {
       if (!animation.effect || animation.playbackRate === 0) continue;
       try {

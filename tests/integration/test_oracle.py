@@ -76,13 +76,25 @@ async def test_inserted_wrappers_are_skipped_when_the_proxy_names_them(
     assert "structure" in await kinds_of(chromium, pages, "wrapped.html")
 
 
+def spinning_logo(turned_s: float) -> bytes:
+    """app.html with its logo under an infinite rotation (as Vite's React logo), as a load
+    finds it `turned_s` seconds into its turn (20 s a turn)."""
+    spin = (
+        "  @keyframes spin { to { transform: rotate(360deg); } }\n"
+        f"  .brand img {{ animation: spin 20s linear infinite; animation-delay: -{turned_s}s; }}\n"
+    )
+    return (PAGES / "app.html").read_text().replace("</style>", spin + "</style>", 1).encode()
+
+
 async def test_a_spinning_image_is_clipped_as_the_screenshot_draws_it(
-    chromium: Browser, pages: str
+    chromium: Browser, pages: str, upstream: UpstreamServer
 ) -> None:
-    """An image under an infinite animation (Vite's React logo spins) is found at another angle
-    by each load: its clip is measured with the animations as the screenshot draws them, so a
-    load that finds it 45 degrees further on shows the same pixels. One baseline load: with two,
-    their own difference would hide it as the page's noise."""
+    """An image under an infinite animation is found at another angle by each load: its clip
+    is measured with the animations as the screenshot draws them, so a load that finds it 45
+    degrees further on shows the same pixels. One baseline load: with two, their own
+    difference would hide it as the page's noise."""
+    for name, turned_s in (("spinning.html", 0), ("spinning-ahead.html", 2.5)):
+        upstream.extra[f"/oracle/{name}"] = ("text/html; charset=utf-8", spinning_logo(turned_s))
     found = await compare_urls(
         chromium,
         f"{pages}/spinning.html",
