@@ -37,6 +37,10 @@ class RedisProcess:
             "",
             "--appendonly",
             "yes" if appendonly else "no",
+            # Every write in the file before its reply: with the default (a write each second,
+            # put off while an fsync is slow), a kill on a busy disk loses what it accepted.
+            "--appendfsync",
+            "always",
             "--dir",
             str(workdir),
         ]
