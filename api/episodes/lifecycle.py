@@ -4,6 +4,7 @@ description a client binds a browser with."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -39,6 +40,38 @@ async def load_episode(store: EpisodeStore, episode_id: str) -> Episode:
     if record is None:
         raise NotFound(f"episode {episode_id!r} not found")
     return Episode.model_validate(record)
+
+
+# How often a change is tried against a record that others keep changing before it gives up: a
+# conflict needs a write between this one's read and its write, every time.
+CHANGE_ATTEMPTS = 50
+
+
+async def change_episode(
+    store: EpisodeStore,
+    episode_id: str,
+    change: Callable[[Episode], Episode],
+    reset: bool = False,
+) -> Episode:
+    """The episode as `change` makes it of the stored one, written only if nobody wrote it
+    between the read and the write, else read again and changed again: two API calls at once
+    (a PATCH during a reset, two resets) each take effect, none undoes the other. `reset`: its
+    flags, counters and events are forgotten in the same step. `change` may raise (Invalid)."""
+    for _ in range(CHANGE_ATTEMPTS):
+        record = await store.get_episode(episode_id)
+        if record is None:
+            raise NotFound(f"episode {episode_id!r} not found")
+        changed = change(Episode.model_validate(record)).model_dump(mode="json")
+        if reset:
+            written = await store.reset_episode(episode_id, changed, expected=record)
+        else:
+            written = await store.update_episode(episode_id, changed, expected=record)
+        if written:
+            return Episode.model_validate(changed)
+    raise Conflict(
+        f"episode {episode_id!r} kept changing under {CHANGE_ATTEMPTS} attempts to change it; "
+        "try again"
+    )
 
 
 async def store_new_episode(

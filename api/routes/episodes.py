@@ -15,6 +15,7 @@ from api.analysis.verdicts import Unchecked, unchecked
 from api.dependencies import EvidenceDep, KnowledgeDep, SettingsDep, StoreDep
 from api.episodes.evidence import REPLAY_LABELS, Evidence
 from api.episodes.lifecycle import (
+    change_episode,
     describe,
     load_episode,
     store_new_episode,
@@ -121,14 +122,15 @@ async def get_episode(
 async def patch_episode(
     episode_id: str, body: EpisodePatch, store: StoreDep, settings: SettingsDep
 ) -> dict[str, Any]:
-    episode = await load_episode(store, episode_id)
     changes = body.model_dump(exclude_unset=True)
-    merged = {**episode.model_dump(mode="json"), **changes}
-    try:
-        updated = Episode.model_validate(merged)
-    except ValidationError as error:
-        raise Invalid(validation_message(error)) from None
-    await _save(store, updated)
+
+    def patched(episode: Episode) -> Episode:
+        try:
+            return Episode.model_validate({**episode.model_dump(mode="json"), **changes})
+        except ValidationError as error:
+            raise Invalid(validation_message(error)) from None
+
+    updated = await change_episode(store, episode_id, patched)
     await store.append_event(
         episode_id,
         event("episode_patched", "api", changes=changes),
@@ -149,10 +151,12 @@ async def delete_episode(episode_id: str, store: StoreDep, settings: SettingsDep
 @router.post("/{episode_id}/reset")
 async def reset_episode(episode_id: str, store: StoreDep, settings: SettingsDep) -> dict[str, Any]:
     """Forget flags (e.g. `once` already shown), counters and events; keep the configuration."""
-    episode = await load_episode(store, episode_id)
-    episode = episode.model_copy(update={"generation": episode.generation + 1})
-    if not await store.reset_episode(episode_id, episode.model_dump(mode="json")):
-        raise NotFound(f"episode {episode_id!r} not found")
+    episode = await change_episode(
+        store,
+        episode_id,
+        lambda stored: stored.model_copy(update={"generation": stored.generation + 1}),
+        reset=True,
+    )
     await store.append_event(
         episode_id,
         event("episode_reset", "api"),
@@ -260,17 +264,12 @@ async def _attribution(evidence: Evidence, episode: Episode, failure: dict[str, 
 async def _set_suspended(
     store: EpisodeStore, settings: Settings, episode_id: str, suspended: bool
 ) -> dict[str, Any]:
-    episode = await load_episode(store, episode_id)
-    updated = episode.model_copy(update={"suspended": suspended})
-    await _save(store, updated)
+    updated = await change_episode(
+        store, episode_id, lambda stored: stored.model_copy(update={"suspended": suspended})
+    )
     await store.append_event(
         episode_id,
         event("episode_suspended" if suspended else "episode_resumed", "api"),
-        episode.expires_at,
+        updated.expires_at,
     )
     return describe(updated, settings)
-
-
-async def _save(store: EpisodeStore, episode: Episode) -> None:
-    if not await store.update_episode(episode.id, episode.model_dump(mode="json")):
-        raise NotFound(f"episode {episode.id!r} not found")

@@ -40,8 +40,10 @@ class ArchivingStore(EpisodeStore):
             await _archive(self.recording.save_episode(archived_form(record)))
         return created
 
-    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
-        updated = await self.inner.update_episode(episode_id, record)
+    async def update_episode(
+        self, episode_id: str, record: dict[str, Any], expected: dict[str, Any] | None = None
+    ) -> bool:
+        updated = await self.inner.update_episode(episode_id, record, expected)
         if updated:
             await _archive(self.recording.save_episode(archived_form(record)))
         return updated
@@ -91,8 +93,13 @@ class ArchivingStore(EpisodeStore):
     async def count_events(self, episode_id: str) -> int:
         return await self.inner.count_events(episode_id)
 
-    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
-        reset = await self.inner.reset_episode(episode_id, record)
+    async def reset_episode(
+        self,
+        episode_id: str,
+        record: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> bool:
+        reset = await self.inner.reset_episode(episode_id, record, expected)
         if reset and record is not None:  # (a new generation: the archive's next run)
             await _archive(self.recording.save_episode(archived_form(record)))
         return reset

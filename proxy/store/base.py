@@ -29,8 +29,12 @@ class EpisodeStore(ABC):
         """The episode record, or None if it does not exist (or expired)."""
 
     @abstractmethod
-    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
-        """Replace the record of an existing episode, keeping its expiry; False if missing."""
+    async def update_episode(
+        self, episode_id: str, record: dict[str, Any], expected: dict[str, Any] | None = None
+    ) -> bool:
+        """Replace the record of an existing episode, keeping its expiry; False if missing, or
+        if `expected` is given and the stored record is no longer it (another writer came
+        between the read and this write: read again and retry, `api.episodes.lifecycle`)."""
 
     @abstractmethod
     async def delete_episode(self, episode_id: str) -> bool:
@@ -90,10 +94,16 @@ class EpisodeStore(ABC):
         """How many events the episode's log holds."""
 
     @abstractmethod
-    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+    async def reset_episode(
+        self,
+        episode_id: str,
+        record: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> bool:
         """Forget flags, counters and events; the episode's configuration stays, or becomes
         `record` in the same step (a load never sees the new record with the old flags, nor
-        claims a flag of the new one that the reset then forgets). False if no such episode."""
+        claims a flag of the new one that the reset then forgets). False if no such episode,
+        or if `expected` is given and the stored record is no longer it (nothing forgotten)."""
 
     @abstractmethod
     async def set_listener_default(

@@ -62,9 +62,11 @@ class MemoryStore(EpisodeStore):
         state = self._live(episode_id)
         return dict(state.record) if state else None
 
-    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
+    async def update_episode(
+        self, episode_id: str, record: dict[str, Any], expected: dict[str, Any] | None = None
+    ) -> bool:
         state = self._live(episode_id)
-        if state is None:
+        if state is None or (expected is not None and state.record != expected):
             return False
         state.record = dict(record)
         return True
@@ -126,9 +128,14 @@ class MemoryStore(EpisodeStore):
         state = self._live(episode_id)
         return len(state.events) if state else 0
 
-    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+    async def reset_episode(
+        self,
+        episode_id: str,
+        record: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> bool:
         state = self._live(episode_id)
-        if state is None:
+        if state is None or (expected is not None and state.record != expected):
             return False
         if record is not None:
             state.record = dict(record)

@@ -14,7 +14,9 @@ The commands every request or page load makes (reading the episode, counting a l
 flag, writing events) go on one pipelined connection of their own (`pipelined.py`); the rest
 (the API's: create, list, delete, read events) through redis-py.
 The record is a JSON string rather than a hash so that "replace if exists, keep TTL" is one
-atomic SET XX KEEPTTL.
+atomic SET XX KEEPTTL. A replacement that expects the record it read (the API's read-modify-write)
+compares in a script: every record is written as `json.dumps` writes it, and a record read back
+and dumped again is the same string.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ _WRITE_THEN_EXPIRE = {
     "xadd_each": _XADD_EACH,
 }
 _EXPIRE_AND_RETURN = " redis.call('EXPIREAT', KEYS[1], ARGV[1]) return v"
+# KEYS[1] the record, KEYS[2..] the state a reset forgets (none for an update); ARGV[1] the new
+# record, ARGV[2] the record it must still be. Nothing is written if it is not.
+_REPLACE_IF_UNCHANGED = (
+    "local current = redis.call('GET', KEYS[1]) "
+    "if current ~= ARGV[2] then return 0 end "
+    "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') "
+    "for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end "
+    "return 1"
+)
 
 
 class RedisStore(EpisodeStore):
@@ -123,7 +134,11 @@ class RedisStore(EpisodeStore):
         raw = await self._call(lambda: self._hot.call("GET", self._key(episode_id)))
         return json.loads(raw) if raw else None
 
-    async def update_episode(self, episode_id: str, record: dict[str, Any]) -> bool:
+    async def update_episode(
+        self, episode_id: str, record: dict[str, Any], expected: dict[str, Any] | None = None
+    ) -> bool:
+        if expected is not None:
+            return await self._replace_if_unchanged([self._key(episode_id)], record, expected)
         updated = await self._call(
             lambda: self._redis.set(
                 self._key(episode_id), json.dumps(record), xx=True, keepttl=True
@@ -215,7 +230,18 @@ class RedisStore(EpisodeStore):
     async def count_events(self, episode_id: str) -> int:
         return int(await self._call(lambda: self._redis.xlen(self._key(episode_id, "events"))))
 
-    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+    async def reset_episode(
+        self,
+        episode_id: str,
+        record: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> bool:
+        if expected is not None:
+            keys = self._all_keys(episode_id)
+            return await self._replace_if_unchanged(
+                keys, expected if record is None else record, expected
+            )
+
         # One MULTI: a load's script (claiming a flag, counting a load) runs wholly before it,
         # and is forgotten with the old record, or wholly after, under the new one.
         async def run() -> bool:
@@ -229,6 +255,18 @@ class RedisStore(EpisodeStore):
             return bool(existed)
 
         return await self._call(run)
+
+    async def _replace_if_unchanged(
+        self, keys: list[str], record: dict[str, Any], expected: dict[str, Any]
+    ) -> bool:
+        """The record at keys[0] replaced, and the other keys deleted, in one step if the
+        record stored is still `expected`."""
+        replaced = await self._call(
+            lambda: self._redis.eval(
+                _REPLACE_IF_UNCHANGED, len(keys), *keys, json.dumps(record), json.dumps(expected)
+            )
+        )
+        return bool(replaced)
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

@@ -166,6 +166,29 @@ async def test_reset_replaces_the_record_with_the_flags(store: EpisodeStore) -> 
     assert await store.get_episode("gone") is None  # a reset creates nothing
 
 
+async def test_a_change_expecting_a_record_writes_only_over_that_record(
+    store: EpisodeStore,
+) -> None:
+    nested = {**RECORD, "tags": {"b": "2", "a": "1"}, "rate": 0.1, "targets": None}
+    await store.create_episode("e1", nested, expiry())
+    read = await store.get_episode("e1")
+    assert read is not None
+    assert await store.update_episode("e1", {**read, "seed": 8}, expected=read)
+    # Written over since it was read: neither the update nor the reset writes or forgets.
+    assert not await store.update_episode("e1", {**read, "seed": 9}, expected=read)
+    await store.claim_flag("e1", "once", expiry())
+    assert not await store.reset_episode("e1", {**read, "generation": 1}, expected=read)
+    assert await store.get_episode("e1") == {**nested, "seed": 8}
+    assert await store.get_flags("e1") != {}
+    now = {**nested, "seed": 8}
+    assert await store.reset_episode("e1", {**now, "generation": 1}, expected=now)
+    assert await store.get_episode("e1") == {**now, "generation": 1}
+    assert await store.get_flags("e1") == {}
+    assert not await store.update_episode("gone", RECORD, expected=RECORD)
+    assert not await store.reset_episode("gone", RECORD, expected=RECORD)
+    assert await store.get_episode("gone") is None
+
+
 async def test_listener_default(store: EpisodeStore) -> None:
     assert await store.get_listener_default("8080") is None
     await store.set_listener_default("8080", "e1", expiry())

@@ -3,10 +3,17 @@ catalogue, tokens, limits."""
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+from typing import Any
+
 import httpx
 import pytest
 
+from api.app import create_app
 from api.service.settings import Settings
+from proxy.store import MemoryStore, RedisStore
+from tests.helpers.processes import RedisProcess
 from tests.unit.api.conftest import in_process
 
 
@@ -75,6 +82,51 @@ async def test_suspend_resume_reset_delete(api: httpx.AsyncClient) -> None:
     assert [event["type"] for event in events] == ["episode_reset"]
     assert (await api.delete("/episodes/e1")).status_code == 204
     assert_error(await api.delete("/episodes/e1"), 404, "not found")
+
+
+async def test_changes_made_at_once_each_take_effect(redis_server: RedisProcess) -> None:
+    """Resets, PATCHes and suspends sent together, on Redis (each awaits it between reading the
+    record and writing it back): none undoes another, as a read-modify-write would."""
+    store = RedisStore(redis_server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    app = create_app(store, Settings())
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://a"
+    ) as api:
+        await api.post("/episodes", json={"id": "e1", "seed": 0})
+        resets = [api.post("/episodes/e1/reset") for _ in range(12)]
+        patches = [api.patch("/episodes/e1", json={"tags": {"run": "r"}})]
+        suspends = [api.post("/episodes/e1/suspend")]
+        responses = await asyncio.gather(*resets, *patches, *suspends)
+        assert [response.status_code for response in responses] == [200] * len(responses)
+        episode = (await api.get("/episodes/e1")).json()
+    await store.close()
+    assert episode["generation"] == len(resets)
+    assert episode["tags"] == {"run": "r"} and episode["suspended"] is True
+
+
+class _RewrittenAfterEachRead(MemoryStore):
+    """A store another writer writes to right after each read of a record."""
+
+    async def get_episode(self, episode_id: str) -> dict[str, Any] | None:
+        record = await super().get_episode(episode_id)
+        if record is not None:
+            other = {**record, "tags": {"writes": str(int(record["tags"].get("writes", 0)) + 1)}}
+            await super().update_episode(episode_id, other)
+        return record
+
+
+async def test_a_change_that_always_loses_the_race_is_a_409_that_changed_nothing() -> None:
+    store = _RewrittenAfterEachRead()
+    app = create_app(store, Settings())
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://a"
+    ) as api:
+        await api.post("/episodes", json={"id": "e1"})
+        assert_error(await api.post("/episodes/e1/reset"), 409, "kept changing")
+        assert_error(await api.patch("/episodes/e1", json={"seed": 5}), 409, "kept changing")
+    record = await MemoryStore.get_episode(store, "e1")
+    assert record is not None and record["generation"] == 0 and record["seed"] == 0
+    assert await store.count_events("e1") == 1  # its creation: no reset, no patch
 
 
 NOT_JSON = [
