@@ -4,9 +4,10 @@
 //             targets got listeners, and of which event types
 //   labels    {key: label} of every interactive element, as the page is now
 //   snapshot  every element in document order: structural key, tag, role flags, box, visible,
-//             hit-testable, label, image, listeners; plus window/document listeners
-//   clip      scroll element #index of the last snapshot into view and give its viewport rect,
+//             hit-testable, label, image, listeners; plus window/document listeners; measured
 //             with the page's animations as a screenshot draws them (finished or cancelled)
+//   clip      scroll element #index of the last snapshot into view and give its viewport rect,
+//             measured the same way
 //   reset     scroll back to the top-left
 //
 // Structural keys are paths of element-sibling indexes from <html> that skip the elements
@@ -130,13 +131,11 @@
     return labels;
   }
 
-  if (arg.mode === "clip") {
-    const el = registry.elements[arg.index];
-    if (!el || !el.isConnected) return null;
-    // Measured as the screenshot draws it, or a box measured mid-animation (a spinning logo's
-    // turned square) would frame a part of the page that depends on when it was taken. This is
-    // Playwright's rule for `animations: "disabled"`: no effect or a zero playback rate is left
-    // alone, a finite end finished, any other (infinite, scroll-driven) cancelled.
+  // Measured as the screenshot draws it, or a box measured mid-animation (a spinning logo's
+  // turned square, a spinning control) would depend on when the load got there. This is
+  // Playwright's rule for `animations: "disabled"`: no effect or a zero playback rate is left
+  // alone, a finite end finished, any other (infinite, scroll-driven) cancelled.
+  function settleAnimations() {
     for (const animation of document.getAnimations()) {
       if (!animation.effect || animation.playbackRate === 0) continue;
       try {
@@ -144,6 +143,12 @@
         else animation.cancel();
       } catch (e) { /* as Playwright: it stays as it is */ }
     }
+  }
+
+  if (arg.mode === "clip") {
+    const el = registry.elements[arg.index];
+    if (!el || !el.isConnected) return null;
+    settleAnimations();  // (any started since the snapshot: a hover's transition)
     let rect = el.getBoundingClientRect();
     window.scrollTo({
       left: rect.left + window.scrollX, top: rect.top + window.scrollY, behavior: "instant",
@@ -181,6 +186,7 @@
   }
 
   // snapshot
+  settleAnimations();
   window.scrollTo({ left: 0, top: 0, behavior: "instant" });
   const elements = [];
   const records = [];

@@ -76,12 +76,12 @@ async def test_inserted_wrappers_are_skipped_when_the_proxy_names_them(
     assert "structure" in await kinds_of(chromium, pages, "wrapped.html")
 
 
-def spinning_logo(turned_s: float) -> bytes:
-    """app.html with its logo under an infinite rotation (as Vite's React logo), as a load
+def spinning(selector: str, turned_s: float) -> bytes:
+    """app.html with `selector` under an infinite rotation (as Vite's React logo), as a load
     finds it `turned_s` seconds into its turn (20 s a turn)."""
     spin = (
         "  @keyframes spin { to { transform: rotate(360deg); } }\n"
-        f"  .brand img {{ animation: spin 20s linear infinite; animation-delay: -{turned_s}s; }}\n"
+        f"  {selector} {{ animation: spin 20s linear infinite; animation-delay: -{turned_s}s; }}\n"
     )
     return (PAGES / "app.html").read_text().replace("</style>", spin + "</style>", 1).encode()
 
@@ -94,11 +94,35 @@ async def test_a_spinning_image_is_clipped_as_the_screenshot_draws_it(
     degrees further on shows the same pixels. One baseline load: with two, their own
     difference would hide it as the page's noise."""
     for name, turned_s in (("spinning.html", 0), ("spinning-ahead.html", 2.5)):
-        upstream.extra[f"/oracle/{name}"] = ("text/html; charset=utf-8", spinning_logo(turned_s))
+        upstream.extra[f"/oracle/{name}"] = (
+            "text/html; charset=utf-8",
+            spinning(".brand img", turned_s),
+        )
     found = await compare_urls(
         chromium,
         f"{pages}/spinning.html",
         f"{pages}/spinning-ahead.html",
+        settle_ms=SETTLE_MS,
+        baseline_runs=1,
+    )
+    assert found == []
+
+
+async def test_a_spinning_control_is_measured_as_it_stands_still(
+    chromium: Browser, pages: str, upstream: UpstreamServer
+) -> None:
+    """A control under an infinite animation: its box (and the point its hit test aims at) is
+    measured with the animations as a screenshot draws them, not at whatever angle the load
+    found it (45 degrees further on, its bounding box is half as large again: "resized")."""
+    for name, turned_s in (("spinning-button.html", 0), ("spinning-button-ahead.html", 2.5)):
+        upstream.extra[f"/oracle/{name}"] = (
+            "text/html; charset=utf-8",
+            spinning(".panel button", turned_s),
+        )
+    found = await compare_urls(
+        chromium,
+        f"{pages}/spinning-button.html",
+        f"{pages}/spinning-button-ahead.html",
         settle_ms=SETTLE_MS,
         baseline_runs=1,
     )
