@@ -3,12 +3,14 @@ from __future__ import annotations
 import functools
 import os
 import ssl
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx._transports.default
 import pytest
 
+from tests.helpers.ports import forget_reservations
 from tests.helpers.processes import RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
 
@@ -58,6 +60,19 @@ LONGEST_FIRST = (
     "tests/integration/test_ui.py",
     "tests/integration/test_cli.py",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The run's id, chosen here rather than by xdist so that the controller knows which ports
+    # folder to remove at the end (tests/helpers/ports.py); xdist hands it to its workers.
+    if not hasattr(config, "workerinput") and getattr(config.option, "testrunuid", 0) is None:
+        config.option.testrunuid = uuid.uuid4().hex
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = getattr(config.option, "testrunuid", None)
+    if not hasattr(config, "workerinput") and run:
+        forget_reservations(run)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own grouping of items by their fixtures
