@@ -97,6 +97,7 @@ async def load_snapshot(
         with contextlib.suppress(PlaywrightTimeout):
             await page.wait_for_load_state("networkidle", timeout=NETWORK_IDLE_TIMEOUT_MS)
         await asyncio.sleep(settle_ms / 1000)  # the measurement itself: what changes meanwhile
+        await page.evaluate(script, {"mode": "settle", "wrappers": tags})
         data = await page.evaluate(script, {"mode": "snapshot", "wrappers": tags})
         images = await _image_clips(page, script, data["elements"], tags)
         mapping = await page.evaluate(RUNTIME_LABELS)

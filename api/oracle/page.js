@@ -3,9 +3,11 @@
 //   init      (an init script, before any page script) wrap addEventListener to remember which
 //             targets got listeners, and of which event types
 //   labels    {key: label} of every interactive element, as the page is now
+//   settle    the page's animations as a screenshot draws them (finished or cancelled), and
+//             a rendering update for what their ends set off (called before a snapshot)
 //   snapshot  every element in document order: structural key, tag, role flags, box, visible,
 //             hit-testable, label, image, listeners; plus window/document listeners; measured
-//             with the page's animations as a screenshot draws them (finished or cancelled)
+//             with the animations settled again (any that an end started)
 //   clip      scroll element #index of the last snapshot into view and give its viewport rect,
 //             measured the same way
 //   reset     scroll back to the top-left
@@ -143,6 +145,15 @@
         else animation.cancel();
       } catch (e) { /* as Playwright: it stays as it is */ }
     }
+  }
+
+  if (arg.mode === "settle") {
+    settleAnimations();
+    // What a finished animation's end sets off (`animationend`: a class swapped in, a style
+    // set) runs at the next rendering update: the snapshot is taken after it.
+    return new Promise((resolve) => {
+      requestAnimationFrame(() => setTimeout(() => resolve(null), 0));
+    });
   }
 
   if (arg.mode === "clip") {

@@ -129,6 +129,39 @@ async def test_a_spinning_control_is_measured_as_it_stands_still(
     assert found == []
 
 
+def appearing(seconds: float) -> bytes:
+    """app.html whose button fades in over `seconds`, from a style of opacity 0 that a script
+    sets to 1 when the animation ends (as a reveal on `animationend` does)."""
+    fade = (
+        "  @keyframes appear { from { opacity: 0; } to { opacity: 1; } }\n"
+        f"  .panel button {{ opacity: 0; animation: appear {seconds}s; }}\n"
+    )
+    reveal = (
+        "<script>\n  button.addEventListener('animationend', function () {\n"
+        "    button.style.opacity = '1';\n  });\n</script>\n</body>"
+    )
+    page = (PAGES / "app.html").read_text().replace("</style>", fade + "</style>", 1)
+    return page.replace("</body>", reveal, 1).encode()
+
+
+async def test_an_animation_settled_early_is_measured_after_its_end_handlers(
+    chromium: Browser, pages: str, upstream: UpstreamServer
+) -> None:
+    """The baseline's button has faded in and been revealed before the snapshot; the other
+    load finds its fade still running (a minute long). Settled, that fade ends at once, and
+    the snapshot waits for what the end sets off: the button is visible in both."""
+    for name, seconds in (("appeared.html", 0.05), ("appearing.html", 60)):
+        upstream.extra[f"/oracle/{name}"] = ("text/html; charset=utf-8", appearing(seconds))
+    found = await compare_urls(
+        chromium,
+        f"{pages}/appeared.html",
+        f"{pages}/appearing.html",
+        settle_ms=SETTLE_MS,
+        baseline_runs=1,
+    )
+    assert found == []
+
+
 @pytest.mark.parametrize(
     ("variant", "wanted"),
     [
