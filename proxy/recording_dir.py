@@ -193,6 +193,8 @@ class Recording:
         record = {key: value for key, value in record.items() if key != "token"}
         directory = self._directory(str(record["id"]))
         directory.mkdir(exist_ok=True)
+        if _older_run(record, self._archived_record(str(record["id"]))):
+            return  # an earlier reset's record, written after a later one's: the later stays
         partial = directory / f"episode.json.{os.getpid()}.part"
         partial.write_text(json.dumps(record, sort_keys=True))
         partial.replace(directory / "episode.json")
@@ -311,6 +313,13 @@ class Recording:
             log[EXTENSION] = {"episode": record}
         return {"log": log}
 
+    def _archived_record(self, episode_id: str) -> dict[str, Any] | None:
+        """The record archived now, or None (none, or unreadable: a new one replaces it)."""
+        try:
+            return self._read_episode(episode_id)
+        except (OSError, ValueError):
+            return None
+
     def _read_episode(self, episode_id: str) -> dict[str, Any] | None:
         path = self._directory(episode_id) / "episode.json"
         try:
@@ -356,6 +365,16 @@ def _report_failure(done: Future[None]) -> None:
 def page_at(entries: list[dict[str, Any]], load: int) -> dict[str, Any] | None:
     """The entry of a run's navigation `load` (one per load in a run)."""
     return next((e for e in entries if extension(e).get("load") == load), None)
+
+
+def _older_run(record: dict[str, Any], archived: dict[str, Any] | None) -> bool:
+    """Whether `record` is of an earlier run of the episode `archived` is of: the same creation,
+    a lower generation (two resets at once finish their writes in either order)."""
+    return (
+        archived is not None
+        and archived.get("created_at") == record.get("created_at")
+        and int(archived.get("generation", 0)) > int(record.get("generation", 0))
+    )
 
 
 def run_of(created_at: float, generation: int) -> str:

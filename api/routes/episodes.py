@@ -155,12 +155,7 @@ async def reset_episode(episode_id: str, store: StoreDep, settings: SettingsDep)
         store,
         episode_id,
         lambda stored: stored.model_copy(update={"generation": stored.generation + 1}),
-        reset=True,
-    )
-    await store.append_event(
-        episode_id,
-        event("episode_reset", "api"),
-        episode.expires_at,
+        reset_event=event("episode_reset", "api"),
     )
     return describe(episode, settings)
 

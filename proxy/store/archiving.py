@@ -93,16 +93,25 @@ class ArchivingStore(EpisodeStore):
     async def count_events(self, episode_id: str) -> int:
         return await self.inner.count_events(episode_id)
 
-    async def reset_episode(
-        self,
-        episode_id: str,
-        record: dict[str, Any] | None = None,
-        expected: dict[str, Any] | None = None,
-    ) -> bool:
-        reset = await self.inner.reset_episode(episode_id, record, expected)
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
+        reset = await self.inner.reset_episode(episode_id, record)
         if reset and record is not None:  # (a new generation: the archive's next run)
             await _archive(self.recording.save_episode(archived_form(record)))
         return reset
+
+    async def reset_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        event_id = await self.inner.reset_logged(episode_id, record, expected, event, expires_at)
+        if event_id is not None:
+            await _archive(self.recording.save_episode(archived_form(record)))
+            await _archive(self.recording.append_event(episode_id, {**event, "id": event_id}))
+        return event_id
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

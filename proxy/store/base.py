@@ -94,16 +94,25 @@ class EpisodeStore(ABC):
         """How many events the episode's log holds."""
 
     @abstractmethod
-    async def reset_episode(
-        self,
-        episode_id: str,
-        record: dict[str, Any] | None = None,
-        expected: dict[str, Any] | None = None,
-    ) -> bool:
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
         """Forget flags, counters and events; the episode's configuration stays, or becomes
         `record` in the same step (a load never sees the new record with the old flags, nor
-        claims a flag of the new one that the reset then forgets). False if no such episode,
-        or if `expected` is given and the stored record is no longer it (nothing forgotten)."""
+        claims a flag of the new one that the reset then forgets). False if no such episode."""
+
+    @abstractmethod
+    async def reset_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        """`reset_episode` to `record`, only over `expected` (as `update_episode`), with `event`
+        as the first entry of the new log, in one step: the event's id. None, and nothing
+        written, if no such episode or its record is no longer `expected`. (Logged after the
+        step, a reset's event could land after a later reset and the pages loaded since, two
+        resets at once or a client's retry, and the log would start again at the wrong place.)"""
 
     @abstractmethod
     async def set_listener_default(

@@ -128,14 +128,9 @@ class MemoryStore(EpisodeStore):
         state = self._live(episode_id)
         return len(state.events) if state else 0
 
-    async def reset_episode(
-        self,
-        episode_id: str,
-        record: dict[str, Any] | None = None,
-        expected: dict[str, Any] | None = None,
-    ) -> bool:
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
         state = self._live(episode_id)
-        if state is None or (expected is not None and state.record != expected):
+        if state is None:
             return False
         if record is not None:
             state.record = dict(record)
@@ -144,6 +139,21 @@ class MemoryStore(EpisodeStore):
         state.event_ids.clear()
         state.events.clear()
         return True
+
+    async def reset_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        state = self._live(episode_id)
+        if state is None or state.record != expected:
+            return None
+        # This class's own steps, which await nothing: the reset and its event are one step.
+        await MemoryStore.reset_episode(self, episode_id, record)
+        return await MemoryStore.append_event(self, episode_id, event, expires_at)
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

@@ -50,14 +50,20 @@ _WRITE_THEN_EXPIRE = {
     "xadd_each": _XADD_EACH,
 }
 _EXPIRE_AND_RETURN = " redis.call('EXPIREAT', KEYS[1], ARGV[1]) return v"
-# KEYS[1] the record, KEYS[2..] the state a reset forgets (none for an update); ARGV[1] the new
-# record, ARGV[2] the record it must still be. Nothing is written if it is not.
+# KEYS[1] the record; ARGV[1] the new record, ARGV[2] the record it must still be. Nothing is
+# written if it is not.
 _REPLACE_IF_UNCHANGED = (
-    "local current = redis.call('GET', KEYS[1]) "
-    "if current ~= ARGV[2] then return 0 end "
+    "if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 0 end "
+    "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') return 1"
+)
+# The same, then KEYS[2..4] (flags, counters, events) forgotten and ARGV[3], an event, the first
+# of the new log, expiring at ARGV[4]: its id.
+_RESET_IF_UNCHANGED = (
+    "if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end "
     "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') "
-    "for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end "
-    "return 1"
+    "redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) "
+    "local v = redis.call('XADD', KEYS[4], '*', 'e', ARGV[3]) "
+    "redis.call('EXPIREAT', KEYS[4], ARGV[4]) return v"
 )
 
 
@@ -138,7 +144,16 @@ class RedisStore(EpisodeStore):
         self, episode_id: str, record: dict[str, Any], expected: dict[str, Any] | None = None
     ) -> bool:
         if expected is not None:
-            return await self._replace_if_unchanged([self._key(episode_id)], record, expected)
+            replaced = await self._call(
+                lambda: self._redis.eval(
+                    _REPLACE_IF_UNCHANGED,
+                    1,
+                    self._key(episode_id),
+                    json.dumps(record),
+                    json.dumps(expected),
+                )
+            )
+            return bool(replaced)
         updated = await self._call(
             lambda: self._redis.set(
                 self._key(episode_id), json.dumps(record), xx=True, keepttl=True
@@ -230,18 +245,7 @@ class RedisStore(EpisodeStore):
     async def count_events(self, episode_id: str) -> int:
         return int(await self._call(lambda: self._redis.xlen(self._key(episode_id, "events"))))
 
-    async def reset_episode(
-        self,
-        episode_id: str,
-        record: dict[str, Any] | None = None,
-        expected: dict[str, Any] | None = None,
-    ) -> bool:
-        if expected is not None:
-            keys = self._all_keys(episode_id)
-            return await self._replace_if_unchanged(
-                keys, expected if record is None else record, expected
-            )
-
+    async def reset_episode(self, episode_id: str, record: dict[str, Any] | None = None) -> bool:
         # One MULTI: a load's script (claiming a flag, counting a load) runs wholly before it,
         # and is forgotten with the old record, or wholly after, under the new one.
         async def run() -> bool:
@@ -256,17 +260,20 @@ class RedisStore(EpisodeStore):
 
         return await self._call(run)
 
-    async def _replace_if_unchanged(
-        self, keys: list[str], record: dict[str, Any], expected: dict[str, Any]
-    ) -> bool:
-        """The record at keys[0] replaced, and the other keys deleted, in one step if the
-        record stored is still `expected`."""
-        replaced = await self._call(
-            lambda: self._redis.eval(
-                _REPLACE_IF_UNCHANGED, len(keys), *keys, json.dumps(record), json.dumps(expected)
-            )
+    async def reset_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        keys = self._all_keys(episode_id)
+        arguments = [json.dumps(record), json.dumps(expected), json.dumps(event), expires_at]
+        event_id = await self._call(
+            lambda: self._redis.eval(_RESET_IF_UNCHANGED, len(keys), *keys, *arguments)
         )
-        return bool(replaced)
+        return str(event_id) if event_id else None
 
     async def set_listener_default(
         self, listener: str, episode_id: str | None, expires_at: int

@@ -14,6 +14,7 @@ import redis as sync_redis
 from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore, MemoryStore, RedisStore, StoreUnavailable
 from proxy.store.archiving import ArchivingStore
+from proxy.store.base import parse_event_id
 from tests.helpers.processes import RedisProcess
 
 RECORD = {"id": "e1", "condition": "Src-Exec", "seed": 7}
@@ -177,16 +178,28 @@ async def test_a_change_expecting_a_record_writes_only_over_that_record(
     # Written over since it was read: neither the update nor the reset writes or forgets.
     assert not await store.update_episode("e1", {**read, "seed": 9}, expected=read)
     await store.claim_flag("e1", "once", expiry())
-    assert not await store.reset_episode("e1", {**read, "generation": 1}, expected=read)
+    reset = {"type": "episode_reset"}
+    assert await store.reset_logged("e1", {**read, "generation": 1}, read, reset, expiry()) is None
     assert await store.get_episode("e1") == {**nested, "seed": 8}
     assert await store.get_flags("e1") != {}
-    now = {**nested, "seed": 8}
-    assert await store.reset_episode("e1", {**now, "generation": 1}, expected=now)
-    assert await store.get_episode("e1") == {**now, "generation": 1}
-    assert await store.get_flags("e1") == {}
     assert not await store.update_episode("gone", RECORD, expected=RECORD)
-    assert not await store.reset_episode("gone", RECORD, expected=RECORD)
+    assert await store.reset_logged("gone", RECORD, RECORD, reset, expiry()) is None
     assert await store.get_episode("gone") is None
+
+
+async def test_a_reset_logged_starts_the_new_log_with_its_event(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry(60))
+    await store.append_event("e1", {"type": "x"}, expiry(60))
+    await store.claim_flag("e1", "once", expiry(60))
+    new = {**RECORD, "generation": 1}
+    event_id = await store.reset_logged("e1", new, RECORD, {"type": "episode_reset"}, expiry(60))
+    assert event_id is not None
+    assert await store.get_episode("e1") == new
+    assert await store.get_flags("e1") == {}
+    assert await store.read_events("e1") == [{"id": event_id, "type": "episode_reset"}]
+    # Its ids go on from the old log's: the next event sorts after it.
+    later = await store.append_event("e1", {"type": "y"}, expiry(60))
+    assert later is not None and parse_event_id(later) > parse_event_id(event_id)
 
 
 async def test_listener_default(store: EpisodeStore) -> None:

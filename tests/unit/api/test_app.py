@@ -99,9 +99,51 @@ async def test_changes_made_at_once_each_take_effect(redis_server: RedisProcess)
         responses = await asyncio.gather(*resets, *patches, *suspends)
         assert [response.status_code for response in responses] == [200] * len(responses)
         episode = (await api.get("/episodes/e1")).json()
+        log = [e["type"] for e in (await api.get("/episodes/e1/events")).json()["events"]]
     await store.close()
     assert episode["generation"] == len(resets)
     assert episode["tags"] == {"run": "r"} and episode["suspended"] is True
+    # Each reset's event is the first of its log: a later reset forgot the earlier's.
+    assert log[0] == "episode_reset" and log.count("episode_reset") == 1, log
+
+
+class _ResetEventsHeld(MemoryStore):
+    """A store whose first `episode_reset` event, appended on its own, waits for `release`
+    (a slow connection): the interleaving two resets at once can have."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held, self.release = asyncio.Event(), asyncio.Event()
+
+    async def append_event(
+        self, episode_id: str, event: dict[str, Any], expires_at: int
+    ) -> str | None:
+        if event["type"] == "episode_reset" and not self.held.is_set():
+            self.held.set()
+            await self.release.wait()
+        return await super().append_event(episode_id, event, expires_at)
+
+
+async def test_a_reset_logs_its_event_as_it_resets() -> None:
+    """A first reset whose event lags: a second reset finishes, pages are logged, and then
+    the first's event must not land in the new log (which would start again there)."""
+    store = _ResetEventsHeld()
+    app = create_app(store, Settings())
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://a"
+    ) as api:
+        await api.post("/episodes", json={"id": "e1"})
+        first = asyncio.ensure_future(api.post("/episodes/e1/reset"))
+        held = asyncio.ensure_future(store.held.wait())
+        await asyncio.wait([first, held], return_when=asyncio.FIRST_COMPLETED)
+        store.held.set()  # (the second reset's event goes through)
+        assert (await api.post("/episodes/e1/reset")).status_code == 200
+        await api.post("/episodes/e1/events", json={"type": "note", "text": "page"})
+        store.release.set()
+        assert (await first).status_code == 200
+        held.cancel()
+        log = [e["type"] for e in (await api.get("/episodes/e1/events")).json()["events"]]
+    assert log == ["episode_reset", "note"]
 
 
 class _RewrittenAfterEachRead(MemoryStore):

@@ -99,6 +99,33 @@ async def test_the_archive_follows_a_reset_to_its_new_run(recording: Recording) 
     assert await recording.episode("gone") is None
 
 
+async def test_a_reset_logged_is_archived_with_its_event(recording: Recording) -> None:
+    store = ArchivingStore(MemoryStore(), recording)
+    record = {"id": "e", "created_at": 1.0, "generation": 0, "condition": "Src"}
+    assert await store.create_episode("e", record, 2**31)
+    new = {**record, "generation": 1}
+    assert await store.reset_logged("e", new, record, {"type": "episode_reset"}, 2**31)
+    assert await recording.episode("e") == new
+    assert [e["type"] for e in await recording.events("e")] == ["episode_reset"]
+    # Not over a record it did not read: nothing archived.
+    assert await store.reset_logged("e", record, record, {"type": "episode_reset"}, 2**31) is None
+    assert await recording.episode("e") == new
+
+
+async def test_an_earlier_run_written_late_does_not_replace_a_later_one(
+    recording: Recording,
+) -> None:
+    """Two resets at once may finish their archive writes in either order: the later run's
+    record stays. A new creation under the id (another `created_at`) starts over."""
+    record = {"id": "e", "created_at": 1.0, "generation": 2, "condition": "Src"}
+    await recording.save_episode(record)
+    await recording.save_episode({**record, "generation": 1})
+    assert await recording.episode("e") == record
+    again = {**record, "created_at": 5.0, "generation": 0}
+    await recording.save_episode(again)
+    assert await recording.episode("e") == again
+
+
 async def test_reads_see_every_write_queued_before_them(recording: Recording) -> None:
     writes = [recording.append_event("e", {"type": "step", "id": f"{i}-0"}) for i in range(50)]
     await asyncio.gather(*writes, recording.events("e"))
