@@ -35,12 +35,14 @@ router = APIRouter(prefix="/episodes", tags=["episodes"])
 
 @router.post("", status_code=201)
 async def create_episode(
-    body: EpisodeCreate,
     store: StoreDep,
     settings: SettingsDep,
     knowledge: KnowledgeDep,
     evidence: EvidenceDep,
+    body: EpisodeCreate | None = None,
 ) -> dict[str, Any]:
+    """Every field is optional: no body at all is an episode of the defaults, as `{}` is."""
+    body = body or EpisodeCreate()
     config = body.model_dump(exclude={"id"}, exclude_unset=True)
     server_fields: dict[str, Any] = {}
     if body.replay_of is not None:

@@ -42,6 +42,13 @@ async def test_create_returns_binding_info(api: httpx.AsyncClient) -> None:
     assert got["token"] == episode["token"] and got["event_count"] == 1
 
 
+async def test_no_body_is_an_episode_of_the_defaults(api: httpx.AsyncClient) -> None:
+    created = await api.post("/episodes")
+    assert created.status_code == 201, created.text
+    assert (created.json()["condition"], created.json()["seed"]) == ("Src", 0)
+    assert_error(await api.post("/episodes", content=b"[1]"), 422, "body")
+
+
 async def test_errors_have_one_shape_and_change_nothing(api: httpx.AsyncClient) -> None:
     assert_error(await api.get("/episodes/nope"), 404, "not found")
     assert_error(await api.post("/episodes", json={"condition": "Nope"}), 422, "condition")
