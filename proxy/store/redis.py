@@ -57,11 +57,13 @@ _REPLACE_IF_UNCHANGED = (
     "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') return 1"
 )
 # The same, then KEYS[2..4] (flags, counters, events) forgotten and ARGV[3], an event, the first
-# of the new log, expiring at ARGV[4]: its id.
+# of the new log, expiring at ARGV[4]: its id. (The stream emptied, not deleted: see
+# `reset_episode`.)
 _RESET_IF_UNCHANGED = (
     "if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end "
     "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') "
-    "redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) "
+    "redis.call('DEL', KEYS[2], KEYS[3]) "
+    "redis.call('XTRIM', KEYS[4], 'MAXLEN', 0) "
     "local v = redis.call('XADD', KEYS[4], '*', 'e', ARGV[3]) "
     "redis.call('EXPIREAT', KEYS[4], ARGV[4]) return v"
 )
@@ -254,8 +256,12 @@ class RedisStore(EpisodeStore):
                     pipe.exists(self._key(episode_id))
                 else:
                     pipe.set(self._key(episode_id), json.dumps(record), xx=True, keepttl=True)
-                pipe.delete(*self._all_keys(episode_id)[1:])
-                existed, _ = await pipe.execute()
+                _, flags, counters, events = self._all_keys(episode_id)
+                pipe.delete(flags, counters)
+                # Emptied, not deleted: a stream made anew would number its events from zero,
+                # and the new log's first ids could sort before the old log's last ones.
+                pipe.xtrim(events, maxlen=0, approximate=False)
+                existed, _, _ = await pipe.execute()
             return bool(existed)
 
         return await self._call(run)

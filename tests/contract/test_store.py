@@ -197,9 +197,28 @@ async def test_a_reset_logged_starts_the_new_log_with_its_event(store: EpisodeSt
     assert await store.get_episode("e1") == new
     assert await store.get_flags("e1") == {}
     assert await store.read_events("e1") == [{"id": event_id, "type": "episode_reset"}]
-    # Its ids go on from the old log's: the next event sorts after it.
     later = await store.append_event("e1", {"type": "y"}, expiry(60))
     assert later is not None and parse_event_id(later) > parse_event_id(event_id)
+
+
+async def test_a_new_log_sorts_after_the_old_one(store: EpisodeStore) -> None:
+    """Ids go on from the old log's across a reset, within the same millisecond too (a log
+    made anew would start again from zero): an archive sorted by id would otherwise put the
+    old run's events after the reset that forgot them."""
+    await store.create_episode("e1", RECORD, expiry(60))
+    record = RECORD
+    for generation in range(1, 41):
+        old = await store.append_events("e1", [{"type": "x"}] * 5, expiry(60))
+        assert old is not None
+        new = {**RECORD, "generation": generation}
+        reset = await store.reset_logged("e1", new, record, {"type": "r"}, expiry(60))
+        assert reset is not None and parse_event_id(reset) > parse_event_id(old[-1])
+        record = new
+        before = await store.append_event("e1", {"type": "x"}, expiry(60))
+        assert await store.reset_episode("e1")  # (the same, with no event of its own)
+        after = await store.append_event("e1", {"type": "x"}, expiry(60))
+        assert before is not None and after is not None
+        assert parse_event_id(after) > parse_event_id(before)
 
 
 async def test_listener_default(store: EpisodeStore) -> None:
