@@ -367,13 +367,15 @@ def page_at(entries: list[dict[str, Any]], load: int) -> dict[str, Any] | None:
     return next((e for e in entries if extension(e).get("load") == load), None)
 
 
-def _older_run(record: dict[str, Any], archived: dict[str, Any] | None) -> bool:
+def _older_run(record: dict[str, Any], archived: object) -> bool:
     """Whether `record` is of an earlier run of the episode `archived` is of: the same creation,
     a lower generation (two resets at once finish their writes in either order)."""
-    return (
-        archived is not None
-        and archived.get("created_at") == record.get("created_at")
-        and int(archived.get("generation", 0)) > int(record.get("generation", 0))
+    if not isinstance(archived, dict) or archived.get("created_at") != record.get("created_at"):
+        return False
+    archived_generation = archived.get("generation", 0)
+    # (An archived record of another shape, a hand-edited one, is replaced, not obeyed.)
+    return isinstance(archived_generation, int) and archived_generation > int(
+        record.get("generation", 0)
     )
 
 

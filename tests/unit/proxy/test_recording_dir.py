@@ -124,6 +124,11 @@ async def test_an_earlier_run_written_late_does_not_replace_a_later_one(
     again = {**record, "created_at": 5.0, "generation": 0}
     await recording.save_episode(again)
     assert await recording.episode("e") == again
+    # An archived record of another shape is replaced, not obeyed.
+    for archived in ('{"created_at": 5.0, "generation": null}', "[1, 2]", "{"):
+        (recording.root / "episodes" / "e" / "episode.json").write_text(archived)
+        await recording.save_episode(again)
+        assert await recording.episode("e") == again
 
 
 async def test_reads_see_every_write_queued_before_them(recording: Recording) -> None:
