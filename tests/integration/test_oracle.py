@@ -86,43 +86,31 @@ def spinning(selector: str, turned_s: float) -> bytes:
     return (PAGES / "app.html").read_text().replace("</style>", spin + "</style>", 1).encode()
 
 
-async def test_a_spinning_image_is_clipped_as_the_screenshot_draws_it(
-    chromium: Browser, pages: str, upstream: UpstreamServer
+@pytest.mark.parametrize(
+    "selector",
+    [
+        # An image's clip: a load that finds it 45 degrees further on shows the same pixels.
+        ".brand img",
+        # A control's box, and the point its hit test aims at: turned 45 degrees, its bounding
+        # box would be half as large again ("resized", "moved").
+        ".panel button",
+    ],
+)
+async def test_what_spins_is_measured_as_a_screenshot_draws_it(
+    chromium: Browser, pages: str, upstream: UpstreamServer, selector: str
 ) -> None:
-    """An image under an infinite animation is found at another angle by each load: its clip
-    is measured with the animations as the screenshot draws them, so a load that finds it 45
-    degrees further on shows the same pixels. One baseline load: with two, their own
-    difference would hide it as the page's noise."""
+    """What an infinite animation turns is found at another angle by each load: it is measured
+    with the animations as a screenshot draws them, not at the angle the load found it. One
+    baseline load: with two, their own difference would hide it as the page's noise."""
     for name, turned_s in (("spinning.html", 0), ("spinning-ahead.html", 2.5)):
         upstream.extra[f"/oracle/{name}"] = (
             "text/html; charset=utf-8",
-            spinning(".brand img", turned_s),
+            spinning(selector, turned_s),
         )
     found = await compare_urls(
         chromium,
         f"{pages}/spinning.html",
         f"{pages}/spinning-ahead.html",
-        settle_ms=SETTLE_MS,
-        baseline_runs=1,
-    )
-    assert found == []
-
-
-async def test_a_spinning_control_is_measured_as_it_stands_still(
-    chromium: Browser, pages: str, upstream: UpstreamServer
-) -> None:
-    """A control under an infinite animation: its box (and the point its hit test aims at) is
-    measured with the animations as a screenshot draws them, not at whatever angle the load
-    found it (45 degrees further on, its bounding box is half as large again: "resized")."""
-    for name, turned_s in (("spinning-button.html", 0), ("spinning-button-ahead.html", 2.5)):
-        upstream.extra[f"/oracle/{name}"] = (
-            "text/html; charset=utf-8",
-            spinning(".panel button", turned_s),
-        )
-    found = await compare_urls(
-        chromium,
-        f"{pages}/spinning-button.html",
-        f"{pages}/spinning-button-ahead.html",
         settle_ms=SETTLE_MS,
         baseline_runs=1,
     )

@@ -9,11 +9,14 @@ import pytest
 
 from api.app import create_app
 from api.service.settings import Settings
-from proxy.store import MemoryStore
+from proxy.store import EpisodeStore, MemoryStore
 
 
-def in_process(settings: Settings, **client_options: object) -> httpx.AsyncClient:
-    app = create_app(MemoryStore(), settings)
+def in_process(
+    settings: Settings, store: EpisodeStore | None = None, **client_options: object
+) -> httpx.AsyncClient:
+    """A client of the API over `store` (a new MemoryStore if None)."""
+    app = create_app(store or MemoryStore(), settings)
     transport = httpx.ASGITransport(app=app)
     return httpx.AsyncClient(transport=transport, **client_options)  # type: ignore[arg-type]
 

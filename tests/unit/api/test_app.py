@@ -10,7 +10,6 @@ from typing import Any
 import httpx
 import pytest
 
-from api.app import create_app
 from api.service.settings import Settings
 from proxy.store import MemoryStore, RedisStore
 from tests.helpers.processes import RedisProcess
@@ -95,10 +94,7 @@ async def test_changes_made_at_once_each_take_effect(redis_server: RedisProcess)
     """Resets, PATCHes and suspends sent together, on Redis (each awaits it between reading the
     record and writing it back): none undoes another, as a read-modify-write would."""
     store = RedisStore(redis_server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
-    app = create_app(store, Settings())
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://a"
-    ) as api:
+    async with in_process(Settings(), store, base_url="http://a") as api:
         await api.post("/episodes", json={"id": "e1", "seed": 0})
         resets = [api.post("/episodes/e1/reset") for _ in range(12)]
         patches = [api.patch("/episodes/e1", json={"tags": {"run": "r"}})]
@@ -135,10 +131,7 @@ async def test_a_reset_logs_its_event_as_it_resets() -> None:
     """A first reset whose event lags: a second reset finishes, pages are logged, and then
     the first's event must not land in the new log (which would start again there)."""
     store = _ResetEventsHeld()
-    app = create_app(store, Settings())
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://a"
-    ) as api:
+    async with in_process(Settings(), store, base_url="http://a") as api:
         await api.post("/episodes", json={"id": "e1"})
         first = asyncio.ensure_future(api.post("/episodes/e1/reset"))
         held = asyncio.ensure_future(store.held.wait())
@@ -166,10 +159,7 @@ class _RewrittenAfterEachRead(MemoryStore):
 
 async def test_a_change_that_always_loses_the_race_is_a_409_that_changed_nothing() -> None:
     store = _RewrittenAfterEachRead()
-    app = create_app(store, Settings())
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://a"
-    ) as api:
+    async with in_process(Settings(), store, base_url="http://a") as api:
         await api.post("/episodes", json={"id": "e1"})
         assert_error(await api.post("/episodes/e1/reset"), 409, "kept changing")
         assert_error(await api.patch("/episodes/e1", json={"seed": 5}), 409, "kept changing")
