@@ -64,5 +64,9 @@ def validation_message(error: _Errors) -> str:
     for item in error.errors():
         location = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
         message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-        parts.append(f"{location or 'body'}: {message}")
+        if not location and item.get("type") == "value_error":
+            # A check of the whole (`unknown shift 'x'`): its message names what it is about.
+            parts.append(message)
+        else:
+            parts.append(f"{location or 'body'}: {message}")
     return "; ".join(parts) or "invalid request"

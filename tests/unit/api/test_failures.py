@@ -48,3 +48,20 @@ async def test_each_failure_is_its_status_in_the_one_shape(
         response = await api.get("/fails")
     assert response.status_code == status
     assert response.json() == {"error": "what went wrong, for the user", "status": status}
+
+
+async def test_a_check_of_the_whole_body_is_its_message_alone() -> None:
+    """A field's error names the field; a check of the whole body names what it is about in
+    its own words, with no `body:` before them; a body of the wrong type says `body`."""
+    app = create_app(MemoryStore(), Settings())
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://a"
+    ) as api:
+        unknown = await api.post("/episodes", json={"shifts": ["nope"]})
+        assert unknown.json()["error"] == "unknown shift 'nope'"
+        replay = await api.post("/episodes", json={"from_load": 2})
+        assert replay.json()["error"] == "from_load is a replay setting: give replay_of too"
+        field = await api.post("/episodes", json={"seed": "x"})
+        assert field.json()["error"].startswith("seed: ")
+        wrong_type = await api.post("/episodes", content=b"[1]")
+        assert wrong_type.json()["error"].startswith("body: ")
