@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from api.analysis.summary import all_events
 from api.analysis.verdicts import UNCHECKED, of_violations
 from api.episodes.lifecycle import pinned_epoch, store_new_episode
-from api.failures import Invalid, MissingExtra, Refused, Unavailable
+from api.failures import Invalid, MissingExtra, Refused, Unavailable, validation_message
 from api.oracle.browser import CHROMIUM, CHROMIUM_ARGS, missing_playwright
 from api.oracle.compare import Snapshot, Violation, compare, locator_share
 from api.oracle.load import load_snapshot
@@ -368,11 +368,7 @@ def _validated(config: dict[str, Any]) -> EpisodeConfig:
     try:
         return EpisodeConfig.model_validate(config)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc']) or 'body'}: {item['msg']}"
-            for item in error.errors()
-        )
-        raise Invalid(problems) from None
+        raise Invalid(validation_message(error)) from None
 
 
 def _first_line(error: Exception) -> str:

@@ -7,7 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
-from api.oracle.run import wrapper_tags_of
+from api.failures import Invalid
+from api.oracle.run import _validated, wrapper_tags_of
 from api.service.settings import Settings
 from tests.helpers.ports import free_port
 from tests.unit.api.conftest import in_process
@@ -71,3 +72,12 @@ async def test_the_route_refuses_upstreams_the_proxy_may_not_reach() -> None:
     async with in_process(settings, base_url="http://api") as api:
         response = await api.post("/checks/browser", json={"url": "http://10.0.0.1/"})
         assert response.status_code == 403, response.text
+
+
+def test_an_invalid_episode_is_said_as_the_episode_routes_say_it() -> None:
+    with pytest.raises(Invalid) as refused:
+        _validated({"shifts": ["nope"]})
+    assert refused.value.message == "unknown shift 'nope'"
+    with pytest.raises(Invalid) as refused:
+        _validated({"seed": "x"})
+    assert refused.value.message.startswith("seed: ")
