@@ -109,7 +109,10 @@ class EpisodeBinding:
             episode_id, _, token = header_value.strip().partition(":")
             if not token and ctx.options.ss_require_token:
                 raise BindingRejected(auth_required("The episode header must be 'ID:TOKEN'."))
-            return await self._load(episode_id, token or None)
+            # A bare id is allowed here, but one not found may be a token left out by mistake.
+            return await self._load(
+                episode_id, token or None, "" if token else " The episode header is 'ID:TOKEN'."
+            )
         if credentials:
             episode_id, token = _parse_basic(credentials)
             return await self._load(episode_id, token)
@@ -121,10 +124,12 @@ class EpisodeBinding:
         default_id = await self.store.get_listener_default(listener)
         return await self._load(default_id, None) if default_id else None
 
-    async def _load(self, episode_id: str, token: str | None) -> Episode:
+    async def _load(self, episode_id: str, token: str | None, hint: str = "") -> Episode:
         record = await self.store.get_episode(episode_id)
         if record is None:
-            raise BindingRejected(auth_required(f"Unknown or expired episode {episode_id!r}."))
+            raise BindingRejected(
+                auth_required(f"Unknown or expired episode {episode_id!r}.{hint}")
+            )
         try:
             episode = Episode.model_validate(record)
         except ValidationError as error:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import html
 
 from mitmproxy import ctx
 from mitmproxy.addonmanager import AddonManager
@@ -55,6 +56,20 @@ async def test_wrong_token_unknown_episode_and_unbound_get_407(
         assert flow.response is not None and flow.response.status_code == 407, headers
         assert flow.response.headers["Proxy-Authenticate"].startswith("Basic")
         assert state_of(flow).episode is None
+
+
+async def test_an_unknown_bare_id_in_the_header_is_told_the_format(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    episode = await make_episode(store)
+    bare = request_flow(headers={"X-SkillShift-Episode": "justanid"})
+    await run_request(addons, bare)
+    assert bare.response is not None and bare.response.status_code == 407
+    told = html.unescape(bare.response.get_text() or "")
+    assert "Unknown or expired episode 'justanid'. The episode header is 'ID:TOKEN'." in told
+    full = request_flow(headers={"X-SkillShift-Episode": f"gone:{episode.token}"})
+    await run_request(addons, full)
+    assert full.response is not None and "ID:TOKEN" not in (full.response.get_text() or "")
 
 
 async def test_allow_unbound_passes_through(store: MemoryStore, addons: AddonManager) -> None:
