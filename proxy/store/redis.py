@@ -52,16 +52,15 @@ _WRITE_THEN_EXPIRE = {
 _EXPIRE_AND_RETURN = " redis.call('EXPIREAT', KEYS[1], ARGV[1]) return v"
 # KEYS[1] the record; ARGV[1] the new record, ARGV[2] the record it must still be. Nothing is
 # written if it is not.
-_REPLACE_IF_UNCHANGED = (
-    "if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 0 end "
-    "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') return 1"
+_SET_IF_UNCHANGED = (
+    "if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end "
+    "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') "
 )
+_REPLACE_IF_UNCHANGED = _SET_IF_UNCHANGED + "return 1"
 # The same, then KEYS[2..4] (flags, counters, events) forgotten and ARGV[3], an event, the first
 # of the new log, expiring at ARGV[4]: its id. (The stream emptied, not deleted: see
 # `reset_episode`.)
-_RESET_IF_UNCHANGED = (
-    "if redis.call('GET', KEYS[1]) ~= ARGV[2] then return false end "
-    "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') "
+_RESET_IF_UNCHANGED = _SET_IF_UNCHANGED + (
     "redis.call('DEL', KEYS[2], KEYS[3]) "
     "redis.call('XTRIM', KEYS[4], 'MAXLEN', 0) "
     "local v = redis.call('XADD', KEYS[4], '*', 'e', ARGV[3]) "
