@@ -51,29 +51,23 @@ async def change_episode(
     store: EpisodeStore,
     episode_id: str,
     change: Callable[[Episode], Episode],
-    reset_event: dict[str, Any] | None = None,
+    logged: dict[str, Any],
+    reset: bool = False,
 ) -> Episode:
     """The episode as `change` makes it of the stored one, written only if nobody wrote it
     between the read and the write, else read again and changed again: two API calls at once
-    (a PATCH during a reset, two resets) each take effect, none undoes the other. With
-    `reset_event`, its flags, counters and events are forgotten and that event starts its new
-    log, in the same step. `change` may raise (Invalid)."""
+    (a PATCH during a reset, two resets) each take effect, none undoes the other. The event
+    `logged` is appended in the same step, so the log holds changes in the order they took
+    effect; with `reset`, its flags, counters and events are forgotten first and that event
+    starts its new log. `change` may raise (Invalid)."""
+    write = store.reset_logged if reset else store.update_logged
     for _ in range(CHANGE_ATTEMPTS):
         record = await store.get_episode(episode_id)
         if record is None:
             raise NotFound(f"episode {episode_id!r} not found")
         changed = change(Episode.model_validate(record))
         new_record = changed.model_dump(mode="json")
-        if reset_event is not None:
-            written = (
-                await store.reset_logged(
-                    episode_id, new_record, record, reset_event, changed.expires_at
-                )
-                is not None
-            )
-        else:
-            written = await store.update_episode(episode_id, new_record, expected=record)
-        if written:
+        if await write(episode_id, new_record, record, logged, changed.expires_at) is not None:
             return changed
     raise Conflict(
         f"episode {episode_id!r} kept changing under {CHANGE_ATTEMPTS} attempts to change it; "

@@ -132,11 +132,8 @@ async def patch_episode(
         except ValidationError as error:
             raise Invalid(validation_message(error)) from None
 
-    updated = await change_episode(store, episode_id, patched)
-    await store.append_event(
-        episode_id,
-        event("episode_patched", "api", changes=changes),
-        updated.expires_at,
+    updated = await change_episode(
+        store, episode_id, patched, event("episode_patched", "api", changes=changes)
     )
     return describe(updated, settings)
 
@@ -157,7 +154,8 @@ async def reset_episode(episode_id: str, store: StoreDep, settings: SettingsDep)
         store,
         episode_id,
         lambda stored: stored.model_copy(update={"generation": stored.generation + 1}),
-        reset_event=event("episode_reset", "api"),
+        event("episode_reset", "api"),
+        reset=True,
     )
     return describe(episode, settings)
 
@@ -262,11 +260,9 @@ async def _set_suspended(
     store: EpisodeStore, settings: Settings, episode_id: str, suspended: bool
 ) -> dict[str, Any]:
     updated = await change_episode(
-        store, episode_id, lambda stored: stored.model_copy(update={"suspended": suspended})
-    )
-    await store.append_event(
+        store,
         episode_id,
+        lambda stored: stored.model_copy(update={"suspended": suspended}),
         event("episode_suspended" if suspended else "episode_resumed", "api"),
-        updated.expires_at,
     )
     return describe(updated, settings)

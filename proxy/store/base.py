@@ -100,6 +100,20 @@ class EpisodeStore(ABC):
         claims a flag of the new one that the reset then forgets). False if no such episode."""
 
     @abstractmethod
+    async def update_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        """`update_episode` to `record`, only over `expected`, with `event` appended to the log
+        in the same step: the event's id. None, and nothing written, if no such episode or its
+        record is no longer `expected`. (Logged after the step, a change's event could land
+        after another change that took effect later, or after a reset, in the next run's log.)"""
+
+    @abstractmethod
     async def reset_logged(
         self,
         episode_id: str,

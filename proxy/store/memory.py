@@ -140,6 +140,19 @@ class MemoryStore(EpisodeStore):
         state.events.clear()
         return True
 
+    async def update_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        # This class's own steps, which await nothing: the change and its event are one step.
+        if not await MemoryStore.update_episode(self, episode_id, record, expected):
+            return None
+        return await MemoryStore.append_event(self, episode_id, event, expires_at)
+
     async def reset_logged(
         self,
         episode_id: str,

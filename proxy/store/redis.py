@@ -57,14 +57,19 @@ _SET_IF_UNCHANGED = (
     "redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') "
 )
 _REPLACE_IF_UNCHANGED = _SET_IF_UNCHANGED + "return 1"
-# The same, then KEYS[2..4] (flags, counters, events) forgotten and ARGV[3], an event, the first
-# of the new log, expiring at ARGV[4]: its id. (The stream emptied, not deleted: see
-# `reset_episode`.)
-_RESET_IF_UNCHANGED = _SET_IF_UNCHANGED + (
-    "redis.call('DEL', KEYS[2], KEYS[3]) "
-    "redis.call('XTRIM', KEYS[4], 'MAXLEN', 0) "
+# With KEYS[2..4] the episode's flags, counters and events: ARGV[3], an event, appended to the
+# log, expiring at ARGV[4]; its id.
+_LOG_EVENT = (
     "local v = redis.call('XADD', KEYS[4], '*', 'e', ARGV[3]) "
     "redis.call('EXPIREAT', KEYS[4], ARGV[4]) return v"
+)
+_UPDATE_LOGGED = _SET_IF_UNCHANGED + _LOG_EVENT
+# The flags, counters and events forgotten first: the event is the first of the new log. (The
+# stream emptied, not deleted: see `reset_episode`.)
+_RESET_LOGGED = (
+    _SET_IF_UNCHANGED
+    + "redis.call('DEL', KEYS[2], KEYS[3]) redis.call('XTRIM', KEYS[4], 'MAXLEN', 0) "
+    + _LOG_EVENT
 )
 
 
@@ -265,6 +270,18 @@ class RedisStore(EpisodeStore):
 
         return await self._call(run)
 
+    async def update_logged(
+        self,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
+        return await self._logged_change(
+            _UPDATE_LOGGED, episode_id, record, expected, event, expires_at
+        )
+
     async def reset_logged(
         self,
         episode_id: str,
@@ -273,11 +290,22 @@ class RedisStore(EpisodeStore):
         event: dict[str, Any],
         expires_at: int,
     ) -> str | None:
+        return await self._logged_change(
+            _RESET_LOGGED, episode_id, record, expected, event, expires_at
+        )
+
+    async def _logged_change(
+        self,
+        script: str,
+        episode_id: str,
+        record: dict[str, Any],
+        expected: dict[str, Any],
+        event: dict[str, Any],
+        expires_at: int,
+    ) -> str | None:
         keys = self._all_keys(episode_id)
         arguments = [json.dumps(record), json.dumps(expected), json.dumps(event), expires_at]
-        event_id = await self._call(
-            lambda: self._redis.eval(_RESET_IF_UNCHANGED, len(keys), *keys, *arguments)
-        )
+        event_id = await self._call(lambda: self._redis.eval(script, len(keys), *keys, *arguments))
         return str(event_id) if event_id else None
 
     async def set_listener_default(

@@ -187,6 +187,29 @@ async def test_a_change_expecting_a_record_writes_only_over_that_record(
     assert await store.get_episode("gone") is None
 
 
+async def test_an_update_logged_appends_its_event_in_the_same_step(store: EpisodeStore) -> None:
+    await store.create_episode("e1", RECORD, expiry(60))
+    first = await store.append_event("e1", {"type": "x"}, expiry(60))
+    await store.claim_flag("e1", "once", expiry(60))
+    new = {**RECORD, "suspended": True}
+    event_id = await store.update_logged("e1", new, RECORD, {"type": "suspended"}, expiry(60))
+    assert event_id is not None and first is not None
+    assert parse_event_id(event_id) > parse_event_id(first)
+    assert await store.get_episode("e1") == new
+    assert await store.get_flags("e1") != {}  # (an update forgets nothing)
+    assert await store.read_events("e1") == [
+        {"id": first, "type": "x"},
+        {"id": event_id, "type": "suspended"},
+    ]
+    # Over a record that is no longer the stored one, or of no episode: nothing written.
+    stale = {**RECORD, "seed": 9}
+    assert await store.update_logged("e1", stale, RECORD, {"type": "no"}, expiry(60)) is None
+    assert await store.get_episode("e1") == new
+    assert await store.count_events("e1") == 2
+    assert await store.update_logged("gone", RECORD, RECORD, {"type": "no"}, expiry(60)) is None
+    assert await store.get_episode("gone") is None and await store.count_events("gone") == 0
+
+
 async def test_a_reset_logged_starts_the_new_log_with_its_event(store: EpisodeStore) -> None:
     await store.create_episode("e1", RECORD, expiry(60))
     await store.append_event("e1", {"type": "x"}, expiry(60))

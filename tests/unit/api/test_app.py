@@ -146,6 +146,53 @@ async def test_a_reset_logs_its_event_as_it_resets() -> None:
     assert log == ["episode_reset", "note"]
 
 
+class _ChangeEventsHeld(MemoryStore):
+    """A store whose first event of a change (`HELD`), appended on its own, waits for
+    `release`: a slow connection between a change and its event."""
+
+    HELD = ("episode_patched", "episode_suspended", "episode_resumed")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held, self.release = asyncio.Event(), asyncio.Event()
+
+    async def append_event(
+        self, episode_id: str, event: dict[str, Any], expires_at: int
+    ) -> str | None:
+        if event["type"] in self.HELD and not self.held.is_set():
+            self.held.set()
+            await self.release.wait()
+        return await super().append_event(episode_id, event, expires_at)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("PATCH", "/episodes/e1", {"tags": {"run": "r"}}),
+        ("POST", "/episodes/e1/suspend", None),
+        ("POST", "/episodes/e1/resume", None),
+    ],
+)
+async def test_a_change_logs_its_event_as_it_changes(
+    method: str, path: str, body: dict[str, Any] | None
+) -> None:
+    """A change whose event lags while a reset and a page go through: the change took effect
+    before the reset, so its event belongs to the log the reset forgot, not after the page."""
+    store = _ChangeEventsHeld()
+    async with in_process(Settings(), store, base_url="http://a") as api:
+        await api.post("/episodes", json={"id": "e1"})
+        change = asyncio.ensure_future(api.request(method, path, json=body))
+        held = asyncio.ensure_future(store.held.wait())
+        await asyncio.wait([change, held], return_when=asyncio.FIRST_COMPLETED)
+        assert (await api.post("/episodes/e1/reset")).status_code == 200
+        await api.post("/episodes/e1/events", json={"type": "note", "text": "page"})
+        store.release.set()
+        assert (await change).status_code == 200
+        held.cancel()
+        log = [e["type"] for e in (await api.get("/episodes/e1/events")).json()["events"]]
+    assert log == ["episode_reset", "note"]
+
+
 class _RewrittenAfterEachRead(MemoryStore):
     """A store another writer writes to right after each read of a record."""
 
