@@ -117,7 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        # Its options are matched whole: a command's own `--api` (serve's address, calibrate's
+        # old name) is no abbreviation of `--api-url` or `--api-token`.
+        allow_abbrev=False,
     )
+    admin_commands.add_api_options(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser(
         "serve",
@@ -385,6 +389,13 @@ def user_error(error: Exception, args: argparse.Namespace) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command != "serve":
+        admin_commands.with_api_defaults(args)
+    elif args.api_url is not None:
+        parser.error(
+            "--api-url names a running service's API, for the commands that talk to one "
+            "(report, episodes, ...); serve's own API listens on --api HOST:PORT"
+        )
     try:
         return run(parser, args)
     except KeyboardInterrupt:
@@ -400,6 +411,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings `serve` was given on its command line (the variables and defaults fill in
+    the rest). The top-level `--api-token` not given is None: not a setting given."""
+    return {
+        key: value
+        for key, value in vars(args).items()
+        if key in Settings.model_fields and value is not None
+    }
+
+
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.command == "check":
         return run_check(args)
@@ -409,9 +430,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from api.calibration.run import main as calibrate_main
 
         return calibrate_main(args)
-    given = {key: value for key, value in vars(args).items() if key in Settings.model_fields}
     try:
-        settings = load_settings(given)
+        settings = load_settings(given_settings(args))
     except SettingsError as error:
         parser.error(str(error))
     from api.service.logs import configure_logging

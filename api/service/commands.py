@@ -15,18 +15,35 @@ from api.service.user_error import UserError
 from skillshift_client import SkillShift
 from skillshift_client.tables import format_benchmark, format_table
 
+DEFAULT_API_URL = "http://127.0.0.1:8081"
 
-def add_api_options(parser: argparse.ArgumentParser) -> None:
+
+def add_api_options(parser: argparse.ArgumentParser, top_level: bool = False) -> None:
+    """`--api-url` and `--api-token`, for a command that talks to a running service; also on
+    the top-level parser (`top_level`), so they may come before the command too
+    (`skillshift-proxy --api-url URL report`), as global options often do. Neither parser
+    holds their defaults (a command's would overwrite the value given before it):
+    `with_api_defaults` fills them in after parsing."""
+    where = " (before or after the command)" if top_level else ""
     parser.add_argument(
         "--api-url",
-        default=os.environ.get("SKILLSHIFT_API_URL", "http://127.0.0.1:8081"),
-        help="the service's admin API (SKILLSHIFT_API_URL, default %(default)s)",
+        default=None if top_level else argparse.SUPPRESS,
+        help=f"the service's admin API{where} (SKILLSHIFT_API_URL, default {DEFAULT_API_URL})",
     )
     parser.add_argument(
         "--api-token",
-        default=os.environ.get("SKILLSHIFT_API_TOKEN"),
-        help="its bearer token, if it has one (SKILLSHIFT_API_TOKEN)",
+        default=None if top_level else argparse.SUPPRESS,
+        help=f"its bearer token, if it has one{where} (SKILLSHIFT_API_TOKEN)",
     )
+
+
+def with_api_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    """`args` with the API options not given taken from their variables, or the default."""
+    if args.api_url is None:
+        args.api_url = os.environ.get("SKILLSHIFT_API_URL", DEFAULT_API_URL)
+    if args.api_token is None:
+        args.api_token = os.environ.get("SKILLSHIFT_API_TOKEN")
+    return args
 
 
 def auth_headers(args: argparse.Namespace) -> dict[str, str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from api.service.cli import build_parser
+from api.service.cli import build_parser, given_settings
 from api.service.server import make_master
 from api.service.settings import ENV_PREFIX, Settings, SettingsError, load_settings
 from proxy.knowledge import KnowledgeLookup, Learner
@@ -95,8 +95,7 @@ def test_every_option_is_parsed_and_wins_over_its_variable(
     text, expected = EXAMPLES[name]
     field = Settings.model_fields[name]
     args = [option(name)] if field.annotation is bool else [option(name), text]
-    namespace = vars(build_parser().parse_args(["serve", *args]))
-    given = {key: value for key, value in namespace.items() if key in Settings.model_fields}
+    given = given_settings(build_parser().parse_args(["serve", *args]))
     assert set(given) == {name}  # options not given are left to the variables and defaults
     if field.annotation is not bool:
         monkeypatch.setenv(variable(name), "nonsense-from-the-environment")

@@ -1,0 +1,60 @@
+"""The command line's options that come before or after the command."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from api.service.cli import build_parser, given_settings, main
+from api.service.commands import DEFAULT_API_URL, with_api_defaults
+
+
+def parsed(*argv: str) -> argparse.Namespace:
+    return with_api_defaults(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--api-url", "http://api:1", "report"),
+        ("report", "--api-url", "http://api:1"),
+        ("--api-url", "http://api:1", "episodes", "list"),
+        ("episodes", "list", "--api-url", "http://api:1"),
+        ("--api-url", "http://api:1", "check", "--browser", "http://app/"),
+    ],
+)
+def test_the_api_options_may_come_before_or_after_the_command(
+    argv: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLSHIFT_API_URL", "http://from-the-environment:2")
+    assert parsed(*argv).api_url == "http://api:1"
+    tokened = parsed("--api-token", "t0", *argv)
+    assert (tokened.api_url, tokened.api_token) == ("http://api:1", "t0")
+
+
+def test_the_api_options_not_given_come_from_their_variables_or_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SKILLSHIFT_API_URL", raising=False)
+    monkeypatch.delenv("SKILLSHIFT_API_TOKEN", raising=False)
+    assert (parsed("report").api_url, parsed("report").api_token) == (DEFAULT_API_URL, None)
+    monkeypatch.setenv("SKILLSHIFT_API_URL", "http://env:3")
+    monkeypatch.setenv("SKILLSHIFT_API_TOKEN", "secret")
+    assert (parsed("report").api_url, parsed("report").api_token) == ("http://env:3", "secret")
+    # Given after the command, the command's own wins over one given before it.
+    assert parsed("--api-url", "http://a:1", "report", "--api-url", "http://b:2").api_url == (
+        "http://b:2"
+    )
+
+
+def test_serve_takes_a_token_before_it_and_refuses_an_api_url(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert given_settings(build_parser().parse_args(["serve"])) == {}
+    before = build_parser().parse_args(["--api-token", "t1", "serve"])
+    assert given_settings(before) == {"api_token": "t1"}
+    with pytest.raises(SystemExit) as exited:
+        main(["--api-url", "http://api:1", "serve"])
+    assert exited.value.code == 2
+    assert "serve's own API listens on --api HOST:PORT" in capsys.readouterr().err
