@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -73,6 +74,25 @@ def test_episode_is_deleted_when_the_block_fails(service: ServiceProcess) -> Non
         with pytest.raises(RuntimeError), client.episode() as episode:
             raise RuntimeError("agent crashed")
         assert episode.id not in {e["id"] for e in client.list_episodes()}
+
+
+def test_an_episode_kept_outlives_its_block_with_its_result(service: ServiceProcess) -> None:
+    with SkillShift(service.api) as client:
+        with client.episode(keep=True, tags={"run": "kept"}) as episode:
+            client.task_result(episode.id, success=True, steps=2)
+        assert client.get_episode(episode.id)["tags"] == {"run": "kept"}
+        assert client.reports(["run"], {"run": "kept"})["rows"][0]["SR"] == 1.0
+        client.delete_episode(episode.id)
+
+    async def kept_async() -> dict[str, Any]:
+        async with AsyncSkillShift(service.api) as client:
+            async with client.episode(keep=True) as kept:
+                pass
+            found = await client.get_episode(kept.id)
+            await client.delete_episode(kept.id)
+            return found
+
+    assert asyncio.run(kept_async())["id"]
 
 
 async def test_async_client_round_trip(service: ServiceProcess) -> None:

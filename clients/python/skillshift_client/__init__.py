@@ -321,13 +321,15 @@ class SkillShift:
         self._http.close()
 
     @contextmanager
-    def episode(self, **config: Any) -> Iterator[Episode]:
-        """Create an episode for the `with` block and delete it afterwards, whatever happens."""
+    def episode(self, *, keep: bool = False, **config: Any) -> Iterator[Episode]:
+        """Create an episode for the `with` block and delete it afterwards, whatever happens;
+        with `keep`, leave it (its events, for `/reports`) until its `ttl_s` runs out."""
         episode = self.create_episode(**config)
         try:
             yield episode
         finally:
-            self.delete_episode(episode.id, missing_ok=True)
+            if not keep:
+                self.delete_episode(episode.id, missing_ok=True)
 
     def create_episode(self, **config: Any) -> Episode:
         return self._run(_Calls.create_episode(config))
@@ -487,12 +489,13 @@ class AsyncSkillShift:
         await self._http.aclose()
 
     @asynccontextmanager
-    async def episode(self, **config: Any) -> AsyncIterator[Episode]:
+    async def episode(self, *, keep: bool = False, **config: Any) -> AsyncIterator[Episode]:
         episode = await self.create_episode(**config)
         try:
             yield episode
         finally:
-            await self.delete_episode(episode.id, missing_ok=True)
+            if not keep:
+                await self.delete_episode(episode.id, missing_ok=True)
 
     async def create_episode(self, **config: Any) -> Episode:
         return await self._run(_Calls.create_episode(config))
