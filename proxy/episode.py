@@ -284,6 +284,9 @@ class Episode(EpisodeConfig):
     expires_at: int
     suspended: bool = False
     generation: int = 0
+    # The changes made to it (PATCH, reset, suspend, resume), in the order they took effect:
+    # what orders two records of one run, which two replicas may archive in either order.
+    revision: int = 0
     # A replay episode's pages carry the recorded episode's beacon key: its runtime reports
     # with that one.
     replayed_beacon_key: str | None = None

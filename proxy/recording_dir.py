@@ -368,14 +368,16 @@ def page_at(entries: list[dict[str, Any]], load: int) -> dict[str, Any] | None:
 
 
 def _older_run(record: dict[str, Any], archived: object) -> bool:
-    """Whether `record` is of an earlier run of the episode `archived` is of: the same creation,
-    a lower generation (two resets at once finish their writes in either order)."""
+    """Whether `record` is older than `archived`, of the same creation of the episode: of an
+    earlier run (a lower generation) or an earlier change in the same run (a lower revision).
+    Two resets at once, or two replicas' changes, finish their writes in either order."""
     if not isinstance(archived, dict) or archived.get("created_at") != record.get("created_at"):
         return False
-    archived_generation = archived.get("generation", 0)
+    archived_order = (archived.get("generation", 0), archived.get("revision", 0))
     # (An archived record of another shape, a hand-edited one, is replaced, not obeyed.)
-    return isinstance(archived_generation, int) and archived_generation > int(
-        record.get("generation", 0)
+    return all(isinstance(part, int) for part in archived_order) and archived_order > (
+        int(record.get("generation", 0)),
+        int(record.get("revision", 0)),
     )
 
 

@@ -66,6 +66,7 @@ async def change_episode(
         if record is None:
             raise NotFound(f"episode {episode_id!r} not found")
         changed = change(Episode.model_validate(record))
+        changed = changed.model_copy(update={"revision": changed.revision + 1})
         new_record = changed.model_dump(mode="json")
         if await write(episode_id, new_record, record, logged, changed.expires_at) is not None:
             return changed

@@ -105,6 +105,7 @@ async def test_changes_made_at_once_each_take_effect(redis_server: RedisProcess)
         log = [e["type"] for e in (await api.get("/episodes/e1/events")).json()["events"]]
     await store.close()
     assert episode["generation"] == len(resets)
+    assert episode["revision"] == len(resets) + len(patches) + len(suspends)
     assert episode["tags"] == {"run": "r"} and episode["suspended"] is True
     # Each reset's event is the first of its log: a later reset forgot the earlier's.
     assert log[0] == "episode_reset" and log.count("episode_reset") == 1, log

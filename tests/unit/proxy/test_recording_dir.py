@@ -128,11 +128,18 @@ async def test_an_earlier_run_written_late_does_not_replace_a_later_one(
     await recording.save_episode(record)
     await recording.save_episode({**record, "generation": 1})
     assert await recording.episode("e") == record
+    # Within a run, by revision: two replicas' changes (a PATCH archived before a change that
+    # took effect earlier) land in either order too.
+    patched = {**record, "revision": 4, "tags": {"run": "r"}}
+    await recording.save_episode(patched)
+    await recording.save_episode({**record, "revision": 3})
+    assert await recording.episode("e") == patched
     again = {**record, "created_at": 5.0, "generation": 0}
     await recording.save_episode(again)
     assert await recording.episode("e") == again
     # An archived record of another shape is replaced, not obeyed.
-    for archived in ('{"created_at": 5.0, "generation": null}', "[1, 2]", "{"):
+    shapes = ('{"created_at": 5.0, "generation": null}', '{"created_at": 5.0, "revision": "9"}')
+    for archived in (*shapes, "[1, 2]", "{"):
         (recording.root / "episodes" / "e" / "episode.json").write_text(archived)
         await recording.save_episode(again)
         assert await recording.episode("e") == again
