@@ -60,7 +60,6 @@ async def change_episode(
     `logged` is appended in the same step, so the log holds changes in the order they took
     effect; with `reset`, its flags, counters and events are forgotten first and that event
     starts its new log. `change` may raise (Invalid)."""
-    write = store.reset_logged if reset else store.update_logged
     for _ in range(CHANGE_ATTEMPTS):
         record = await store.get_episode(episode_id)
         if record is None:
@@ -68,7 +67,10 @@ async def change_episode(
         changed = change(Episode.model_validate(record))
         changed = changed.model_copy(update={"revision": changed.revision + 1})
         new_record = changed.model_dump(mode="json")
-        if await write(episode_id, new_record, record, logged, changed.expires_at) is not None:
+        written = await store.change_logged(
+            episode_id, new_record, record, logged, changed.expires_at, reset
+        )
+        if written is not None:
             return changed
     raise Conflict(
         f"episode {episode_id!r} kept changing under {CHANGE_ATTEMPTS} attempts to change it; "

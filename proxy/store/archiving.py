@@ -99,32 +99,18 @@ class ArchivingStore(EpisodeStore):
             await _archive(self.recording.save_episode(archived_form(record)))
         return reset
 
-    async def update_logged(
+    async def change_logged(
         self,
         episode_id: str,
         record: dict[str, Any],
         expected: dict[str, Any],
         event: dict[str, Any],
         expires_at: int,
+        reset: bool = False,
     ) -> str | None:
-        event_id = await self.inner.update_logged(episode_id, record, expected, event, expires_at)
-        return await self._archived_change(episode_id, record, event, event_id)
-
-    async def reset_logged(
-        self,
-        episode_id: str,
-        record: dict[str, Any],
-        expected: dict[str, Any],
-        event: dict[str, Any],
-        expires_at: int,
-    ) -> str | None:
-        event_id = await self.inner.reset_logged(episode_id, record, expected, event, expires_at)
-        return await self._archived_change(episode_id, record, event, event_id)
-
-    async def _archived_change(
-        self, episode_id: str, record: dict[str, Any], event: dict[str, Any], event_id: str | None
-    ) -> str | None:
-        """A logged change the inner store made (`event_id` not None): its record and event."""
+        event_id = await self.inner.change_logged(
+            episode_id, record, expected, event, expires_at, reset
+        )
         if event_id is not None:
             await _archive(self.recording.save_episode(archived_form(record)))
             await _archive(self.recording.append_event(episode_id, {**event, "id": event_id}))

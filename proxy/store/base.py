@@ -100,33 +100,21 @@ class EpisodeStore(ABC):
         claims a flag of the new one that the reset then forgets). False if no such episode."""
 
     @abstractmethod
-    async def update_logged(
+    async def change_logged(
         self,
         episode_id: str,
         record: dict[str, Any],
         expected: dict[str, Any],
         event: dict[str, Any],
         expires_at: int,
+        reset: bool = False,
     ) -> str | None:
         """`update_episode` to `record`, only over `expected`, with `event` appended to the log
-        in the same step: the event's id. None, and nothing written, if no such episode or its
-        record is no longer `expected`. (Logged after the step, a change's event could land
-        after another change that took effect later, or after a reset, in the next run's log.)"""
-
-    @abstractmethod
-    async def reset_logged(
-        self,
-        episode_id: str,
-        record: dict[str, Any],
-        expected: dict[str, Any],
-        event: dict[str, Any],
-        expires_at: int,
-    ) -> str | None:
-        """`reset_episode` to `record`, only over `expected` (as `update_episode`), with `event`
-        as the first entry of the new log, in one step: the event's id. None, and nothing
-        written, if no such episode or its record is no longer `expected`. (Logged after the
-        step, a reset's event could land after a later reset and the pages loaded since, two
-        resets at once or a client's retry, and the log would start again at the wrong place.)"""
+        in the same step: the event's id. With `reset`, `reset_episode` to `record` instead, and
+        `event` is the first entry of the new log. None, and nothing written, if no such episode
+        or its record is no longer `expected`. (Logged after the step, a change's event could
+        land after a change that took effect later, or after a reset and the pages loaded since,
+        in the next run's log, which would then start again at the wrong place.)"""
 
     @abstractmethod
     async def set_listener_default(

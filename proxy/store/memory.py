@@ -140,32 +140,23 @@ class MemoryStore(EpisodeStore):
         state.events.clear()
         return True
 
-    async def update_logged(
+    async def change_logged(
         self,
         episode_id: str,
         record: dict[str, Any],
         expected: dict[str, Any],
         event: dict[str, Any],
         expires_at: int,
-    ) -> str | None:
-        # This class's own steps, which await nothing: the change and its event are one step.
-        if not await MemoryStore.update_episode(self, episode_id, record, expected):
-            return None
-        return await MemoryStore.append_event(self, episode_id, event, expires_at)
-
-    async def reset_logged(
-        self,
-        episode_id: str,
-        record: dict[str, Any],
-        expected: dict[str, Any],
-        event: dict[str, Any],
-        expires_at: int,
+        reset: bool = False,
     ) -> str | None:
         state = self._live(episode_id)
         if state is None or state.record != expected:
             return None
-        # This class's own steps, which await nothing: the reset and its event are one step.
-        await MemoryStore.reset_episode(self, episode_id, record)
+        # This class's own steps, which await nothing: the change and its event are one step.
+        if reset:
+            await MemoryStore.reset_episode(self, episode_id, record)
+        else:
+            state.record = dict(record)
         return await MemoryStore.append_event(self, episode_id, event, expires_at)
 
     async def set_listener_default(

@@ -270,40 +270,17 @@ class RedisStore(EpisodeStore):
 
         return await self._call(run)
 
-    async def update_logged(
+    async def change_logged(
         self,
         episode_id: str,
         record: dict[str, Any],
         expected: dict[str, Any],
         event: dict[str, Any],
         expires_at: int,
-    ) -> str | None:
-        return await self._logged_change(
-            _UPDATE_LOGGED, episode_id, record, expected, event, expires_at
-        )
-
-    async def reset_logged(
-        self,
-        episode_id: str,
-        record: dict[str, Any],
-        expected: dict[str, Any],
-        event: dict[str, Any],
-        expires_at: int,
-    ) -> str | None:
-        return await self._logged_change(
-            _RESET_LOGGED, episode_id, record, expected, event, expires_at
-        )
-
-    async def _logged_change(
-        self,
-        script: str,
-        episode_id: str,
-        record: dict[str, Any],
-        expected: dict[str, Any],
-        event: dict[str, Any],
-        expires_at: int,
+        reset: bool = False,
     ) -> str | None:
         keys = self._all_keys(episode_id)
+        script = _RESET_LOGGED if reset else _UPDATE_LOGGED
         arguments = [json.dumps(record), json.dumps(expected), json.dumps(event), expires_at]
         event_id = await self._call(lambda: self._redis.eval(script, len(keys), *keys, *arguments))
         return str(event_id) if event_id else None

@@ -179,20 +179,23 @@ async def test_a_change_expecting_a_record_writes_only_over_that_record(
     assert not await store.update_episode("e1", {**read, "seed": 9}, expected=read)
     await store.claim_flag("e1", "once", expiry())
     reset = {"type": "episode_reset"}
-    assert await store.reset_logged("e1", {**read, "generation": 1}, read, reset, expiry()) is None
+    assert (
+        await store.change_logged("e1", {**read, "generation": 1}, read, reset, expiry(), True)
+        is None
+    )
     assert await store.get_episode("e1") == {**nested, "seed": 8}
     assert await store.get_flags("e1") != {}
     assert not await store.update_episode("gone", RECORD, expected=RECORD)
-    assert await store.reset_logged("gone", RECORD, RECORD, reset, expiry()) is None
+    assert await store.change_logged("gone", RECORD, RECORD, reset, expiry(), True) is None
     assert await store.get_episode("gone") is None
 
 
-async def test_an_update_logged_appends_its_event_in_the_same_step(store: EpisodeStore) -> None:
+async def test_a_change_logged_appends_its_event_in_the_same_step(store: EpisodeStore) -> None:
     await store.create_episode("e1", RECORD, expiry(60))
     first = await store.append_event("e1", {"type": "x"}, expiry(60))
     await store.claim_flag("e1", "once", expiry(60))
     new = {**RECORD, "suspended": True}
-    event_id = await store.update_logged("e1", new, RECORD, {"type": "suspended"}, expiry(60))
+    event_id = await store.change_logged("e1", new, RECORD, {"type": "suspended"}, expiry(60))
     assert event_id is not None and first is not None
     assert parse_event_id(event_id) > parse_event_id(first)
     assert await store.get_episode("e1") == new
@@ -203,10 +206,10 @@ async def test_an_update_logged_appends_its_event_in_the_same_step(store: Episod
     ]
     # Over a record that is no longer the stored one, or of no episode: nothing written.
     stale = {**RECORD, "seed": 9}
-    assert await store.update_logged("e1", stale, RECORD, {"type": "no"}, expiry(60)) is None
+    assert await store.change_logged("e1", stale, RECORD, {"type": "no"}, expiry(60)) is None
     assert await store.get_episode("e1") == new
     assert await store.count_events("e1") == 2
-    assert await store.update_logged("gone", RECORD, RECORD, {"type": "no"}, expiry(60)) is None
+    assert await store.change_logged("gone", RECORD, RECORD, {"type": "no"}, expiry(60)) is None
     assert await store.get_episode("gone") is None and await store.count_events("gone") == 0
 
 
@@ -215,7 +218,8 @@ async def test_a_reset_logged_starts_the_new_log_with_its_event(store: EpisodeSt
     await store.append_event("e1", {"type": "x"}, expiry(60))
     await store.claim_flag("e1", "once", expiry(60))
     new = {**RECORD, "generation": 1}
-    event_id = await store.reset_logged("e1", new, RECORD, {"type": "episode_reset"}, expiry(60))
+    reset = {"type": "episode_reset"}
+    event_id = await store.change_logged("e1", new, RECORD, reset, expiry(60), reset=True)
     assert event_id is not None
     assert await store.get_episode("e1") == new
     assert await store.get_flags("e1") == {}
@@ -234,7 +238,7 @@ async def test_a_new_log_sorts_after_the_old_one(store: EpisodeStore) -> None:
         old = await store.append_events("e1", [{"type": "x"}] * 5, expiry(60))
         assert old is not None
         new = {**RECORD, "generation": generation}
-        reset = await store.reset_logged("e1", new, record, {"type": "r"}, expiry(60))
+        reset = await store.change_logged("e1", new, record, {"type": "r"}, expiry(60), True)
         assert reset is not None and parse_event_id(reset) > parse_event_id(old[-1])
         record = new
         before = await store.append_event("e1", {"type": "x"}, expiry(60))

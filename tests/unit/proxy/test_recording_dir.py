@@ -99,22 +99,19 @@ async def test_the_archive_follows_a_reset_to_its_new_run(recording: Recording) 
     assert await recording.episode("gone") is None
 
 
-@pytest.mark.parametrize(
-    ("method", "change"), [("reset_logged", {"generation": 1}), ("update_logged", {"seed": 4})]
-)
+@pytest.mark.parametrize(("reset", "change"), [(True, {"generation": 1}), (False, {"seed": 4})])
 async def test_a_logged_change_is_archived_with_its_event(
-    recording: Recording, method: str, change: dict[str, int]
+    recording: Recording, reset: bool, change: dict[str, int]
 ) -> None:
     store = ArchivingStore(MemoryStore(), recording)
-    write = getattr(store, method)
     record = {"id": "e", "created_at": 1.0, "generation": 0, "condition": "Src"}
     assert await store.create_episode("e", record, 2**31)
     new = {**record, **change}
-    assert await write("e", new, record, {"type": "changed"}, 2**31)
+    assert await store.change_logged("e", new, record, {"type": "changed"}, 2**31, reset)
     assert await recording.episode("e") == new
     assert [e["type"] for e in await recording.events("e")] == ["changed"]
     # Not over a record it did not read: nothing archived.
-    assert await write("e", record, record, {"type": "changed"}, 2**31) is None
+    assert await store.change_logged("e", record, record, {"type": "changed"}, 2**31, reset) is None
     assert await recording.episode("e") == new
     assert len(await recording.events("e")) == 1
 
