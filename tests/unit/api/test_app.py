@@ -111,18 +111,20 @@ async def test_changes_made_at_once_each_take_effect(redis_server: RedisProcess)
     assert log[0] == "episode_reset" and log.count("episode_reset") == 1, log
 
 
-class _ResetEventsHeld(MemoryStore):
-    """A store whose first `episode_reset` event, appended on its own, waits for `release`
-    (a slow connection): the interleaving two resets at once can have."""
+class _EventsHeld(MemoryStore):
+    """A store whose first event of one of `types`, appended on its own, waits for `release`
+    (a slow connection between a change and its event): the interleaving two changes at once
+    can have."""
 
-    def __init__(self) -> None:
+    def __init__(self, *types: str) -> None:
         super().__init__()
+        self.types = types
         self.held, self.release = asyncio.Event(), asyncio.Event()
 
     async def append_event(
         self, episode_id: str, event: dict[str, Any], expires_at: int
     ) -> str | None:
-        if event["type"] == "episode_reset" and not self.held.is_set():
+        if event["type"] in self.types and not self.held.is_set():
             self.held.set()
             await self.release.wait()
         return await super().append_event(episode_id, event, expires_at)
@@ -131,7 +133,7 @@ class _ResetEventsHeld(MemoryStore):
 async def test_a_reset_logs_its_event_as_it_resets() -> None:
     """A first reset whose event lags: a second reset finishes, pages are logged, and then
     the first's event must not land in the new log (which would start again there)."""
-    store = _ResetEventsHeld()
+    store = _EventsHeld("episode_reset")
     async with in_process(Settings(), store, base_url="http://a") as api:
         await api.post("/episodes", json={"id": "e1"})
         first = asyncio.ensure_future(api.post("/episodes/e1/reset"))
@@ -147,25 +149,6 @@ async def test_a_reset_logs_its_event_as_it_resets() -> None:
     assert log == ["episode_reset", "note"]
 
 
-class _ChangeEventsHeld(MemoryStore):
-    """A store whose first event of a change (`HELD`), appended on its own, waits for
-    `release`: a slow connection between a change and its event."""
-
-    HELD = ("episode_patched", "episode_suspended", "episode_resumed")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.held, self.release = asyncio.Event(), asyncio.Event()
-
-    async def append_event(
-        self, episode_id: str, event: dict[str, Any], expires_at: int
-    ) -> str | None:
-        if event["type"] in self.HELD and not self.held.is_set():
-            self.held.set()
-            await self.release.wait()
-        return await super().append_event(episode_id, event, expires_at)
-
-
 @pytest.mark.parametrize(
     ("method", "path", "body"),
     [
@@ -179,7 +162,7 @@ async def test_a_change_logs_its_event_as_it_changes(
 ) -> None:
     """A change whose event lags while a reset and a page go through: the change took effect
     before the reset, so its event belongs to the log the reset forgot, not after the page."""
-    store = _ChangeEventsHeld()
+    store = _EventsHeld("episode_patched", "episode_suspended", "episode_resumed")
     async with in_process(Settings(), store, base_url="http://a") as api:
         await api.post("/episodes", json={"id": "e1"})
         change = asyncio.ensure_future(api.request(method, path, json=body))
