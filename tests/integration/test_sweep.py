@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from skillshift_client import SkillShift, SkillShiftError, SkillShiftUnreachable
-from skillshift_client.sweep import CONDITIONS, Task, Trial, attempts, sweep
+from skillshift_client.sweep import CONDITIONS, SweepIncomplete, Task, Trial, attempts, sweep
 from tests.helpers.ports import free_port
 from tests.helpers.processes import REPO, ServiceProcess
 
@@ -100,6 +100,81 @@ def test_a_sweep_writes_what_the_service_reports(
             stream=(tmp_path / "again.log").open("w"),
         )
     assert again == table
+
+
+def test_a_task_on_a_site_profile_reaches_its_target_under_tgt(
+    memory_demo_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """`Task(site=...)` naming a profile pins it: routing to the target deployment is decided
+    before the page is seen, so a label alone would leave `Tgt` on the source (the synthetic
+    variant). A name that is no profile stays a label (the test above)."""
+    demo = memory_demo_service.demo
+    titles: dict[str, str] = {}
+
+    def agent(trial: Trial) -> bool:
+        with httpx.Client(proxy=trial.episode.data["proxy_url"], timeout=30) as http:
+            page = http.get(f"{demo}/").text
+        titles[trial.cell.condition] = page.split("<title>")[1].split("</title>")[0]
+        return True
+
+    with SkillShift(memory_demo_service.api) as client:
+        sweep(
+            client,
+            [Task("home", site="demo")],
+            agent,
+            tmp_path / "run",
+            conditions=["Src", "Tgt"],
+            stream=(tmp_path / "progress.log").open("w"),
+        )
+        pinned = {client.get_episode(r["episode"])["site"] for r in attempts(tmp_path / "run")}
+    assert pinned == {"demo"}
+    assert "Outdoor Shop 2.0" not in titles["Src"] and "Outdoor Shop 2.0" in titles["Tgt"]
+
+
+def test_results_are_never_written_without_a_done_attempt_and_a_rerun_runs_it_again(
+    memory_demo_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """A sweep's results are the service's reports of its episodes: an attempt whose episode
+    is gone (its ttl_s ran out, the service restarted without --record-dir) would be left out.
+    Such results are not written, the files of the run before stay, and the next run runs the
+    attempt again."""
+    ran: list[str] = []
+    out, log = tmp_path / "run", (tmp_path / "progress.log").open("w")
+
+    def agent(trial: Trial) -> bool:
+        ran.append(trial.cell.key)
+        return True
+
+    with SkillShift(memory_demo_service.api) as client:
+        first = sweep(client, ["home", "cart"], agent, out, conditions=["Src"], stream=log)
+        written = (out / "per_task.jsonl").read_text()
+        assert len(written.splitlines()) == 2
+        home = next(r for r in attempts(out) if r["key"].startswith("home|"))
+        client.delete_episode(home["episode"])  # (as its ttl_s running out does)
+
+        def deletes_the_cart_episode(trial: Trial) -> bool:
+            ran.append(trial.cell.key)
+            cart = next(r for r in attempts(out) if r["key"].startswith("cart|"))
+            client.delete_episode(cart["episode"])  # gone while the sweep runs
+            return True
+
+        # The home attempt's episode is gone: run again. The cart one goes meanwhile.
+        with pytest.raises(SweepIncomplete, match="reports 1 of the 2 attempts"):
+            sweep(
+                client, ["home", "cart"], deletes_the_cart_episode, out, conditions=["Src"],
+                stream=log,
+            )  # fmt: skip
+        assert (out / "per_task.jsonl").read_text() == written
+        assert json.loads((out / "table.json").read_text()) == first
+        # The next run runs the cart attempt again, and writes both.
+        again = sweep(client, ["home", "cart"], agent, out, conditions=["Src"], stream=log)
+    assert ran == ["home|Src|0|-", "cart|Src|0|-", "home|Src|0|-", "cart|Src|0|-"]
+    assert len((out / "per_task.jsonl").read_text().splitlines()) == 2
+    assert again["metrics"]["SR"]["overall"] == 1.0
+    assert (
+        "1 done attempts run again: their episodes are gone"
+        in (tmp_path / "progress.log").read_text()
+    )
 
 
 SWEEP_SCRIPT = """

@@ -246,6 +246,10 @@ class _Calls:
         return _Call("GET", "/listeners", lambda r: list(r.json()["listeners"]))
 
     @staticmethod
+    def sites() -> _Call[list[dict[str, Any]]]:
+        return _Call("GET", "/sites", lambda r: list(r.json()["sites"]))
+
+    @staticmethod
     def ca() -> _Call[dict[str, Any]]:
         return _Call("GET", "/ca", _json)
 
@@ -434,6 +438,10 @@ class SkillShift:
         """The proxy's listeners: name, kind (`regular`, `desktop`, `reverse`), default episode."""
         return self._run(_Calls.listeners())
 
+    def sites(self) -> list[dict[str, Any]]:
+        """The service's site profiles: name, host patterns, targets, protected selectors."""
+        return self._run(_Calls.sites())
+
     def ca(self) -> dict[str, Any]:
         """The CA that signs intercepted HTTPS: its PEM, SPKI hash and browser settings."""
         return self._run(_Calls.ca())
@@ -586,6 +594,9 @@ class AsyncSkillShift:
 
     async def listeners(self) -> list[dict[str, Any]]:
         return await self._run(_Calls.listeners())
+
+    async def sites(self) -> list[dict[str, Any]]:
+        return await self._run(_Calls.sites())
 
     async def ca(self) -> dict[str, Any]:
         return await self._run(_Calls.ca())

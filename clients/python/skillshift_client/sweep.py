@@ -25,6 +25,15 @@ service's `/reports?format=per_task` and `format=benchmark` for the sweep's tag)
 `table.txt`, which is printed. Run it again after a crash and it picks up where it stopped:
 done attempts are not run again, and one that was cut short is retagged `sweep=NAME/abandoned`
 (so it is out of the sweep's reports) and run anew.
+
+The results come from the service, so they need the sweep's episodes: a done attempt whose
+episode is gone (past its `ttl_s`, or in a service restarted without `--record-dir`) is run
+again, and results that would leave out an attempt are not written (`SweepIncomplete`; the
+files of an earlier run stay as they were).
+
+A task's `site` that names one of the service's site profiles is pinned as its episodes'
+`site` (unless `episode` pins one): its `Tgt` attempts then go to that site's target
+deployment. Another name is a label for the table only.
 """
 
 from __future__ import annotations
@@ -40,11 +49,16 @@ from typing import Any, TextIO
 from skillshift_client import Episode, SkillShift, SkillShiftError
 from skillshift_client.tables import format_benchmark
 
-__all__ = ["CONDITIONS", "REGIMES", "Cell", "Task", "Trial", "sweep"]
+__all__ = ["CONDITIONS", "REGIMES", "Cell", "SweepIncomplete", "Task", "Trial", "sweep"]
 
 CONDITIONS = ("Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec")
 REGIMES = ("once", "multiple", "random")
 MAX_REASON = 300  # a task result's free fields are at most 2,048 characters once encoded
+
+
+class SweepIncomplete(RuntimeError):
+    """The service no longer reports some of the sweep's done attempts: results without them
+    are not written. Running the sweep again runs them again."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +161,9 @@ class Progress:
                 elif record.get("state") == "done":
                     self.started.pop(record["key"], None)
                     self.done[record["key"]] = record
+                elif record.get("state") in ("gone", "abandoned"):  # to be run (again)
+                    self.started.pop(record["key"], None)
+                    self.done.pop(record["key"], None)
 
     def write(self, record: dict[str, Any]) -> None:
         with self.path.open("a") as out:
@@ -200,17 +217,19 @@ def sweep(
     name = _name(folder, planned)
     progress = Progress(folder / "progress.jsonl")
     _set_aside_cut_short(client, progress, name)
+    _forget_gone(client, progress, planned, stream)
+    profiles = {site["name"] for site in client.sites()}
     bar = Bar(len(planned), stream)
     done = sum(cell.key in progress.done for cell in planned)
     for cell in planned:
         if cell.key in progress.done:
             continue
-        outcome = _attempt(client, cell, agent, progress, name, episode or {})
+        outcome = _attempt(client, cell, agent, progress, name, episode or {}, profiles)
         done += 1
         said = "success" if outcome["success"] else f"failure ({outcome.get('reason') or '-'})"
         bar.show(done, f"{cell.describe()}: {said}")
     bar.end()
-    return _write_results(client, folder, name, stream)
+    return _write_results(client, folder, name, len(planned), stream)
 
 
 def _task(task: Task | str) -> Task:
@@ -251,6 +270,29 @@ def _set_aside_cut_short(client: SkillShift, progress: Progress, name: str) -> N
         del progress.started[key]
 
 
+def _forget_gone(
+    client: SkillShift, progress: Progress, planned: list[Cell], stream: TextIO
+) -> None:
+    """Done attempts whose episodes the service no longer has: not done any more (the results
+    are the service's reports of the episodes, which would leave them out), so run again."""
+    gone = []
+    for key in [cell.key for cell in planned if cell.key in progress.done]:
+        episode_id = progress.done[key]["episode"]
+        try:
+            client.get_episode(episode_id)
+        except SkillShiftError as error:
+            if error.status != 404:
+                raise
+            progress.write({"key": key, "episode": episode_id, "state": "gone"})
+            del progress.done[key]
+            gone.append(key)
+    if gone:
+        stream.write(
+            f"{len(gone)} done attempts run again: their episodes are gone (past their ttl_s, "
+            "or in a service restarted without --record-dir)\n"
+        )
+
+
 def _attempt(
     client: SkillShift,
     cell: Cell,
@@ -258,11 +300,15 @@ def _attempt(
     progress: Progress,
     name: str,
     shared: dict[str, Any],
+    profiles: set[str],
 ) -> dict[str, Any]:
     tags = {**shared.get("tags", {}), "sweep": name, "task": cell.task.uid, "uid": cell.task.uid}
+    config = {**shared, "condition": cell.condition, "seed": cell.seed, "tags": tags}
     if cell.task.site:
         tags["site"] = cell.task.site
-    config = {**shared, "condition": cell.condition, "seed": cell.seed, "tags": tags}
+        if cell.task.site in profiles and "site" not in shared:
+            # Routing to a target is decided before a page is seen: by the pinned site's.
+            config["site"] = cell.task.site
     if cell.regime:
         config["regime"] = cell.regime
     trial = Trial(client, cell, client.create_episode(**config))
@@ -307,8 +353,18 @@ def _result(returned: Any, steps: int) -> dict[str, Any]:
     return {"success": False, "steps": steps, "reason": f"the agent returned {returned!r:.100}"}
 
 
-def _write_results(client: SkillShift, folder: Path, name: str, stream: TextIO) -> dict[str, Any]:
+def _write_results(
+    client: SkillShift, folder: Path, name: str, attempted: int, stream: TextIO
+) -> dict[str, Any]:
     records = client.reports(tags={"sweep": name}, format="per_task")
+    if len(records) < attempted:
+        raise SweepIncomplete(
+            f"the service reports {len(records)} of the {attempted} attempts of sweep {name}: "
+            "the others' episodes are gone (past their ttl_s, or in a service restarted "
+            f"without --record-dir). The results in {folder} were left as they were; run the "
+            "sweep again to run those attempts again (serve with --record-dir DIR to keep "
+            "episodes after they end)"
+        )
     table = client.reports(tags={"sweep": name}, format="benchmark")
     (folder / "per_task.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     (folder / "table.json").write_text(json.dumps(table, indent=2) + "\n")
