@@ -89,10 +89,11 @@ WRONG_ENVIRONMENT = """
 import gymnasium as gym
 from skillshift_client import SkillShift
 from skillshift_client.browsergym import SkillShiftEnv
-try:
-    SkillShiftEnv(gym.make("CartPole-v1"), SkillShift())
-except TypeError as error:
-    print(error)
+for env in (gym.make("CartPole-v1"), "not an environment"):
+    try:
+        SkillShiftEnv(env, SkillShift())
+    except TypeError as error:
+        print(error)
 """
 
 
@@ -101,7 +102,9 @@ def test_an_environment_that_is_not_browsergym_is_refused(
 ) -> None:
     result = run_in_browsergym(memory_demo_service, "-c", WRONG_ENVIRONMENT)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "wraps a BrowserGym environment" in result.stdout and "CartPoleEnv" in result.stdout
+    cartpole, text = result.stdout.splitlines()
+    assert "wraps a BrowserGym environment" in cartpole and "CartPoleEnv" in cartpole
+    assert "wraps a BrowserGym environment" in text and text.endswith("got str")
 
 
 RESETS = """

@@ -107,6 +107,45 @@ async def test_async_client_round_trip(service: ServiceProcess) -> None:
         assert episode.id not in {e["id"] for e in await client.list_episodes()}
 
 
+SYSTEM_CHROMIUM_SCRIPT = """
+import os
+from playwright.sync_api import sync_playwright
+from skillshift_client.chromium import use_system_chromium
+
+use_system_chromium()
+with sync_playwright() as p:
+    # Playwright's own headless Chromium (a separate headless shell since 1.49) and its full
+    # one, neither given a path.
+    for options in ({}, {"channel": "chromium"}):
+        browser = p.chromium.launch(headless=True, **options)
+        page = browser.new_page()
+        page.goto("data:text/html,<title>launched</title>")
+        print(page.title(), os.path.realpath(browser.browser_type.executable_path))
+        browser.close()
+"""
+
+
+@pytest.mark.browser
+def test_playwright_launches_the_system_chromium_where_it_expects_its_own(
+    tmp_path: Path,
+) -> None:
+    """For code that launches Playwright's Chromium with no path (BrowserGym's chat window):
+    this project's Playwright, a release with Chrome for Testing's layout; BrowserGym's older
+    one is launched so in tests/integration/test_browsergym_sweep.py."""
+    environment = {k: v for k, v in os.environ.items() if k != "PLAYWRIGHT_BROWSERS_PATH"}
+    done = subprocess.run(
+        [sys.executable, "-c", SYSTEM_CHROMIUM_SCRIPT],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["launched", "launched"], done.stdout
+
+
 def test_a_step_is_posted_as_the_readme_shows(service: ServiceProcess) -> None:
     """`step(episode.id, "click")`: the action is the step's first argument, in both clients."""
     with SkillShift(service.api) as client, client.episode() as episode:

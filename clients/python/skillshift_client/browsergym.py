@@ -29,17 +29,13 @@ result would be missing from the success rate without anyone noticing.
 from __future__ import annotations
 
 import functools
-import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import gymnasium
 
 from skillshift_client import Episode, SkillShift
+from skillshift_client.chromium import system_chromium, use_system_chromium
 
 __all__ = ["SkillShiftEnv", "use_system_chromium"]
 
@@ -48,43 +44,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_TEXT = 500
 
 
-def _system_chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def use_system_chromium() -> None:
-    """Make Playwright find the system's Chromium (Debian's `chromium`) where it expects its own
-    download, for the browsers BrowserGym launches without a path (its chat window); the
-    wrapper already gives the task's browser the system's. Nothing changes when there is no
-    system Chromium or PLAYWRIGHT_BROWSERS_PATH is set."""
-    import playwright
-
-    chromium = _system_chromium()
-    browsers = Path(playwright.__file__).parent / "driver/package/browsers.json"
-    if not chromium or not browsers.exists() or os.environ.get("PLAYWRIGHT_BROWSERS_PATH"):
-        return
-    listed = json.loads(browsers.read_text())["browsers"]
-    revision = next(b["revision"] for b in listed if b["name"] == "chromium")
-    root = Path(tempfile.mkdtemp(prefix="pw-browsers-"))
-    executable = root / f"chromium-{revision}" / "chrome-linux" / "chrome"
-    executable.parent.mkdir(parents=True)
-    executable.symlink_to(chromium)
-    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(root)
-
-
 def _positive_reward(reward: float, info: dict[str, Any]) -> bool:
     return reward > 0
 
 
 def _browser_env(env: gymnasium.Env[Any, Any]) -> Any:
     """The BrowserGym environment under any wrappers, or a TypeError saying what was given."""
-    base = env.unwrapped
+    base = getattr(env, "unwrapped", None)  # (None: not a gymnasium environment at all)
     # Its browser settings, read at every reset: what binding needs (duck-typed, so the client
     # imports nothing of BrowserGym and follows its releases).
     if not all(hasattr(base, name) for name in ("pw_context_kwargs", "pw_chromium_kwargs")):
+        given = type(env if base is None else base).__name__
         raise TypeError(
             "SkillShiftEnv wraps a BrowserGym environment (browsergym.core.env.BrowserEnv, "
-            f"e.g. gym.make('browsergym/openended', ...)); got {type(base).__name__}"
+            f"e.g. gym.make('browsergym/openended', ...)); got {given}"
         )
     return base
 
@@ -225,7 +198,7 @@ class SkillShiftEnv(gymnasium.Wrapper):  # type: ignore[misc]  # gymnasium is un
             **episode.playwright_context_kwargs(),
         }
         if "executable_path" not in self._base.pw_chromium_kwargs:
-            chromium = _system_chromium()
+            chromium = system_chromium()
             if chromium:
                 self._base.pw_chromium_kwargs = {
                     **self._base.pw_chromium_kwargs,
