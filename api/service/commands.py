@@ -46,6 +46,15 @@ def with_api_defaults(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def key_value(text: str) -> tuple[str, str]:
+    """A `KEY=VALUE` argument; anything else is a usage error (a tag with no `=` matched no
+    episode, silently)."""
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key, value
+
+
 def auth_headers(args: argparse.Namespace) -> dict[str, str]:
     return {"Authorization": f"Bearer {args.api_token}"} if args.api_token else {}
 
@@ -76,7 +85,11 @@ def add_parsers(commands: Any) -> None:
         help="comma-separated: condition, regime, seed, site or any tag (default %(default)s)",
     )
     report.add_argument(
-        "--tag", action="append", default=[], help="only episodes tagged KEY=VALUE (repeatable)"
+        "--tag",
+        action="append",
+        default=[],
+        type=key_value,
+        help="only episodes tagged KEY=VALUE (repeatable)",
     )
     report.add_argument(
         "--format",
@@ -165,7 +178,7 @@ def add_parsers(commands: Any) -> None:
 
 def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     group_by = args.group_by.split(",")
-    tags = dict(tag.partition("=")[::2] for tag in args.tag)
+    tags = dict(args.tag)
 
     def reports(format: str) -> Any:  # noqa: A002 - the API's name for it
         return client.reports(group_by, tags, format, include_internal=args.include_internal)

@@ -80,9 +80,12 @@ def run(client: SkillShift, args: argparse.Namespace, out: TextIO) -> int:
         f"browser: {shown}\n"
     )
     if not args.open:
+        # A command to paste as it is; the token by its variable, never printed.
+        token = ' -H "Authorization: Bearer $SKILLSHIFT_API_TOKEN"' if args.api_token else ""
+        url = f"{args.api_url.rstrip('/')}/listeners/{listener['name']}"
         out.write(
-            f"unbind when done: curl -X PUT .../listeners/{listener['name']} "
-            "-d '{\"default_episode\": null}'\n"
+            f"unbind when done: curl -X PUT{token} -H 'Content-Type: application/json' "
+            f"{shlex.quote(url)} -d '{{\"default_episode\": null}}'\n"
         )
         return 0
     out.flush()

@@ -141,7 +141,8 @@ def test_each_reset_is_a_new_episode_and_an_unfinished_task_a_failure(
             (second, "closed before the task ended"),
         ):
             episode = client.get_episode(episode_id)
-            assert episode["tags"] == {"run": "resets", "task": "shop"} and episode["seed"] == 7
+            assert episode["tags"] == {"run": "resets", "task": "shop", "uid": "shop"}
+            assert episode["seed"] == 7
             events = list(client.iter_events(episode_id))
             (posted,) = [e for e in events if e["type"] == "task_result"]
             assert (posted["success"], posted["steps"], posted["reason"]) == (False, 1, reason)

@@ -196,6 +196,26 @@ def test_replay_opens_a_recording_in_a_browser_through_the_desktop_listener(
     assert [listener["default_episode"] for listener in desktop] == [None]
 
 
+def test_replay_without_a_browser_prints_a_command_that_unbinds_the_listener(
+    service: ServiceProcess,
+) -> None:
+    server = app_server()
+    try:
+        agent = service.create_episode(condition="Src")
+        with service.client(agent) as client:
+            assert client.get(f"{server.origin}/app").status_code == 200  # (the first page)
+    finally:
+        server.stop()
+    shown = cli("replay", str(agent["id"]), "--api-url", service.api)
+    assert shown.returncode == 0, shown.stderr
+    (unbind,) = [line for line in shown.stdout.splitlines() if line.startswith("unbind when")]
+    command = unbind.removeprefix("unbind when done: ")
+    assert subprocess.run(command, shell=True, capture_output=True, timeout=30).returncode == 0
+    listeners = httpx.get(f"{service.api}/listeners", timeout=5).json()["listeners"]
+    desktop = [listener for listener in listeners if listener["kind"] == "desktop"]
+    assert [listener["default_episode"] for listener in desktop] == [None]
+
+
 def test_what_cannot_be_imported_or_opened_is_said(service: ServiceProcess, tmp_path: Path) -> None:
     def imported(body: bytes, name: str = "bad.har") -> httpx.Response:
         return httpx.post(

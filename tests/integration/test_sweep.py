@@ -168,13 +168,17 @@ def test_results_are_never_written_without_a_done_attempt_and_a_rerun_runs_it_ag
         assert json.loads((out / "table.json").read_text()) == first
         # The next run runs the cart attempt again, and writes both.
         again = sweep(client, ["home", "cart"], agent, out, conditions=["Src"], stream=log)
-    assert ran == ["home|Src|0|-", "cart|Src|0|-", "home|Src|0|-", "cart|Src|0|-"]
-    assert len((out / "per_task.jsonl").read_text().splitlines()) == 2
+        # A run with more cells extends the sweep, and says so.
+        more = sweep(client, ["home", "cart", "search"], agent, out, conditions=["Src"], stream=log)
+    cells = json.loads((out / "sweep.json").read_text())["cells"]
+    assert cells == ["home|Src|0|-", "cart|Src|0|-", "search|Src|0|-"]
+    assert more["cells"][0]["episodes"] == 3
+    assert ran == ["home|Src|0|-", "cart|Src|0|-", "home|Src|0|-", "cart|Src|0|-", "search|Src|0|-"]
+    assert len((out / "per_task.jsonl").read_text().splitlines()) == 3
     assert again["metrics"]["SR"]["overall"] == 1.0
-    assert (
-        "1 done attempts run again: their episodes are gone"
-        in (tmp_path / "progress.log").read_text()
-    )
+    said = (tmp_path / "progress.log").read_text()
+    assert "1 done attempts run again: their episodes are gone" in said
+    assert "1 cells added to sweep" in said
 
 
 SWEEP_SCRIPT = """

@@ -31,7 +31,10 @@ def test_a_finished_block_is_a_success_through_a_bound_context(
             page.goto(f"{memory_demo_service.demo}/products")
             attempt.step()
         episode = client.get_episode(attempt.episode.id)
-        assert episode["tags"] == {"task": "browse"} and episode["seed"] == 4
+        assert episode["tags"] == {"task": "browse", "uid": "browse"} and episode["seed"] == 4
+        # The benchmark's per_task record names the task, not the episode.
+        records = client.reports(tags={"task": "browse"}, format="per_task")
+        assert [record["uid"] for record in records] == ["browse"]
         (result,) = results(client, attempt.episode.id)
         assert result["success"] is True and result["steps"] == 2
         # The pages went through the episode: it counted them, shifted.

@@ -12,13 +12,13 @@
     ...                             # the end of the task posts its result (the reward)
 
 Each `reset` creates a new episode from the wrapper's settings (`condition`, `seed`, `regime`,
-`tags`... as `POST /episodes` takes them; the task's id is added as the `task` tag), and
-points the environment's browser at it: BrowserGym launches a new browser and context at
-every reset, with the proxy settings this wrapper puts in its `pw_context_kwargs`. Every
-`step` is posted with its action; when the task terminates the result is posted, a success
-when `success(reward, info)` says so (by default: a positive reward), and a truncated task
-is a failure. Skill calls and failures go through `skill_call`/`skill_failure`, or the
-`skill` decorator on the agent's skill functions.
+`tags`... as `POST /episodes` takes them; the task's id is added as the `task` tag, and as
+`uid` unless the tags have one), and points the environment's browser at it: BrowserGym
+launches a new browser and context at every reset, with the proxy settings this wrapper puts
+in its `pw_context_kwargs`. Every `step` is posted with its action; when the task terminates
+the result is posted, a success when `success(reward, info)` says so (by default: a positive
+reward), and a truncated task is a failure. Skill calls and failures go through
+`skill_call`/`skill_failure`, or the `skill` decorator on the agent's skill functions.
 
 A task that never ends (an open-ended one, or an agent that stops before its task does) is
 closed by `finish(success)`, which posts the result the agent decided. One left open when the
@@ -188,7 +188,8 @@ class SkillShiftEnv(gymnasium.Wrapper):  # type: ignore[misc]  # gymnasium is un
         config = dict(self._config)
         if seed is not None:
             config.setdefault("seed", seed)  # the task's seed, unless the episode has its own
-        config["tags"] = {**config.get("tags", {}), "task": self.task}
+        # `uid` too (unless given): the benchmark's per_task records name the task by it.
+        config["tags"] = {"uid": self.task, **config.get("tags", {}), "task": self.task}
         return self.client.create_episode(**config)
 
     def _bind(self, episode: Episode) -> None:

@@ -11,12 +11,13 @@
             ...                      # the agent; attempt.step() counts a step
             attempt.fail("no basket")  # or leave the block: success
 
-The episode is created for the block (tagged with the task), the context is bound to it, and
-when the block ends the task result is posted: a success, unless the block raised (a failure
-naming the exception, which is raised on) or called `fail()`. The context is closed and nothing
-stays bound to the episode; the episode itself is kept for the reports (its `ttl_s` ends it),
-unless `keep=False`. `task_attempt_async` is the same for `playwright.async_api` and
-`AsyncSkillShift`. Playwright is the agent's own: this module never imports it.
+The episode is created for the block (tagged with the task: `task`, and `uid` unless given),
+the context is bound to it, and when the block ends the task result is posted: a success,
+unless the block raised (a failure naming the exception, which is raised on) or called
+`fail()`. The context is closed and nothing stays bound to the episode; the episode itself is
+kept for the reports (its `ttl_s` ends it), unless `keep=False`. `task_attempt_async` is the
+same for `playwright.async_api` and `AsyncSkillShift`. Playwright is the agent's own: this
+module never imports it.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ class Attempt:
 def _config(task: str, config: dict[str, Any]) -> dict[str, Any]:
     if not task:
         raise ValueError("task_attempt needs the task's name (it tags the episode: `task`)")
-    return {**config, "tags": {**config.get("tags", {}), "task": task}}
+    # `uid` too (unless given): the benchmark's per_task records name the task by it, as a
+    # sweep's attempts do; without it they would name the episode.
+    return {**config, "tags": {"uid": task, **config.get("tags", {}), "task": task}}
 
 
 @contextmanager

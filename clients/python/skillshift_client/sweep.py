@@ -214,7 +214,7 @@ def sweep(
     planned = cells([_task(task) for task in tasks], conditions, seeds, regimes)
     if not planned:
         raise ValueError("the sweep has no attempt to make: no task, condition or seed")
-    name = _name(folder, planned)
+    name = _name(folder, planned, stream)
     progress = Progress(folder / "progress.jsonl")
     _set_aside_cut_short(client, progress, name)
     _forget_gone(client, progress, planned, stream)
@@ -236,15 +236,27 @@ def _task(task: Task | str) -> Task:
     return task if isinstance(task, Task) else Task(str(task))
 
 
-def _name(folder: Path, planned: list[Cell]) -> str:
-    """The sweep's name (its episodes' `sweep` tag), made on the first run and kept."""
+def _name(folder: Path, planned: list[Cell], stream: TextIO) -> str:
+    """The sweep's name (its episodes' `sweep` tag), made on the first run and kept, and every
+    cell it was ever run with: a run with more (another seed, a task) extends it, and says so
+    (its results are every attempt the sweep made)."""
     settings = folder / "sweep.json"
-    if settings.exists():
-        return str(json.loads(settings.read_text())["name"])
-    name = f"{folder.name}-{secrets.token_hex(4)}"
-    record = {"name": name, "cells": [cell.key for cell in planned]}
-    settings.write_text(json.dumps(record, indent=2) + "\n")
-    return name
+    keys = [cell.key for cell in planned]
+    if not settings.exists():
+        record = {"name": f"{folder.name}-{secrets.token_hex(4)}", "cells": keys}
+        settings.write_text(json.dumps(record, indent=2) + "\n")
+        return str(record["name"])
+    record = json.loads(settings.read_text())
+    known = list(record.get("cells", []))
+    added = [key for key in keys if key not in known]
+    if added:
+        record["cells"] = known + added
+        settings.write_text(json.dumps(record, indent=2) + "\n")
+        stream.write(
+            f"{len(added)} cells added to sweep {record['name']} in {folder}: its results are "
+            f"all {len(record['cells'])} cells it was run with\n"
+        )
+    return str(record["name"])
 
 
 def _set_aside_cut_short(client: SkillShift, progress: Progress, name: str) -> None:

@@ -58,3 +58,17 @@ def test_serve_takes_a_token_before_it_and_refuses_an_api_url(
         main(["--api-url", "http://api:1", "serve"])
     assert exited.value.code == 2
     assert "serve's own API listens on --api HOST:PORT" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tag", ["nokey", "=value"])
+def test_a_tag_that_is_not_key_value_is_a_usage_error(
+    tag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["report", "--tag", tag])
+    assert exited.value.code == 2
+    assert f"argument --tag: {tag!r} is not KEY=VALUE" in capsys.readouterr().err
+    assert parsed("report", "--tag", "run=a=b", "--tag", "empty=").tag == [
+        ("run", "a=b"),
+        ("empty", ""),
+    ]
