@@ -16,6 +16,9 @@ elements and per 100 KB. Then the slopes between the sizes (extra ms per 1,000 e
 1. And the same pages with every block a child of one parent (`flat`). `reload ms`: the next
 loads of each page in a process that shifted it once (the token fresh at each, swapped into that
 shift), its `x parse`, and the share of them that were swapped (100%: none shifted afresh).
+`coins x`: a floor, what the parse, each wrap candidate's seeded coin (its signature, and the
+coin memoized as in the shift) and the serialization cost alone, over the bare parse: the
+share of the target the shift's present semantics take in Python before deciding anything.
 """
 
 from __future__ import annotations
@@ -23,10 +26,15 @@ from __future__ import annotations
 import argparse
 import secrets
 import statistics
+import time
+
+from lxml import etree
 
 from bench.fixtures import parse_and_serialize_ms, timed_rewrite
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages
+from shifts.perceptual.locators import FIXED_PARENTS, WRAPPABLE, _parent_tag, _signature
+from shifts.rng import chance
 
 TOKEN = b"@@TOKEN@@"  # where each load's fresh value goes
 KB = 1024
@@ -106,6 +114,19 @@ def fresh(template: bytes) -> bytes:
     return template.replace(TOKEN, secrets.token_hex(5).encode())
 
 
+def coins_floor_ms(raw: bytes, seed: int) -> float:
+    """The CPU ms of a parse, every wrap candidate's seeded coin (as `_wrap` draws them, the
+    page having no protected element), and a serialization: nothing else of the shift."""
+    started = time.process_time()
+    root = etree.fromstring(raw, etree.HTMLParser())
+    body = root.find("body")
+    for element in body.iterdescendants(*WRAPPABLE) if body is not None else ():
+        if _parent_tag(element) not in FIXED_PARENTS:
+            chance(seed, "wrap", _signature(element))
+    etree.tostring(root.getroottree(), method="html")
+    return (time.process_time() - started) * 1000
+
+
 def measure(
     size: int, elements: int, repeat: int, seed: int, fanout: int | None = FANOUT
 ) -> dict[str, float]:
@@ -123,6 +144,7 @@ def measure(
         parse_and_serialize_ms(fresh(template), 1) for _ in range(max(repeat, 5))
     )
     shift_ms = statistics.median(times)
+    coins_ms = statistics.median(coins_floor_ms(fresh(template), 1) for _ in range(max(repeat, 5)))
     return {
         "kb": size // KB,
         "actual_kb": len(template) / KB,
@@ -134,6 +156,7 @@ def measure(
         "reload_ms": statistics.median(reloads),
         "reload_x_parse": statistics.median(reloads) / parse_ms,
         "swapped": shifted.swapped / repeat,
+        "coins_x_parse": coins_ms / parse_ms,
         "ms_per_1000_elements": shift_ms * 1000 / elements,
         "ms_per_100kb": shift_ms * 100 * KB / len(template),
     }
@@ -171,6 +194,7 @@ def row(p: dict[str, float]) -> str:
         f"{p['new_seed_ms']:>10.2f}{p['parse_ms']:>10.2f}{p['x_parse']:>9.1f}"
         f"{p['ms_per_1000_elements']:>10.2f}{p['ms_per_100kb']:>10.2f}"
         f"{p['reload_ms']:>10.2f}{p['reload_x_parse']:>9.2f}{p['swapped']:>8.0%}"
+        f"{p['coins_x_parse']:>9.1f}"
     )
 
 
@@ -196,7 +220,7 @@ def main() -> None:
         "(target <= 2)",
         f"{'KB':>6}{'elements':>10}{'shift ms':>10}{'new seed':>10}{'parse ms':>10}"
         f"{'x parse':>9}{'ms/1k el':>10}{'ms/100KB':>10}{'reload ms':>10}{'x parse':>9}"
-        f"{'swapped':>8}",
+        f"{'swapped':>8}{'coins x':>9}",
     ]
     lines += [row(p) for p in points]
     ratios = [p["x_parse"] for p in points]
@@ -208,6 +232,11 @@ def main() -> None:
     lines.append(
         f"reloads (the next loads, fresh token swapped in): x parse {min(again):.2f}-"
         f"{max(again):.2f} (<= 2 on {sum(r <= 2 for r in again)} of {len(again)})"
+    )
+    floors = [p["coins_x_parse"] for p in points]
+    lines.append(
+        f"coins x (a floor: parse, each wrap candidate's seeded coin, serialize): x parse "
+        f"{min(floors):.1f}-{max(floors):.1f}"
     )
     lines.append("linearity (slopes between sizes; a linear cost has slope ratio ~1):")
     lines += slopes(points, "elements", "kb", 1000)

@@ -77,10 +77,10 @@ def test_first_load_bench_runs() -> None:
     points = [row for row in rows if row[0].isdigit()]
     assert len(points) >= 5  # the quick curve and one flat page
     # KB, elements, shift ms, new seed, parse ms, x parse, ms/1k el, ms/100KB, reload ms,
-    # its x parse, the share swapped
+    # its x parse, the share swapped, the coins' floor over the parse
     for row in points:
-        assert len(row) == 11 and all(float(cell.rstrip("%")) > 0 for cell in row), row
-    assert "reloads (the next loads" in text
+        assert len(row) == 12 and all(float(cell.rstrip("%")) > 0 for cell in row), row
+    assert "reloads (the next loads" in text and "coins x (a floor" in text
 
 
 def test_memory_bench_runs(tmp_path: Path) -> None:
