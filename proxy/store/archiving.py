@@ -35,6 +35,11 @@ class ArchivingStore(EpisodeStore):
     async def create_episode(
         self, episode_id: str, record: dict[str, Any], expires_at: int
     ) -> bool:
+        # An id the archive holds (an episode deleted, expired or imported) is taken too: a new
+        # run under it would hide the archived one from the reads and reports (only an id's
+        # latest run is read), which is what the archive is there to keep.
+        if await self.recording.episode(episode_id) is not None:
+            return False
         created = await self.inner.create_episode(episode_id, record, expires_at)
         if created:
             await _archive(self.recording.save_episode(archived_form(record)))
