@@ -176,6 +176,10 @@ async def test_an_archive_that_cannot_be_written_fails_nothing_else(
     (tmp_path / "episodes" / "e").write_text("a file where the episode's directory goes")
     store = ArchivingStore(MemoryStore(), recording)
     assert await store.create_episode("e", {"id": "e", "created_at": 1.0}, 2**31)
+    # An archived record that is no JSON still holds its id.
+    (tmp_path / "episodes" / "f").mkdir()
+    (tmp_path / "episodes" / "f" / "episode.json").write_text("{torn")
+    assert not await store.create_episode("f", {"id": "f", "created_at": 1.0}, 2**31)
     assert await store.append_event("e", {"type": "page_served"}, 2**31) is not None
     assert [e["type"] for e in await store.read_events("e")] == ["page_served"]
 
