@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from api.analysis.verdicts import Unchecked, html_problem, of_violations
+from api.fetchable import url_problem
 from proxy.episode import Episode
 from proxy.knowledge import Learner, LearnFailed, LearnRequest
 from proxy.options import ASSET_MAX_BYTES
@@ -65,6 +66,9 @@ async def fetch_page(
     """GET `url` (every redirect followed) for a check. `Unchecked` when it cannot be fetched or
     is no page to check (a non-2xx status, not HTML); `shown` is the URL the message names."""
     shown = shown or url
+    problem = url_problem(url)
+    if problem:
+        raise Unchecked(f"could not fetch it: {problem}")
     try:
         response = await client.get(url, headers=headers, follow_redirects=True)
     except httpx.HTTPError as error:
@@ -82,6 +86,9 @@ async def fetch_and_check(
     """Fetch `url` as the proxy would (the same allow-list, every redirect included), shift
     it under the episode and compare. `UpstreamRefused` when the allow-list refuses it,
     `Unchecked` when there is no page to check."""
+    problem = url_problem(url)  # (before the target's URL is made of it)
+    if problem:
+        raise Unchecked(f"could not fetch it: {problem}")
 
     async def refuse_unless_allowed(request: httpx.Request) -> None:
         if not allowed(request.url.host, request.url.port or _default_port(request.url)):

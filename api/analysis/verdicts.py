@@ -7,6 +7,8 @@ is no HTML page says nothing about the shift, so a mistyped URL cannot pass for 
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -52,4 +54,26 @@ def html_problem(status: int, reason: str, content_type: str) -> str | None:
         return f"it answered {status} {reason}".rstrip() + ": a check needs a page that loads"
     if "html" not in content_type:
         return f"it answered {content_type or 'no content type'}, not an HTML page"
+    return None
+
+
+_MARKUP = re.compile(r"<[A-Za-z!?/]")
+_SNIFFED = 65536  # the start of the file a page's markup must show in
+
+
+def markup_problem(raw: bytes) -> str | None:
+    """Why a file's bytes are no page to check (empty, binary, no markup at all: a text or
+    JSON file given by mistake); None when they may be one. A file has no content type to
+    tell: its start is looked at, as a browser sniffs (UTF-16 by its byte order mark)."""
+    head = raw[:_SNIFFED]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = head.decode("utf-16", "replace")
+    elif b"\x00" in head:
+        return "it is binary, not an HTML page"
+    else:
+        text = head.decode("latin-1")  # (the markup's characters are ASCII in any other)
+    if not text.strip():
+        return "it is empty"
+    if not _MARKUP.search(text):
+        return "it holds no HTML markup"
     return None

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.dependencies import ServicesDep
 from api.errors import ErrorBody
+from api.fetchable import url_problem
 from api.oracle import run as oracle
 from proxy.episode import Origin, Seed
 
@@ -74,6 +75,14 @@ class BrowserCheck(BaseModel):
     baseline_runs: int = Field(
         2, ge=1, le=5, description="Unshifted loads; what differs between them is ignored"
     )
+
+    @field_validator("url")
+    @classmethod
+    def _fetchable(cls, url: str) -> str:
+        problem = url_problem(url)
+        if problem:
+            raise ValueError(problem)
+        return url
 
     @field_validator("condition")
     @classmethod

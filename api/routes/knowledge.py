@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from fastapi import APIRouter, Query
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.dependencies import KnowledgeDep, SettingsDep
 from api.errors import ApiError
+from api.fetchable import url_problem
 from proxy.knowledge.records import resolve
 from proxy.knowledge.runs import LearnRunFailed, learn_run
 from proxy.store import StoreUnavailable
@@ -92,16 +92,13 @@ async def learn(body: LearnBody, lookup: KnowledgeDep, settings: SettingsDep) ->
     """Learn pages afresh. Where the app's code changed, a new version is published at a new
     epoch: episodes created from then on are shifted against it, earlier ones keep theirs."""
     for url in body.urls:
-        try:
-            parsed = urlsplit(url)
-            port = parsed.port or (443 if parsed.scheme == "https" else 80)
-            httpx.URL(url)  # (what the learner will send it with)
-        except (httpx.InvalidURL, ValueError):
-            parsed = None
-        if parsed is None or parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ApiError(422, f"urls: {url!r} is not an http(s) URL")
-        if not settings.may_reach(parsed.hostname, port):
-            refused = f"{parsed.hostname}:{port} is not an upstream this service may reach"
+        problem = url_problem(url)
+        if problem:
+            raise ApiError(422, f"urls: {problem}")
+        parsed = httpx.URL(url)
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        if not settings.may_reach(parsed.host, port):
+            refused = f"{parsed.host}:{port} is not an upstream this service may reach"
             raise ApiError(403, f"urls: {refused}")
     try:
         return await learn_run(lookup, body.urls, body.browser)

@@ -27,6 +27,7 @@ from api.analysis.verdicts import (
     UNCHECKED,
     Unchecked,
     Verdict,
+    markup_problem,
     overall,
     unchecked,
 )
@@ -280,6 +281,9 @@ def read_page(args: argparse.Namespace) -> tuple[bytes, str, str | None, Any]:
             raw = Path(args.page).read_bytes()
         except OSError as error:
             raise Unchecked(f"could not read {args.page}: {error.strerror or error}") from None
+        problem = markup_problem(raw)
+        if problem:
+            raise Unchecked(f"{args.page}: {problem}")
         return raw, args.url or "http://localhost/", None, assets
 
     async def fetch() -> tuple[bytes, str | None, Any]:

@@ -94,17 +94,46 @@ def test_check_of_a_missing_file_could_not_check(service: ServiceProcess, tmp_pa
 
 
 @pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"", "it is empty"),
+        (b"just some notes\n", "it holds no HTML markup"),
+        (b'{"a": 1}', "it holds no HTML markup"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "it is binary, not an HTML page"),
+    ],
+)
+def test_check_of_a_file_that_is_no_page_could_not_check(
+    service: ServiceProcess, tmp_path: Path, content: bytes, why: str
+) -> None:
+    """A file given by mistake says nothing about the shift: it was "aligned", exit 0."""
+    given = tmp_path / "given.html"
+    given.write_bytes(content)
+    shown = cli(service, "check", str(given))
+    assert shown.returncode == 2, shown
+    assert shown.stdout.splitlines()[-1] == f"could not check: {given}: {why}"
+
+
+def test_check_of_a_page_saved_as_utf16_is_checked(service: ServiceProcess, tmp_path: Path) -> None:
+    saved = tmp_path / "utf16.html"
+    saved.write_bytes("<html><body><a href='/x'>Go</a></body></html>".encode("utf-16"))
+    shown = cli(service, "check", str(saved), "--condition", "Src-Perc")
+    assert shown.returncode == 0 and shown.stdout.splitlines()[-1].startswith("aligned"), shown
+
+
+@pytest.mark.parametrize(
     ("path", "why"),
     [
         (None, "could not fetch"),
         ("/missing", "answered 404 Not Found"),
         ("/data.json", "application/json, not an HTML page"),
+        ("http://127.0.0.1:99999/", "names port 99999, outside 1-65535"),
+        ("http://[::1", "is not a URL that can be fetched"),
     ],
 )
 def test_check_of_a_page_that_does_not_load_could_not_check(
     service: ServiceProcess, upstream: UpstreamServer, path: str | None, why: str
 ) -> None:
-    url = f"{upstream.origin}{path}" if path else unreachable()
+    url = path if path and "://" in path else f"{upstream.origin}{path}" if path else unreachable()
     shown = cli(service, "check", url)
     assert shown.returncode == 2, shown
     last = shown.stdout.splitlines()[-1]

@@ -41,6 +41,8 @@ def test_wrapper_tags_come_from_the_last_page_served_for_the_url() -> None:
         ({"url": "http://127.0.0.1:9/", "condition": "Src-Exec"}, "popup"),
         ({"url": "http://127.0.0.1:9/", "condition": "Tgt-Exec"}, "popup"),
         ({"url": "file:///etc/passwd"}, "url"),
+        ({"url": "http://[::1"}, "is not a URL that can be fetched"),
+        ({"url": "http://127.0.0.1:99999/"}, "names port 99999, outside 1-65535"),
         ({"url": "http://127.0.0.1:9/", "seeds": []}, "seeds"),
         ({"url": "http://127.0.0.1:9/", "seeds": [True]}, "seeds"),
         ({"url": "http://127.0.0.1:9/", "baseline_runs": "2"}, "baseline_runs"),
