@@ -113,6 +113,17 @@ def _shown(default: object) -> str:
     return str(default)
 
 
+def positive_int(text: str) -> int:
+    """A count of 1 or more (`--seeds 0` checked nothing and said "could not check")."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not 1 or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
@@ -156,7 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(CONDITIONS),
         help="condition to check (repeatable; default: all six, Src-Perc with --browser)",
     )
-    check.add_argument("--seeds", type=int, default=1, help="check seeds 0..N-1 (default 1)")
+    check.add_argument(
+        "--seeds", type=positive_int, default=1, help="check seeds 0..N-1 (default 1)"
+    )
     check.add_argument("--site", help="site profile (default: matched by the page)")
     check.add_argument(
         "--perceptual",
@@ -184,7 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
         "internal: left out of /reports.",
     )
     calibrate.add_argument("--site", choices=["wordpress"], default="wordpress")
-    calibrate.add_argument("--runs", type=int, default=10, help="runs per cell (default 10)")
+    calibrate.add_argument(
+        "--runs", type=positive_int, default=10, help="runs per cell (default 10)"
+    )
     admin_commands.add_api_options(calibrate)
     calibrate.add_argument("--api", dest="api_url", action=DeprecatedAlias, replacement="--api-url")
     calibrate.add_argument(
@@ -227,9 +242,22 @@ def run_check(args: argparse.Namespace) -> int:
 
 def check_offline(args: argparse.Namespace) -> Verdict:
     # Late: --help and the API-client commands need no episode model (pydantic validation).
+    from pydantic import ValidationError
+
     from api.analysis.page_check import check_page
+    from api.failures import validation_message
     from proxy.episode import EpisodeConfig, new_episode
 
+    try:
+        configs = [
+            EpisodeConfig.model_validate(
+                {"condition": condition, "seed": seed, "site": args.site, **_perceptual(args)}
+            )
+            for condition in args.condition or list(CONDITIONS)
+            for seed in range(args.seeds)
+        ]
+    except ValidationError as error:  # (an unknown --site, say: before the page is read)
+        raise UserError(f"check: {validation_message(error)}") from None
     try:
         raw, url, charset, assets = read_page(args)
     except Unchecked as error:
@@ -240,24 +268,20 @@ def check_offline(args: argparse.Namespace) -> Verdict:
         )
         return UNCHECKED
     verdicts: list[Verdict] = []
-    for condition in args.condition or list(CONDITIONS):
-        for seed in range(args.seeds):
-            config = EpisodeConfig.model_validate(
-                {"condition": condition, "seed": seed, "site": args.site, **_perceptual(args)}
-            )
-            result = check_page(new_episode(config), url, raw, charset, assets=assets)
-            verdicts.append(result["status"])
-            if args.json:
-                say(json.dumps(result))
-                continue
-            found = len(result["violations"])
-            status = f"{found} violations" if found else "ok"
-            say(
-                f"{condition:<9} seed {seed:<3} site {result['site']:<10} {status}  "
-                f"{json.dumps(result['shifts'], sort_keys=True)}"
-            )
-            for violation in result["violations"]:
-                say(f"    {violation['kind']}: {violation['detail']}")
+    for config in configs:
+        result = check_page(new_episode(config), url, raw, charset, assets=assets)
+        verdicts.append(result["status"])
+        if args.json:
+            say(json.dumps(result))
+            continue
+        found = len(result["violations"])
+        status = f"{found} violations" if found else "ok"
+        say(
+            f"{config.condition:<9} seed {config.seed:<3} site {result['site']:<10} {status}  "
+            f"{json.dumps(result['shifts'], sort_keys=True)}"
+        )
+        for violation in result["violations"]:
+            say(f"    {violation['kind']}: {violation['detail']}")
     verdict = overall(verdicts)
     if not args.json:
         failed = sum(each != ALIGNED for each in verdicts)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -84,6 +85,25 @@ def _prefix(value: str) -> str:
     return value
 
 
+def _redis_url(url: str | None) -> str | None:
+    """A URL redis-py connects with (redis://, rediss:// or unix://): told at start, not as a
+    traceback from the client library."""
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - (raises on a port out of range)
+    except ValueError as error:
+        raise ValueError(f"{url!r} is not a Redis URL: {error}") from None
+    if parts.scheme in ("redis", "rediss") and parts.hostname:
+        return url
+    if parts.scheme == "unix" and parts.path:
+        return url
+    raise ValueError(
+        f"{url!r} is not a Redis URL (redis://HOST:PORT/DB, rediss://..., or unix:///PATH)"
+    )
+
+
 def _optional_address(value: Any) -> tuple[str, int] | None:
     return None if value in (None, "") else _address(value)
 
@@ -148,7 +168,7 @@ class Settings(BaseSettings):
         "regular listener that may have a default episode",
     )
     api: Address = Field(("127.0.0.1", 8081), description="admin API listener (HOST:PORT)")
-    redis_url: str | None = Field(
+    redis_url: Annotated[str | None, AfterValidator(_redis_url)] = Field(
         None,
         description="use Redis as the episode store, e.g. redis://127.0.0.1:6379/0 "
         "(default: the embedded in-memory store)",

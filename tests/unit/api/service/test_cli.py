@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,32 @@ def test_a_tag_that_is_not_key_value_is_a_usage_error(
         ("run", "a=b"),
         ("empty", ""),
     ]
+
+
+@pytest.mark.parametrize(
+    ("count", "why"),
+    [("0", "0 is not 1 or more"), ("-2", "-2 is not 1 or more"), ("two", "'two' is not a whole")],
+)
+@pytest.mark.parametrize(
+    "argv", [["check", "page.html", "--seeds"], ["calibrate", "--wordpress-env", "e", "--runs"]]
+)
+def test_a_count_of_seeds_or_runs_is_one_or_more(
+    argv: list[str], count: str, why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args([*argv, count])
+    assert exited.value.code == 2
+    assert why in capsys.readouterr().err
+
+
+def test_an_unknown_site_is_one_line_before_the_page_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("<p>a page</p>")
+    assert main(["check", str(page), "--site", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "skillshift-proxy: check: site: unknown site 'nosuch'; known: "
+        "['generic', 'gitlab', 'magento', 'wordpress']\n"
+    )

@@ -120,6 +120,29 @@ def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch)
         load_settings({"upstream_timeout": "later"})
 
 
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("notaurl", "is not a Redis URL (redis://HOST:PORT/DB"),
+        ("redis://127.0.0.1:99999/0", "is not a Redis URL: Port out of range"),
+        ("http://127.0.0.1:6379/0", "is not a Redis URL (redis://HOST:PORT/DB"),
+        ("unix://", "is not a Redis URL (redis://HOST:PORT/DB"),
+    ],
+)
+def test_a_redis_url_redis_cannot_use_is_refused_at_start(url: str, why: str) -> None:
+    """Not a traceback from the client library when the store opens."""
+    with pytest.raises(
+        SettingsError, match=re.escape(f"--redis-url={url!r}: Value error, {url!r} {why}")
+    ):
+        load_settings({"redis_url": url})
+    for good in (
+        "redis://127.0.0.1:6379/0",
+        "rediss://:secret@cache.test:6380",
+        "unix:///run/r.sock",
+    ):
+        assert load_settings({"redis_url": good}).redis_url == good
+
+
 def test_without_playwright_the_browser_learner_is_refused_at_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
