@@ -201,9 +201,10 @@ def create_app(
     ) -> Response:
         path = request.url.path
         if settings.api_token and not _open(path) and not ui.has_ui_session(request):
-            supplied = request.headers.get("authorization", "")
-            expected = f"Bearer {settings.api_token}"
-            if not hmac.compare_digest(supplied.encode(), expected.encode()):
+            # The scheme's name is case-insensitive (RFC 9110); the token is compared whole.
+            scheme, _, supplied = request.headers.get("authorization", "").partition(" ")
+            wrong = not hmac.compare_digest(supplied.encode(), settings.api_token.encode())
+            if scheme.lower() != "bearer" or wrong:
                 return error_json(
                     401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
                 )

@@ -230,7 +230,9 @@ def _import(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     try:
         with open(args.har, "rb") as har:
             document = json.load(har)
-    except (OSError, ValueError) as error:  # a JSON error (or a bad encoding) is a ValueError
+    except OSError as error:
+        raise UserError(f"{args.har}: cannot read it: {error.strerror or error}") from None
+    except ValueError as error:  # a JSON error (or a bad encoding) is a ValueError
         raise UserError(f"{args.har}: cannot read it as JSON ({error})") from None
     name = os.path.basename(args.har)
     result = client.import_har(document, name, args.new_id)

@@ -244,6 +244,10 @@ def test_what_cannot_be_imported_or_opened_is_said(service: ServiceProcess, tmp_
     told = cli("episodes", "import", str(not_json), "--api-url", service.api)
     assert told.returncode == 2
     assert told.stderr.startswith(f"skillshift-proxy: {not_json}: cannot read it as JSON")
+    absent = tmp_path / "absent.har"
+    told = cli("episodes", "import", str(absent), "--api-url", service.api)
+    assert told.returncode == 2
+    assert told.stderr == f"skillshift-proxy: {absent}: cannot read it: No such file or directory\n"
     missing = cli("replay", "nope", "--api-url", service.api)
     assert missing.returncode == 2 and "episode 'nope' not found" in missing.stderr
     (tmp_path / "bare").mkdir()

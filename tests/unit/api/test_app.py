@@ -263,8 +263,11 @@ async def test_bearer_token_when_configured() -> None:
         assert_error(
             await api.get("/episodes", headers={"Authorization": "Bearer nope"}), 401, "token"
         )
-        ok = await api.get("/episodes", headers={"Authorization": "Bearer s3cret"})
-        assert ok.status_code == 200
+        for given in ("Bearer s3cret", "bearer s3cret", "BEARER s3cret"):  # (a case-free scheme)
+            ok = await api.get("/episodes", headers={"Authorization": given})
+            assert ok.status_code == 200, given
+        for wrong in ("Basic s3cret", "Bearer s3cret ", "Bearers3cret", "s3cret", "Bearer  s3cret"):
+            assert_error(await api.get("/episodes", headers={"Authorization": wrong}), 401, "token")
         assert (await api.get("/health")).status_code == 200
 
 
