@@ -102,15 +102,15 @@ async def list_episodes(
 async def get_episode(
     episode_id: str, store: StoreDep, settings: SettingsDep, evidence: EvidenceDep
 ) -> dict[str, Any]:
-    """A live episode, or an archived one (`"archived": true`, no state left to show)."""
+    """A live episode, or an archived one (`"archived": true`: no state left to show, and
+    nothing to bind a browser to, so no binding: its token is never archived)."""
     episode, live = await evidence.require(episode_id)
     if not live:
         events = await evidence.events(episode_id, live)
-        return {
-            **describe(episode, settings),
-            "archived": True,
-            "event_count": len(events),
-        }
+        shown = describe(episode, settings)
+        for binding in ("token", "proxy", "proxy_url", "header"):
+            shown.pop(binding)
+        return {**shown, "archived": True, "event_count": len(events)}
     return {
         **describe(episode, settings),
         "archived": False,

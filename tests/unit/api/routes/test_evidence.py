@@ -57,6 +57,7 @@ async def test_a_deleted_episode_is_still_evidence(
     assert (await api.delete("/episodes/gone")).status_code == 204
     shown = (await api.get("/episodes/gone")).json()
     assert shown["archived"] is True and shown["condition"] == "Src-Perc"
+    assert not {"token", "proxy", "proxy_url", "header"} & set(shown)  # nothing to bind to
     events = (await api.get("/episodes/gone/events")).json()["events"]
     assert [e["type"] for e in events] == ["episode_created", "task_result"]
     after_first = (await api.get(f"/episodes/gone/events?after={events[0]['id']}")).json()
