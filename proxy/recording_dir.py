@@ -42,8 +42,9 @@ T = TypeVar("T")
 # An episode id as a directory name: the API's id alphabet, never "." or "..".
 SAFE_ID = re.compile(r"^(?!\.+$)[A-Za-z0-9_.-]{1,64}$")
 TEXT_TYPES = re.compile(r"^(text/|application/(json|javascript|xml|xhtml\+xml|ld\+json)|image/svg)")
-# Where an episode's current log starts: a reset forgets what came before, and an id may be
-# used again once its episode is gone.
+# Where an episode's current log starts: a reset forgets what came before. (An id the directory
+# holds is not given to a new episode, `ArchivingStore`; a directory written before that rule
+# may hold more than one creation under an id: the last is the current one.)
 LOG_STARTS = frozenset({"episode_created", "episode_reset"})
 
 
@@ -230,6 +231,11 @@ class Recording:
 
     # -- reads ----------------------------------------------------------------------------
 
+    def holds(self, episode_id: str) -> bool:
+        """Whether the directory has the episode's record: a stat, not a read queued behind
+        the writes (creating an episode asks it)."""
+        return (self._directory(episode_id) / "episode.json").exists()
+
     async def episode(self, episode_id: str) -> dict[str, Any] | None:
         """The archived configuration, or None if this directory never saw the episode."""
         return await self._run(self._read_episode, episode_id)
@@ -248,8 +254,7 @@ class Recording:
 
     async def entries(self, episode_id: str) -> list[dict[str, Any]]:
         """The recorded HAR entries of the episode's current run (since it was created, or
-        last reset: an id used again, or a reset, starts a new run), in the order responses
-        completed."""
+        last reset), in the order responses completed."""
         return await self._run(self._current_entries, episode_id)
 
     async def version(self, episode_id: str) -> tuple[int, int]:

@@ -103,10 +103,8 @@ async def store_new_episode(
     if not await store.create_episode(
         episode.id, episode.model_dump(mode="json"), episode.expires_at
     ):
-        raise Conflict(
-            f"episode {episode.id!r} already exists (a live one, or one the record directory "
-            "keeps: an id stays taken once its episode is deleted or expires)"
-        )
+        kept = " (live, or kept by the record directory)" if settings.record_dir else ""
+        raise Conflict(f"episode {episode.id!r} already exists{kept}")
     await store.append_event(
         episode.id,
         event(

@@ -69,7 +69,11 @@ class DeprecatedAlias(argparse.Action):
     """An old option name that still works, hidden from the help, with a warning."""
 
     def __init__(self, *args: Any, replacement: str, **kwargs: Any) -> None:
-        super().__init__(*args, **{**kwargs, "help": argparse.SUPPRESS})
+        # Nothing unless given: a subcommand's default would overwrite the value of the same
+        # name given before the command (`--api-url URL calibrate`).
+        super().__init__(
+            *args, **{**kwargs, "help": argparse.SUPPRESS, "default": argparse.SUPPRESS}
+        )
         self.replacement = replacement
 
     def __call__(

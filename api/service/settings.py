@@ -88,14 +88,14 @@ def _prefix(value: str) -> str:
 def _redis_url(url: str | None) -> str | None:
     """A URL redis-py connects with (redis://, rediss:// or unix://): told at start, not as a
     traceback from the client library."""
-    if url is None:
+    if not url:  # (an empty variable, as a template leaves it: the embedded store)
         return None
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - (raises on a port out of range)
     except ValueError as error:
         raise ValueError(f"{url!r} is not a Redis URL: {error}") from None
-    if parts.scheme in ("redis", "rediss") and parts.hostname:
+    if parts.scheme in ("redis", "rediss"):  # (no host: redis-py's localhost)
         return url
     if parts.scheme == "unix" and parts.path:
         return url

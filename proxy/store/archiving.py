@@ -38,22 +38,12 @@ class ArchivingStore(EpisodeStore):
         # An id the archive holds (an episode deleted, expired or imported) is taken too: a new
         # run under it would hide the archived one from the reads and reports (only an id's
         # latest run is read), which is what the archive is there to keep.
-        if await self._archive_holds(episode_id):
+        if self.recording.holds(episode_id):
             return False
         created = await self.inner.create_episode(episode_id, record, expires_at)
         if created:
             await _archive(self.recording.save_episode(archived_form(record)))
         return created
-
-    async def _archive_holds(self, episode_id: str) -> bool:
-        try:
-            return await self.recording.episode(episode_id) is not None
-        except ValueError:  # a record that is no JSON: the id was used all the same
-            return True
-        except OSError as error:  # (an archive that cannot be read fails no store call)
-            logger.error("archive read failed: %s", error)
-            metrics.inc("recording_errors_total")
-            return False
 
     async def update_episode(
         self, episode_id: str, record: dict[str, Any], expected: dict[str, Any] | None = None

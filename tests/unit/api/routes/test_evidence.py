@@ -70,7 +70,7 @@ async def test_a_deleted_episode_is_still_evidence(
     assert (await api.post("/episodes/gone/reset")).status_code == 404
     # Nor made anew: its id stays taken, and the evidence stays as it was.
     again = await api.post("/episodes", json={"id": "gone", "condition": "Tgt"})
-    assert again.status_code == 409 and "the record directory" in again.json()["error"]
+    assert again.status_code == 409 and "already exists" in again.json()["error"]
     assert (await api.get("/episodes/gone")).json()["condition"] == "Src-Perc"
     assert (await api.get("/reports?tag=r=1")).json()["rows"] == [row]
 

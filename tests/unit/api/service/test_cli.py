@@ -23,6 +23,11 @@ def parsed(*argv: str) -> argparse.Namespace:
         ("--api-url", "http://api:1", "episodes", "list"),
         ("episodes", "list", "--api-url", "http://api:1"),
         ("--api-url", "http://api:1", "check", "--browser", "http://app/"),
+        ("--api-url", "http://api:1", "calibrate", "--wordpress-env", "env"),
+        ("calibrate", "--wordpress-env", "env", "--api-url", "http://api:1"),
+        ("--api-url", "http://api:1", "replay", "e1"),
+        ("--api-url", "http://api:1", "episodes", "export", "e1"),
+        ("--api-url", "http://api:1", "knowledge", "list"),
     ],
 )
 def test_the_api_options_may_come_before_or_after_the_command(

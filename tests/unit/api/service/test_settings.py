@@ -127,6 +127,7 @@ def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch)
         ("redis://127.0.0.1:99999/0", "is not a Redis URL: Port out of range"),
         ("http://127.0.0.1:6379/0", "is not a Redis URL (redis://HOST:PORT/DB"),
         ("unix://", "is not a Redis URL (redis://HOST:PORT/DB"),
+        ("127.0.0.1:6379", "is not a Redis URL (redis://HOST:PORT/DB"),
     ],
 )
 def test_a_redis_url_redis_cannot_use_is_refused_at_start(url: str, why: str) -> None:
@@ -135,12 +136,11 @@ def test_a_redis_url_redis_cannot_use_is_refused_at_start(url: str, why: str) ->
         SettingsError, match=re.escape(f"--redis-url={url!r}: Value error, {url!r} {why}")
     ):
         load_settings({"redis_url": url})
-    for good in (
-        "redis://127.0.0.1:6379/0",
-        "rediss://:secret@cache.test:6380",
-        "unix:///run/r.sock",
-    ):
+    for good in ("redis://127.0.0.1:6379/0", "rediss://:pw@cache.test:6380", "unix:///r.sock"):
         assert load_settings({"redis_url": good}).redis_url == good
+    assert load_settings({"redis_url": "redis:///0"}).redis_url == "redis:///0"  # (localhost)
+    # An empty variable, as a template leaves it: the embedded store, as before.
+    assert load_settings({"redis_url": ""}).redis_url is None
 
 
 def test_without_playwright_the_browser_learner_is_refused_at_start(
