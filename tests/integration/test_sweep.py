@@ -181,6 +181,42 @@ def test_results_are_never_written_without_a_done_attempt_and_a_rerun_runs_it_ag
     assert "1 cells added to sweep" in said
 
 
+def test_results_cover_every_cell_of_the_sweep_and_only_its_counted_attempts(
+    memory_demo_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """A call with fewer tasks than the sweep has does not write results that lack a gone
+    attempt of another task; an episode tagged with the sweep that the sweep did not count is
+    not silently averaged in."""
+    out, log = tmp_path / "run", (tmp_path / "progress.log").open("w")
+    ran: list[str] = []
+
+    def agent(trial: Trial) -> bool:
+        ran.append(trial.cell.key)
+        return True
+
+    with SkillShift(memory_demo_service.api) as client:
+        sweep(client, ["home", "cart"], agent, out, conditions=["Src"], stream=log)
+        written = (out / "per_task.jsonl").read_text()
+        cart = next(r for r in attempts(out) if r["key"].startswith("cart|"))
+        client.delete_episode(cart["episode"])
+        with pytest.raises(SweepIncomplete, match=r"1 of the 2 attempts .* not done \(first: cart"):
+            sweep(client, ["home"], agent, out, conditions=["Src"], stream=log)
+        assert (out / "per_task.jsonl").read_text() == written
+        sweep(client, ["home", "cart"], agent, out, conditions=["Src"], stream=log)
+        assert ran == ["home|Src|0|-", "cart|Src|0|-", "cart|Src|0|-"]
+        name = json.loads((out / "sweep.json").read_text())["name"]
+        client.create_episode(tags={"sweep": name, "uid": "by-hand"})
+        with pytest.raises(
+            SweepIncomplete, match="reports 3 attempts of sweep .*, more than its 2"
+        ):
+            sweep(client, ["home", "cart"], agent, out, conditions=["Src"], stream=log)
+        # The episode of an attempt is counted only once its result is in.
+        unfinished = [
+            e for e in client.list_episodes() if e["tags"].get("sweep", "").endswith("/unfinished")
+        ]
+    assert unfinished == [] and len(ran) == 3
+
+
 SWEEP_SCRIPT = """
 import sys, pathlib, httpx
 from skillshift_client import SkillShift

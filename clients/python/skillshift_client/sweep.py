@@ -13,7 +13,9 @@ agent's own function, resumable, ending in the benchmark's files.
         sweep(client, ["checkout", "search"], agent, out="runs/first", seeds=[0, 1])
 
 Each attempt gets a new episode: its condition, seed and regime, tagged with the sweep's name
-(`sweep`), the task (`task`, `uid`) and its site when the task names one. What the agent
+(`sweep`: `NAME/unfinished` until the attempt's result is in, then `NAME`, so an attempt cut
+short is never in the sweep's reports), the task (`task`, `uid`) and its site when the task
+names one. What the agent
 returns is posted as the task's result, unless it posted one itself (through the trial's
 BrowserGym wrapper, say); an exception is a failure naming it, and the sweep goes on. The
 service failing (unreachable, a refused token) stops the sweep instead: no attempt is
@@ -28,8 +30,10 @@ done attempts are not run again, and one that was cut short is retagged `sweep=N
 
 The results come from the service, so they need the sweep's episodes: a done attempt whose
 episode is gone (past its `ttl_s`, or in a service restarted without `--record-dir`) is run
-again, and results that would leave out an attempt are not written (`SweepIncomplete`; the
-files of an earlier run stay as they were).
+again, and results that are not exactly the sweep's attempts, of every cell it was ever run
+with, are not written (`SweepIncomplete`, saying why; the files of an earlier run stay as they
+were). A sweep longer than its episodes' `ttl_s` (a day by default) needs `--record-dir` or a
+longer `ttl_s`.
 
 A task's `site` that names one of the service's site profiles is pinned as its episodes'
 `site` (unless `episode` pins one): its `Tgt` attempts then go to that site's target
@@ -54,6 +58,7 @@ __all__ = ["CONDITIONS", "REGIMES", "Cell", "SweepIncomplete", "Task", "Trial", 
 CONDITIONS = ("Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec")
 REGIMES = ("once", "multiple", "random")
 MAX_REASON = 300  # a task result's free fields are at most 2,048 characters once encoded
+UNFINISHED = "unfinished"  # an attempt's episode is tagged `sweep=NAME/unfinished` until counted
 
 
 class SweepIncomplete(RuntimeError):
@@ -214,10 +219,10 @@ def sweep(
     planned = cells([_task(task) for task in tasks], conditions, seeds, regimes)
     if not planned:
         raise ValueError("the sweep has no attempt to make: no task, condition or seed")
-    name = _name(folder, planned, stream)
+    name, every_cell = _name(folder, planned, stream)
     progress = Progress(folder / "progress.jsonl")
     _set_aside_cut_short(client, progress, name)
-    _forget_gone(client, progress, planned, stream)
+    _forget_gone(client, progress, stream)
     profiles = {site["name"] for site in client.sites()}
     bar = Bar(len(planned), stream)
     done = sum(cell.key in progress.done for cell in planned)
@@ -229,14 +234,14 @@ def sweep(
         said = "success" if outcome["success"] else f"failure ({outcome.get('reason') or '-'})"
         bar.show(done, f"{cell.describe()}: {said}")
     bar.end()
-    return _write_results(client, folder, name, len(planned), stream)
+    return _write_results(client, folder, name, every_cell, progress, stream)
 
 
 def _task(task: Task | str) -> Task:
     return task if isinstance(task, Task) else Task(str(task))
 
 
-def _name(folder: Path, planned: list[Cell], stream: TextIO) -> str:
+def _name(folder: Path, planned: list[Cell], stream: TextIO) -> tuple[str, list[str]]:
     """The sweep's name (its episodes' `sweep` tag), made on the first run and kept, and every
     cell it was ever run with: a run with more (another seed, a task) extends it, and says so
     (its results are every attempt the sweep made)."""
@@ -245,7 +250,7 @@ def _name(folder: Path, planned: list[Cell], stream: TextIO) -> str:
     if not settings.exists():
         record = {"name": f"{folder.name}-{secrets.token_hex(4)}", "cells": keys}
         settings.write_text(json.dumps(record, indent=2) + "\n")
-        return str(record["name"])
+        return str(record["name"]), keys
     record = json.loads(settings.read_text())
     known = list(record.get("cells", []))
     added = [key for key in keys if key not in known]
@@ -256,46 +261,44 @@ def _name(folder: Path, planned: list[Cell], stream: TextIO) -> str:
             f"{len(added)} cells added to sweep {record['name']} in {folder}: its results are "
             f"all {len(record['cells'])} cells it was run with\n"
         )
-    return str(record["name"])
+    return str(record["name"]), list(record["cells"])
 
 
 def _set_aside_cut_short(client: SkillShift, progress: Progress, name: str) -> None:
-    """Attempts a crash cut short: one whose result is in is done; the others leave the
-    sweep's reports (retagged) and are run again."""
+    """Attempts a crash cut short: one whose result is in is counted and done; the others are
+    run again (retagged `NAME/abandoned` where the service still has them live)."""
     for key, episode_id in list(progress.started.items()):
+        del progress.started[key]
         try:
             posted = _posted_result(client, episode_id)
-        except SkillShiftError as error:
-            if error.status != 404:
-                raise
-            progress.write({"key": key, "episode": episode_id, "state": "gone"})
-            del progress.started[key]
-            continue  # expired or deleted: not in the live reports any more
-        if posted is not None:
-            record = {"key": key, "episode": episode_id, "state": "done", **posted}
-            progress.write(record)
-            progress.done[key] = record
-        else:
+            if posted is not None:
+                _count(client, episode_id, name)
+                record = {"key": key, "episode": episode_id, "state": "done", **posted}
+                progress.write(record)
+                progress.done[key] = record
+                continue
             tags = client.get_episode(episode_id)["tags"]
             client.patch_episode(episode_id, tags={**tags, "sweep": f"{name}/abandoned"})
             progress.write({"key": key, "episode": episode_id, "state": "abandoned"})
-        del progress.started[key]
-
-
-def _forget_gone(
-    client: SkillShift, progress: Progress, planned: list[Cell], stream: TextIO
-) -> None:
-    """Done attempts whose episodes the service no longer has: not done any more (the results
-    are the service's reports of the episodes, which would leave them out), so run again."""
-    gone = []
-    for key in [cell.key for cell in planned if cell.key in progress.done]:
-        episode_id = progress.done[key]["episode"]
-        try:
-            client.get_episode(episode_id)
         except SkillShiftError as error:
             if error.status != 404:
                 raise
+            # Gone, or archived (which takes no change): not counted, so run again.
             progress.write({"key": key, "episode": episode_id, "state": "gone"})
+
+
+def _forget_gone(client: SkillShift, progress: Progress, stream: TextIO) -> None:
+    """Done attempts (of any cell the sweep was run with) whose episodes the service no longer
+    has: not done any more (the results are the service's reports of the episodes, which would
+    leave them out), so run again."""
+    gone = []
+    for key, record in list(progress.done.items()):
+        try:
+            client.get_episode(record["episode"])
+        except SkillShiftError as error:
+            if error.status != 404:
+                raise
+            progress.write({"key": key, "episode": record["episode"], "state": "gone"})
             del progress.done[key]
             gone.append(key)
     if gone:
@@ -314,7 +317,14 @@ def _attempt(
     shared: dict[str, Any],
     profiles: set[str],
 ) -> dict[str, Any]:
-    tags = {**shared.get("tags", {}), "sweep": name, "task": cell.task.uid, "uid": cell.task.uid}
+    # Tagged `NAME/unfinished` until its result is in: an attempt cut short, or an episode
+    # made just before a crash, is never in the sweep's reports.
+    tags = {
+        **shared.get("tags", {}),
+        "sweep": f"{name}/{UNFINISHED}",
+        "task": cell.task.uid,
+        "uid": cell.task.uid,
+    }
     config = {**shared, "condition": cell.condition, "seed": cell.seed, "tags": tags}
     if cell.task.site:
         tags["site"] = cell.task.site
@@ -338,9 +348,18 @@ def _attempt(
         client.task_result(trial.episode.id, **result)
     else:
         result = posted  # the agent's own (through the BrowserGym wrapper, say) is the one
+    _count(client, trial.episode.id, name)
     record = {"key": cell.key, "episode": trial.episode.id, "state": "done", **result}
     progress.write(record)
+    progress.done[cell.key] = record
     return result
+
+
+def _count(client: SkillShift, episode_id: str, name: str) -> None:
+    """The attempt's episode into the sweep's reports (tagged `sweep=NAME`), its result in."""
+    tags = client.get_episode(episode_id)["tags"]
+    if tags.get("sweep") != name:
+        client.patch_episode(episode_id, tags={**tags, "sweep": name})
 
 
 def _posted_result(client: SkillShift, episode_id: str) -> dict[str, Any] | None:
@@ -366,17 +385,17 @@ def _result(returned: Any, steps: int) -> dict[str, Any]:
 
 
 def _write_results(
-    client: SkillShift, folder: Path, name: str, attempted: int, stream: TextIO
+    client: SkillShift,
+    folder: Path,
+    name: str,
+    every_cell: list[str],
+    progress: Progress,
+    stream: TextIO,
 ) -> dict[str, Any]:
     records = client.reports(tags={"sweep": name}, format="per_task")
-    if len(records) < attempted:
-        raise SweepIncomplete(
-            f"the service reports {len(records)} of the {attempted} attempts of sweep {name}: "
-            "the others' episodes are gone (past their ttl_s, or in a service restarted "
-            f"without --record-dir). The results in {folder} were left as they were; run the "
-            "sweep again to run those attempts again (serve with --record-dir DIR to keep "
-            "episodes after they end)"
-        )
+    missing = [key for key in every_cell if key not in progress.done]
+    if missing or len(records) != len(every_cell):
+        raise SweepIncomplete(_incomplete(name, folder, len(records), every_cell, missing))
     table = client.reports(tags={"sweep": name}, format="benchmark")
     (folder / "per_task.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     (folder / "table.json").write_text(json.dumps(table, indent=2) + "\n")
@@ -384,6 +403,38 @@ def _write_results(
     (folder / "table.txt").write_text(text + "\n")
     stream.write(text + "\n")
     return dict(table)
+
+
+def _incomplete(
+    name: str, folder: Path, reported: int, every_cell: list[str], missing: list[str]
+) -> str:
+    """Why the results of sweep `name` are not written, and what to do."""
+    kept = f"The results in {folder} were left as they were"
+    gone = (
+        "their episodes are gone (past their ttl_s, or in a service restarted without --record-dir)"
+    )
+    longer = (
+        "A sweep longer than its episodes' ttl_s (a day by default) needs --record-dir, or a "
+        "longer ttl_s (episode={'ttl_s': ...})"
+    )
+    if missing:
+        return (
+            f"{len(missing)} of the {len(every_cell)} attempts of sweep {name} are not done "
+            f"(first: {missing[0]}): {gone}, or their cells were not in this call. {kept}; run "
+            f"the sweep again with all its tasks, seeds and regimes. {longer}"
+        )
+    if reported < len(every_cell):
+        return (
+            f"the service reports {reported} of the {len(every_cell)} attempts of sweep "
+            f"{name}: the others' {gone}. {kept}; run the sweep again to run those attempts "
+            f"again. {longer}"
+        )
+    return (
+        f"the service reports {reported} attempts of sweep {name}, more than its "
+        f"{len(every_cell)}: episodes tagged sweep={name} that it did not count (an attempt "
+        f"run again after its first episode came back, one tagged by hand). {kept}; retag "
+        "the extra ones and run the sweep again"
+    )
 
 
 def attempts(folder: str | Path) -> Iterator[dict[str, Any]]:
