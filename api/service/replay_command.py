@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shlex
 import shutil
 import subprocess
@@ -82,10 +83,12 @@ def run(client: SkillShift, args: argparse.Namespace, out: TextIO) -> int:
     if not args.open:
         # A command to paste as it is; the token by its variable, never printed.
         token = ' -H "Authorization: Bearer $SKILLSHIFT_API_TOKEN"' if args.api_token else ""
+        unset = args.api_token and os.environ.get("SKILLSHIFT_API_TOKEN") != args.api_token
         url = f"{args.api_url.rstrip('/')}/listeners/{listener['name']}"
         out.write(
             f"unbind when done: curl -X PUT{token} -H 'Content-Type: application/json' "
             f"{shlex.quote(url)} -d '{{\"default_episode\": null}}'\n"
+            + ("(with SKILLSHIFT_API_TOKEN set to the API's token)\n" if unset else "")
         )
         return 0
     out.flush()
