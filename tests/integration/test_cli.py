@@ -244,8 +244,8 @@ def test_errors_are_one_line_with_one_prefix_and_status_2(service: ServiceProces
     dead = f"http://127.0.0.1:{free_port()}"
     cases = {
         ("check",): "skillshift-proxy: check: give PAGE (a file or URL) or --browser URL",
-        ("check", "--seeds", "x"): "skillshift-proxy: check: argument --seeds: invalid int "
-        "value: 'x'",
+        ("check", "--seeds", "x"): "skillshift-proxy: check: argument --seeds: 'x' is not a "
+        "whole number",
         ("serve", "--proxy", "nonsense"): "skillshift-proxy: --proxy='nonsense': ",
         ("report", "--api-url", dead): f"skillshift-proxy: cannot reach the API at {dead}: ",
         ("episodes", "export", "nope"): "skillshift-proxy: the API answered 404: episode "
