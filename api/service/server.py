@@ -36,7 +36,7 @@ from proxy import build_addons
 from proxy.knowledge import KnowledgeLookup, Learner, open_knowledge
 from proxy.options import OPTIONS
 from proxy.recording_dir import Recording
-from proxy.store import EpisodeStore, open_store
+from proxy.store import EpisodeStore, StoreUnavailable, open_store
 from proxy.store.archiving import ArchivingStore
 
 logger = logging.getLogger(__name__)
@@ -183,6 +183,14 @@ async def serve(settings: Settings) -> None:
     # oracle's): imported now, the 3,000 validators it builds at import are frozen with the
     # rest; imported at the first learn, every full collection walked them
     # (proxy/collector.py runs one after every few dozen page loads).
+    if settings.redis_url:
+        try:
+            await store.ping()
+        except StoreUnavailable as unreachable:  # (it serves all the same, and recovers)
+            logger.warning(
+                "%s: the episode store is not reachable yet; requests answer 503 until it is",
+                unreachable,
+            )
     if settings.learn == "browser":
         with contextlib.suppress(ImportError):  # (not installed: the learner says so)
             import playwright.async_api  # noqa: F401

@@ -13,6 +13,26 @@ from tests.helpers.upstream import UpstreamServer
 NAV = {"Sec-Fetch-Dest": "document"}
 
 
+def test_a_store_down_at_start_is_said_and_the_service_recovers_once_it_is_up(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "redis").mkdir()
+    redis = RedisProcess(tmp_path / "redis")  # (its port picked, nothing listening yet)
+    service = ServiceProcess(tmp_path, "--redis-url", redis.url).start()
+    try:
+        assert "the episode store is not reachable yet" in service.log()
+        assert httpx.get(f"{service.api}/health").status_code == 503
+        redis.start()
+        deadline = time.monotonic() + 15
+        while httpx.get(f"{service.api}/health").status_code != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert service.create_episode(condition="Src")["condition"] == "Src"
+    finally:
+        service.stop()
+        redis.stop()
+
+
 def test_redis_killed_and_restarted(tmp_path: Path, upstream: UpstreamServer) -> None:
     redis = RedisProcess(tmp_path / "redis", appendonly=True)
     (tmp_path / "redis").mkdir()
