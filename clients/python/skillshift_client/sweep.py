@@ -348,16 +348,19 @@ def _attempt(
         client.task_result(trial.episode.id, **result)
     else:
         result = posted  # the agent's own (through the BrowserGym wrapper, say) is the one
-    _count(client, trial.episode.id, name)
+    _count(client, trial.episode.id, name, tags)
     record = {"key": cell.key, "episode": trial.episode.id, "state": "done", **result}
     progress.write(record)
     progress.done[cell.key] = record
     return result
 
 
-def _count(client: SkillShift, episode_id: str, name: str) -> None:
-    """The attempt's episode into the sweep's reports (tagged `sweep=NAME`), its result in."""
-    tags = client.get_episode(episode_id)["tags"]
+def _count(
+    client: SkillShift, episode_id: str, name: str, tags: dict[str, str] | None = None
+) -> None:
+    """The attempt's episode into the sweep's reports (tagged `sweep=NAME`), its result in.
+    `tags`: the episode's, when the caller made them (else they are read)."""
+    tags = client.get_episode(episode_id)["tags"] if tags is None else tags
     if tags.get("sweep") != name:
         client.patch_episode(episode_id, tags={**tags, "sweep": name})
 
