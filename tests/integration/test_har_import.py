@@ -166,9 +166,8 @@ def test_the_services_own_export_comes_back_under_its_labels(
     assert again.status_code == 409 and imported["id"] in again.json()["error"]
 
 
-def test_replay_opens_a_recording_in_a_browser_through_the_desktop_listener(
-    service: ServiceProcess,
-) -> None:
+def recorded_load(service: ServiceProcess) -> str:
+    """An episode that loaded the app's page once, the app gone since: its id."""
     server = app_server()
     try:
         agent = service.create_episode(condition="Src")
@@ -176,44 +175,44 @@ def test_replay_opens_a_recording_in_a_browser_through_the_desktop_listener(
             assert client.get(f"{server.origin}/app").status_code == 200
     finally:
         server.stop()
+    return str(agent["id"])
+
+
+def desktop_defaults(service: ServiceProcess) -> list[object]:
+    """The default episode of each desktop listener (None: unbound)."""
+    listeners = httpx.get(f"{service.api}/listeners", timeout=5).json()["listeners"]
+    return [listener["default_episode"] for listener in listeners if listener["kind"] == "desktop"]
+
+
+def test_replay_opens_a_recording_in_a_browser_through_the_desktop_listener(
+    service: ServiceProcess,
+) -> None:
+    agent_id = recorded_load(service)
     # The "desktop browser": a headless Chromium that prints the page's DOM once loaded and
     # exits, as a user closing the window would.
     browser = (
         "/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
         "--disable-component-update --disable-sync --dump-dom"
     )
-    shown = cli(
-        "replay", str(agent["id"]), "--open", "--browser", browser, "--api-url", service.api
-    )
+    shown = cli("replay", agent_id, "--open", "--browser", browser, "--api-url", service.api)
     assert shown.returncode == 0, shown.stderr
     assert '<h1 id="title">Orders</h1>' in shown.stdout  # the recorded page, the app being gone
     assert f"listener {service.desktop_port} unbound" in shown.stdout
     replay_id = shown.stdout.split()[2]
     served = [e for e in service.events(replay_id) if e["type"] == "page_served"]
     assert [e["replayed_load"] for e in served] == [1]
-    listeners = httpx.get(f"{service.api}/listeners", timeout=5).json()["listeners"]
-    desktop = [listener for listener in listeners if listener["kind"] == "desktop"]
-    assert [listener["default_episode"] for listener in desktop] == [None]
+    assert desktop_defaults(service) == [None]
 
 
 def test_replay_without_a_browser_prints_a_command_that_unbinds_the_listener(
     service: ServiceProcess,
 ) -> None:
-    server = app_server()
-    try:
-        agent = service.create_episode(condition="Src")
-        with service.client(agent) as client:
-            assert client.get(f"{server.origin}/app").status_code == 200  # (the first page)
-    finally:
-        server.stop()
-    shown = cli("replay", str(agent["id"]), "--api-url", service.api)
+    shown = cli("replay", recorded_load(service), "--api-url", service.api)
     assert shown.returncode == 0, shown.stderr
     (unbind,) = [line for line in shown.stdout.splitlines() if line.startswith("unbind when")]
     command = unbind.removeprefix("unbind when done: ")
     assert subprocess.run(command, shell=True, capture_output=True, timeout=30).returncode == 0
-    listeners = httpx.get(f"{service.api}/listeners", timeout=5).json()["listeners"]
-    desktop = [listener for listener in listeners if listener["kind"] == "desktop"]
-    assert [listener["default_episode"] for listener in desktop] == [None]
+    assert desktop_defaults(service) == [None]
 
 
 def test_what_cannot_be_imported_or_opened_is_said(service: ServiceProcess, tmp_path: Path) -> None:
