@@ -13,12 +13,14 @@ before (`new seed`: nothing memoized), the median of a bare lxml parse + seriali
 page, their ratio (`x parse`: the target is <= 2), and the rewrite's ms per 1,000 interactive
 elements and per 100 KB. Then the slopes between the sizes (extra ms per 1,000 elements, per
 100 KB): a linear cost keeps them equal, so the ratio of the last two (`slope ratio`) is about
-1. And the same pages with every block a child of one parent (`flat`). `reload ms`: the next
-loads of each page in a process that shifted it once (the token fresh at each, swapped into that
-shift), its `x parse`, and the share of them that were swapped (100%: none shifted afresh).
-`coins x`: a floor, what the parse, each wrap candidate's seeded coin (its signature, and the
-coin memoized as in the shift) and the serialization cost alone, over the bare parse: the
-share of the target the shift's present semantics take in Python before deciding anything.
+1. And the same pages with every block a child of one parent (`flat`), and with every id
+mentioned once (`unique ids`: the hooks name other values), as an app's ids are. `reload ms`:
+the next loads of each page in a process that shifted it once (the token fresh at each,
+swapped into that shift), its `x parse`, and the share of them that were swapped (100%: none
+shifted afresh). `coins x`: a floor, what the parse, each wrap candidate's seeded coin (its
+signature, and the coin memoized as in the shift) and the serialization cost alone, over the
+bare parse: the share of the target the shift's present semantics take in Python before
+deciding anything.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ CURVE = [
 ]
 # The same pages with no nesting (`fanout` None): what a parent with thousands of children costs.
 FLAT_CURVE = [(20 * KB, 200), (200 * KB, 200)]
+# The same pages with every id mentioned once, as an app's ids are (the test hooks name other
+# values): each id is then only known to be unmentioned at the page's end.
+UNIQUE_CURVE = [(200 * KB, 2000), (2048 * KB, 20000)]
 QUICK_CURVE = [(20 * KB, 20), (20 * KB, 200), (200 * KB, 200), (200 * KB, 2000)]
 GROUP, END = '<div class="group">', "</div>\n"
 FANOUT = 10  # blocks per parent element
@@ -65,11 +70,13 @@ def _filler(i: int) -> str:
     return FILLER.format(i % 10, i)
 
 
-def _control(i: int) -> str:
+def _control(i: int, unique_ids: bool = False) -> str:
     """One interactive element, in turn a link (its href carrying the token), a button and an
-    input, each with an id, classes and a test hook as app markup has."""
+    input, each with an id, classes and a test hook as app markup has (the hook the id's value,
+    or with `unique_ids` another)."""
     kind = "abi"[i % 3]
-    common = f'id="{kind}{i}" class="ctl ctl-{kind}" data-testid="{kind}{i}"'
+    hook = f"t{i}" if unique_ids else f"{kind}{i}"
+    common = f'id="{kind}{i}" class="ctl ctl-{kind}" data-testid="{hook}"'
     if kind == "a":
         return f'<a {common} href="/item/{i}?_wpnonce=@@TOKEN@@">Item {i}</a>\n'
     if kind == "b":
@@ -77,7 +84,9 @@ def _control(i: int) -> str:
     return f'<input {common} name="f{i}" placeholder="Value {i}">\n'
 
 
-def token_template(size: int, elements: int, fanout: int | None = FANOUT) -> bytes:
+def token_template(
+    size: int, elements: int, fanout: int | None = FANOUT, unique_ids: bool = False
+) -> bytes:
     """A page of about `size` bytes with `elements` interactive elements, the text between
     them spread evenly; `TOKEN` marks each place the per-request value goes. The blocks are
     grouped `fanout` to a `<div>`, level above level, as an app's markup nests (None: all of
@@ -89,7 +98,7 @@ def token_template(size: int, elements: int, fanout: int | None = FANOUT) -> byt
         '<input type="hidden" name="_wpnonce" value="@@TOKEN@@">\n'
     )
     tail = '<button type="submit" class="primary">Save</button></form></body></html>\n'
-    controls = [_control(i) for i in range(elements - 1)]
+    controls = [_control(i, unique_ids) for i in range(elements - 1)]
     room = size - len(head) - len(tail) - sum(len(one) for one in controls)
     if fanout:  # the groups' own tags: about one per fanout - 1 blocks
         room -= (len(GROUP) + len(END)) * (size // FILLER_BYTES) // (fanout - 1)
@@ -128,9 +137,14 @@ def coins_floor_ms(raw: bytes, seed: int) -> float:
 
 
 def measure(
-    size: int, elements: int, repeat: int, seed: int, fanout: int | None = FANOUT
+    size: int,
+    elements: int,
+    repeat: int,
+    seed: int,
+    fanout: int | None = FANOUT,
+    unique_ids: bool = False,
 ) -> dict[str, float]:
-    template = token_template(size, elements, fanout)
+    template = token_template(size, elements, fanout, unique_ids)
     episode = new_episode(EpisodeConfig(condition="Src-Perc", seed=1))
     times = [timed_rewrite(episode, fresh(template))[0] for _ in range(repeat)]
     # The same page's next loads in a process that shifted it once: each with its fresh token,
@@ -214,6 +228,10 @@ def main() -> None:
         measure(size, elements, repeat, seed=2000 + index, fanout=None)
         for index, (size, elements) in enumerate(FLAT_CURVE[:1] if args.quick else FLAT_CURVE)
     ]
+    unique = [
+        measure(size, elements, repeat, seed=3000 + index, unique_ids=True)
+        for index, (size, elements) in enumerate(UNIQUE_CURVE[:1] if args.quick else UNIQUE_CURVE)
+    ]
     lines = [
         f"Src-Perc first loads, blocks nested {FANOUT} to a parent (a fresh token at every "
         "load): median CPU ms of the rewrite, of a bare lxml parse + serialize, their ratio "
@@ -250,6 +268,8 @@ def main() -> None:
             f"{flat[-1]['shift_ms'] / flat[0]['shift_ms']:.1f}x the rewrite's time "
             f"(parse {flat[-1]['parse_ms'] / flat[0]['parse_ms']:.1f}x)"
         )
+    lines.append("unique ids: the same pages with every id mentioned once, as an app's ids are")
+    lines += [row(p) for p in unique]
     print("\n".join(lines))  # noqa: T201 - a benchmark prints its table
 
 

@@ -53,9 +53,8 @@ def timed_rewrite(
     way through the shifted-page cache, as the service shifts a page: a first load also
     keeps what it made for the next (`ShiftedPages`), and that is part of its cost."""
     started = time.process_time()
-    _, doc = shift_offline(
-        episode, "http://app.test/", raw, assets=EMPTY, shifted=shifted or ShiftedPages()
-    )
+    pages = ShiftedPages() if shifted is None else shifted
+    _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY, shifted=pages)
     doc.to_bytes()
     return (time.process_time() - started) * 1000, doc
 

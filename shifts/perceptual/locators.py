@@ -615,20 +615,34 @@ def _first_words(element: etree._Element) -> str:
     return " ".join(text.split())[:40]
 
 
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+# Every byte that is not a word character as a space: a page's words are then its
+# whitespace-separated parts (`bytes.split`, in C).
+_SPACE_OUT = bytes(b if b in _WORD_BYTES else 0x20 for b in range(256))
+
+
 class _Mentions:
     """How often a name occurs in the page as a word (an id's own attribute counts once).
 
     A word is a maximal run of `[A-Za-z0-9_-]`. Each occurrence is found with bytes.find (C)
     and kept if its neighbours are not word characters: the same count as tokenising the whole
-    page, without tokenising it. Names with characters outside the word alphabet fall back to
-    a plain substring count (which can only over-count: safe here).
+    page, without tokenising it, while few names are asked. A name that occurs at most `limit`
+    times is only known to after a scan to the page's end, and a page asks that of most of its
+    ids (they are unique), which made a page's cost its ids times its size: 15 s for a 2 MB page
+    with 20,000 ids. So once the scans have read `SCANS_BEFORE_COUNTING` pages' worth, every
+    word is counted in one pass (about as dear as that many scans) and the rest are looked up.
+    Names with characters outside the word alphabet fall back to a plain substring count (which
+    can only over-count: safe here).
     """
 
     _WORD = re.compile(rb"[A-Za-z0-9_-]+")
-    _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+    _WORD_BYTES = _WORD_BYTES
+    SCANS_BEFORE_COUNTING = 32  # counting every word of a page costs about 45 scans of it
 
     def __init__(self, original: bytes) -> None:
         self.original = original
+        self._scanned = 0  # bytes the scans have read so far
+        self._words: Counter[bytes] | None = None  # every word's count, once scans cost more
 
     def count(self, name: str) -> int:
         return self._count(name, None)
@@ -642,6 +656,8 @@ class _Mentions:
         encoded = name.encode("utf-8", "replace")
         if not self._WORD.fullmatch(encoded):
             return self.original.count(encoded)
+        if self._words is not None:
+            return self._words[encoded]
         page, count, start = self.original, 0, 0
         while (found := page.find(encoded, start)) != -1:
             end = found + len(encoded)
@@ -652,6 +668,9 @@ class _Mentions:
                 if limit is not None and count > limit:
                     break
             start = found + 1
+        self._scanned += len(page) if found == -1 else found
+        if self._scanned > self.SCANS_BEFORE_COUNTING * len(page):
+            self._words = Counter(page.translate(_SPACE_OUT).split())
         return count
 
 

@@ -73,9 +73,9 @@ def test_fixtures_bench_runs() -> None:
 def test_first_load_bench_runs() -> None:
     text = run_module("bench.first_load", "--quick")
     rows = [line.split() for line in text.splitlines() if line[:1] == " " and line.split()]
-    assert "x parse" in text and "ms/1k el" in text and "flat:" in text
+    assert "x parse" in text and "ms/1k el" in text and "flat:" in text and "unique ids:" in text
     points = [row for row in rows if row[0].isdigit()]
-    assert len(points) >= 5  # the quick curve and one flat page
+    assert len(points) >= 6  # the quick curve, one flat page and one of unique ids
     # KB, elements, shift ms, new seed, parse ms, x parse, ms/1k el, ms/100KB, reload ms,
     # its x parse, the share swapped, the coins' floor over the parse
     for row in points:

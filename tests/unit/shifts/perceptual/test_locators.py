@@ -130,6 +130,30 @@ def test_mentions_count_words_as_tokenising_would(page: str, name: str) -> None:
         assert _Mentions(raw).more_than(name, limit) == (tokens[name.encode()] > limit)
 
 
+def test_mentions_of_a_page_of_unique_ids_read_it_a_bounded_number_of_times() -> None:
+    """A page asks after each of its ids, and a unique id is only known to be unique at the
+    page's end: the scans stop at a few dozen pages' worth, and every count stays a
+    tokeniser's (the ones asked before the switch and after)."""
+    from collections import Counter
+
+    from shifts.perceptual.locators import _Mentions
+
+    raw = "".join(
+        f'<a id="item-{i}" class="x" data-x="item-{i % 7}">item-{i // 2} é</a>' for i in range(3000)
+    ).encode()
+    tokens = Counter(re.findall(rb"[A-Za-z0-9_-]+", raw))
+    mentions = _Mentions(raw)
+    names = [f"item-{i}" for i in range(3000)] + ["x", "a", "é", "item-1 é", "none"]
+    for name in names:
+        expected = tokens[name.encode()] if re.fullmatch(r"[A-Za-z0-9_-]+", name) else None
+        if expected is None:
+            assert mentions.count(name) == raw.count(name.encode())
+        else:
+            assert mentions.count(name) == expected, name
+            assert mentions.more_than(name, 1) == (expected > 1), name
+    assert mentions._scanned <= (_Mentions.SCANS_BEFORE_COUNTING + 1) * len(raw)
+
+
 def _first_words_by_parts(element: etree._Element) -> str:
     """The definition `_first_words` computes faster: its text parts read up to the first
     one past 200 characters, normalized, the first 40 characters."""
