@@ -21,6 +21,7 @@ from collections import defaultdict
 
 from lxml import etree
 
+from proxy.collector import held_off
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages, shift_offline
 from shifts.conditions import CONDITIONS
@@ -51,11 +52,14 @@ def timed_rewrite(
     serialize; the page referencing no assets beyond its own), and its CPU time in ms.
     `shifted`: the pages a serving process shifted before (None: none, a first load). Either
     way through the shifted-page cache, as the service shifts a page: a first load also
-    keeps what it made for the next (`ShiftedPages`), and that is part of its cost."""
+    keeps what it made for the next (`ShiftedPages`), and that is part of its cost. Python's
+    automatic collections are held off meanwhile, as the service holds them by default
+    (`proxy.collector.held_off`)."""
     started = time.process_time()
     pages = ShiftedPages() if shifted is None else shifted
-    _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY, shifted=pages)
-    doc.to_bytes()
+    with held_off():
+        _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY, shifted=pages)
+        doc.to_bytes()
     return (time.process_time() - started) * 1000, doc
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
-from proxy import classify, csp, metrics
+from proxy import classify, collector, csp, metrics
 from proxy.claims import ClaimedFlags
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
@@ -65,12 +65,16 @@ def _shift_to_bytes(
     shifted: ShiftedPages,
     knowledge_digest: str | None,
     digest: bytes | None,
+    hold_collections: bool,
 ) -> tuple[Any, bytes | None, float]:
     """The shifted page, and the CPU time it took (the thread's, so neither waiting for a
-    worker nor for the GIL counts: what the shift costs, whatever the load)."""
+    worker nor for the GIL counts: what the shift costs, whatever the load).
+    `hold_collections`: Python's automatic collections held off meanwhile (when full ones
+    run by bytes of bodies, `proxy.collector`, which frees cycles made meanwhile)."""
     started = time.thread_time()
-    doc = shift_document(episode, context, raw, charset, shifted, knowledge_digest, digest)
-    body = doc.to_bytes() if doc.changed else None
+    with collector.held_off() if hold_collections else contextlib.nullcontext():
+        doc = shift_document(episode, context, raw, charset, shifted, knowledge_digest, digest)
+        body = doc.to_bytes() if doc.changed else None
     return doc, body, (time.thread_time() - started) * 1000
 
 
@@ -83,7 +87,7 @@ class PageRewriter:
         self.claims = ClaimedFlags(store)
 
     def load(self, loader) -> None:  # type: ignore[no-untyped-def]
-        add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes")
+        add_options(loader, "ss_max_rewrite_bytes", "ss_offload_bytes", "ss_collect_after_bytes")
 
     def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None or not active_shifts(state_of(flow).episode):
@@ -183,6 +187,7 @@ class PageRewriter:
             self.shifted,
             knowledge.digest if knowledge else None,
             digest,
+            ctx.options.ss_collect_after_bytes > 0,
         )
         if len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode):
             doc, body, shift_cpu_ms = await asyncio.to_thread(work)

@@ -18,7 +18,7 @@ from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHook, HttpStr
 from mitmproxy.test import tflow
 
 from proxy import metrics
-from proxy.collector import MAX_SHARE, BodyCollector
+from proxy.collector import MAX_SHARE, BodyCollector, held_off
 from tests.unit.proxy.conftest import member
 
 MB = 1024 * 1024
@@ -162,3 +162,38 @@ async def test_collections_take_at_most_a_tenth_of_the_time(addons: AddonManager
     now[0] = 101.0  # 0.9 s after
     collector.response(flows[3])
     assert runs == [100.0, 101.0] and collector.pending_bytes == 0
+
+
+def test_collections_held_off_by_overlapping_shifts_resume_when_the_last_ends() -> None:
+    """Shifts in worker threads overlap: the first to start holds Python's collections off,
+    the last to end lets them run again (and none turns them on if they were off)."""
+    import threading
+
+    gc.enable()  # (this module's fixture turns them off; it turns them off again after)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with held_off():
+            first_in.set()
+            second_in.wait()
+        seen.append(gc.isenabled())  # the second still runs
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait()
+        with held_off():
+            second_in.set()
+            first_out.wait()
+            seen.append(gc.isenabled())
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    with held_off():
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # off before: still off

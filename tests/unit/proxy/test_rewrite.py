@@ -367,3 +367,45 @@ async def test_once_is_asked_of_the_store_until_spent_and_again_after_a_reset() 
         await store.update_episode(episode.id, {**record, "generation": 1})
         assert [await load() for _ in range(2)] == [True, False]
         assert store.calls.count("claim_flag") == 2
+
+
+@pytest.mark.parametrize("collect_after_bytes", [32 * 1024 * 1024, 0])
+async def test_no_collection_runs_in_the_middle_of_a_shift_while_the_collector_runs(
+    store: MemoryStore, addons: AddonManager, collect_after_bytes: int
+) -> None:
+    """Python's automatic collections are held off while a page is shifted when full ones
+    run by bytes of bodies (proxy/collector.py), and left to Python when those are off."""
+    import gc
+
+    from proxy import rewrite
+
+    during: list[int] = []  # the collections Python started while a shift ran
+    shifting = False
+    original = rewrite.shift_document
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal shifting
+        shifting = True
+        try:
+            return original(*args, **kwargs)
+        finally:
+            shifting = False
+
+    def counted(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and shifting:
+            during.append(info["generation"])
+
+    thresholds = gc.get_threshold()
+    rewrite.shift_document = spy  # type: ignore[assignment]
+    gc.callbacks.append(counted)
+    gc.set_threshold(1)  # a collection at every allocation Python counts
+    try:
+        ctx.options.update(ss_collect_after_bytes=collect_after_bytes)
+        episode = await make_episode(store, condition="Src-Perc", seed=3)
+        flow = await serve(addons, episode, html_response(PAGE))
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.callbacks.remove(counted)
+        rewrite.shift_document = original  # type: ignore[assignment]
+    assert flow.response.content != PAGE and gc.isenabled()
+    assert (during == []) == (collect_after_bytes > 0), during
