@@ -630,14 +630,15 @@ class _Mentions:
     times is only known to after a scan to the page's end, and a page asks that of most of its
     ids (they are unique), which made a page's cost its ids times its size: 15 s for a 2 MB page
     with 20,000 ids. So once the scans have read `SCANS_BEFORE_COUNTING` pages' worth, every
-    word is counted in one pass (about as dear as that many scans) and the rest are looked up.
+    word is counted in one pass and the rest are looked up: a page costs at most those scans
+    and one count (about 45 scans' worth), whatever its ids.
     Names with characters outside the word alphabet fall back to a plain substring count (which
     can only over-count: safe here).
     """
 
     _WORD = re.compile(rb"[A-Za-z0-9_-]+")
     _WORD_BYTES = _WORD_BYTES
-    SCANS_BEFORE_COUNTING = 32  # counting every word of a page costs about 45 scans of it
+    SCANS_BEFORE_COUNTING = 8  # (counting every word of a page costs about 45 scans of it)
 
     def __init__(self, original: bytes) -> None:
         self.original = original
