@@ -120,8 +120,9 @@ OPTIONS = _declared(
         int,
         32 * 1024 * 1024,
         "run a full garbage collection once finished exchanges have held this many bytes of "
-        "bodies since the last one, so their memory is freed while traffic flows; 0 leaves it "
-        "to Python's own collector",
+        "bodies since the last one, so their memory is freed while traffic flows (and hold "
+        "Python's own collections off while a page is shifted); 0 leaves it to Python's own "
+        "collector",
         "collect_after_bytes",
     ),
     Option(
