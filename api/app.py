@@ -21,6 +21,7 @@ from api.routes import catalogue, checks, episodes, evidence, reports, ui
 from api.routes import knowledge as knowledge_routes
 from api.service.settings import Settings
 from api.version import version
+from proxy.guard import THROUGH_PROXY_HEADER
 from proxy.knowledge import KnowledgeLookup, Learner, MemoryKnowledge
 from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore
@@ -200,6 +201,10 @@ def create_app(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         path = request.url.path
+        if THROUGH_PROXY_HEADER in request.headers:
+            # Forwarded by a skillshift proxy (this process's, a sibling replica's, or one behind
+            # the same balancer): an agent's browser must not reach any admin API.
+            return error_json(403, "the admin API is not reachable through a skillshift proxy")
         if settings.api_token and not _open(path) and not ui.has_ui_session(request):
             # The scheme's name is case-insensitive (RFC 9110); the token is compared whole.
             scheme, _, supplied = request.headers.get("authorization", "").partition(" ")

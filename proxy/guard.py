@@ -3,6 +3,10 @@
 A proxy that benchmark browsers use is otherwise an open relay: a page can make the browser
 fetch anything, including the admin API (and through it, every episode's token). Requests to
 upstreams outside the allow-list are answered 403 before any connection (or DNS lookup) is made.
+
+A process knows its own API's address, not its siblings' behind a balancer, nor the balancer's:
+so every request it forwards carries `THROUGH_PROXY_HEADER`, and every process's API refuses a
+request that carries it (api/app.py). Set after the browser's headers, it cannot be left out.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ from mitmproxy import ctx, http
 
 from proxy.options import add_options
 from proxy.responses import answer, error_response
+
+# Marks a request this proxy forwarded; the admin API of any skillshift process refuses it.
+THROUGH_PROXY_HEADER = "X-SkillShift-Proxied"
 
 
 def _patterns(value: str) -> list[str]:
@@ -105,6 +112,8 @@ class UpstreamGuard:
     def request(self, flow: http.HTTPFlow) -> None:
         # After routing: the upstream actually contacted is what must be allowed.
         self._check(flow)
+        if flow.response is None:
+            flow.request.headers[THROUGH_PROXY_HEADER] = "1"
 
 
 def refused(host: str, port: int) -> http.Response:

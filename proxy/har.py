@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
+from proxy.guard import THROUGH_PROXY_HEADER
+
 if TYPE_CHECKING:
     from proxy.knowledge import PageKnowledge
     from shifts import HtmlDocument, ShiftContext
@@ -14,8 +16,11 @@ if TYPE_CHECKING:
 # HAR lets tools add fields whose names start with an underscore.
 EXTENSION = "_skillshift"
 # What a recording never holds: the credentials that bind a browser to its episode (an
-# imported HAR's too: one recorded through the proxy may carry them).
-SECRET_HEADERS = frozenset({"proxy-authorization", "authorization", "x-skillshift-episode"})
+# imported HAR's too: one recorded through the proxy may carry them), and the mark the proxy
+# puts on what it forwards (the browser never sent it).
+SECRET_HEADERS = frozenset(
+    {"proxy-authorization", "authorization", "x-skillshift-episode", THROUGH_PROXY_HEADER.lower()}
+)
 
 
 class _Popup(TypedDict):

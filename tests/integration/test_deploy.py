@@ -134,6 +134,17 @@ def test_replicas_behind_a_balancer_act_as_one_service(
     events = httpx.get(f"{api}/episodes/{episode['id']}/events?limit=1000").json()["events"]
     assert sum(e["type"] == "page_served" for e in events) == 12
     assert sum(e["type"] == "popup_injected" for e in events) == 1  # `once`, in total
+    # No admin API is reachable through the proxy: not a replica's own (which it knows), nor
+    # its sibling's or the balancer's (which it does not): every episode's token is there.
+    other = httpx.post(f"{api}/episodes", json={"condition": "Src"}).json()["id"]
+    apis = [api, *(replica.api for replica in replicas)]
+    for address in apis:
+        with httpx.Client(proxy=proxy_url, timeout=10) as client:
+            listed = client.get(f"{address}/episodes")
+            deleted = client.delete(f"{address}/episodes/{other}")
+        assert listed.status_code == deleted.status_code == 403, (address, listed.text)
+        assert "token" not in listed.text  # (refused by the API, or by the proxy's own guard)
+    assert httpx.get(f"{api}/episodes/{other}").status_code == 200
     # A replica dies in the middle of the episode: the balancer skips it, no request fails,
     # every page is still shifted, and the episode's events go on with none lost or twice.
     replicas[0].stop()

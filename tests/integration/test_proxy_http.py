@@ -43,6 +43,7 @@ def test_binding_header_and_credentials_never_reach_upstream(
         echoed = client.get(f"{upstream.origin}/echo").json()
     names = {name.lower() for name in echoed}
     assert "x-skillshift-episode" not in names and "proxy-authorization" not in names
+    assert "x-skillshift-proxied" in names  # the mark every admin API refuses (api/app.py)
     proxy = f"http://{episode['id']}:{episode['token']}@127.0.0.1:{service.proxy_port}"
     with httpx.Client(proxy=proxy) as client:
         echoed = client.get(f"{upstream.origin}/echo").json()

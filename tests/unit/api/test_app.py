@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from api.service.settings import Settings
+from proxy.guard import THROUGH_PROXY_HEADER
 from proxy.store import MemoryStore, RedisStore
 from tests.helpers.processes import RedisProcess
 from tests.unit.api.conftest import in_process
@@ -287,6 +288,23 @@ async def test_browsers_cannot_change_anything(api: httpx.AsyncClient) -> None:
     assert_error(await api.post("/episodes", json={}, headers=cross_site), 403, "browsers")
     assert (await api.get("/episodes")).json()["episodes"] == []  # nothing was created
     assert (await api.get("/docs", headers=browser)).status_code == 200  # reading is fine
+
+
+async def test_nothing_that_came_through_a_skillshift_proxy_is_served() -> None:
+    """A proxy marks what it forwards: an agent's browser reaches no admin API through one,
+    whichever process's (every path, every method, a valid token or not)."""
+    async with in_process(Settings(api_token="s3cret"), base_url="http://api") as api:
+        token = {"Authorization": "Bearer s3cret"}
+        created = (await api.post("/episodes", json={}, headers=token)).json()["id"]
+        marked = {**token, THROUGH_PROXY_HEADER: "1"}
+        for method, path in [
+            ("GET", "/episodes"),
+            ("GET", "/health"),
+            ("GET", "/ui"),
+            ("DELETE", f"/episodes/{created}"),
+        ]:
+            assert_error(await api.request(method, path, headers=marked), 403, "proxy")
+        assert (await api.get(f"/episodes/{created}", headers=token)).status_code == 200
 
 
 async def test_oversized_body_is_refused(api: httpx.AsyncClient) -> None:

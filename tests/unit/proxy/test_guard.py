@@ -9,7 +9,7 @@ from mitmproxy.addonmanager import AddonManager
 from mitmproxy.proxy.layers.http import HttpConnectHook
 
 from proxy.flowstate import state_of
-from proxy.guard import upstream_allowed
+from proxy.guard import THROUGH_PROXY_HEADER, upstream_allowed
 from proxy.store import MemoryStore
 from tests.unit.proxy.conftest import make_episode, request_flow, run_request
 
@@ -129,3 +129,21 @@ async def test_the_guard_checks_the_routed_upstream(
     await run_request(addons, flow)
     assert (flow.request.host, flow.request.port) == ("other.test", 81)
     assert flow.response is not None and flow.response.status_code == 403
+
+
+async def test_what_the_proxy_forwards_is_marked_and_what_it_answers_is_not(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Every admin API refuses what carries the mark (api/app.py): the browser's own copy of
+    the header is overwritten, never passed on as it chose it."""
+    ctx.options.update(ss_upstream_allow="site.test", ss_forbidden_upstreams="")
+    episode = await make_episode(store)
+    forwarded = request_flow(headers={"X-SkillShift-Episode": episode.id})
+    forwarded.request.headers[THROUGH_PROXY_HEADER] = "0"
+    await run_request(addons, forwarded)
+    assert forwarded.response is None
+    assert forwarded.request.headers.get_all(THROUGH_PROXY_HEADER) == ["1"]
+    refused = request_flow(headers={"X-SkillShift-Episode": episode.id})
+    refused.request.host = "other.test"
+    await run_request(addons, refused)
+    assert refused.response is not None and THROUGH_PROXY_HEADER not in refused.request.headers

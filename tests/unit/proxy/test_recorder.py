@@ -56,6 +56,8 @@ async def test_a_shifted_page_is_recorded_as_served_with_its_source_and_change_m
     assert entry["request"]["url"] == "http://site.test/"
     names = {h["name"].lower() for h in entry["request"]["headers"]}
     assert "x-skillshift-episode" not in names  # the binding's secret never lands in a HAR
+    # nor the mark the proxy put on what it forwarded (the browser did not send it)
+    assert flow.request.headers["x-skillshift-proxied"] and "x-skillshift-proxied" not in names
     har = await recording.har(episode.id, "test")
     assert har["log"]["pages"][0]["id"] == "load_1"
     assert har["log"]["entries"][0]["response"]["content"]["text"].startswith("<!DOCTYPE")
