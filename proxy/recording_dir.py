@@ -36,6 +36,8 @@ from proxy.har import EXTENSION, extension
 from proxy.har_import import ImportedEntry
 from proxy.store.base import parse_event_id
 
+CLAIM = "claimed"  # in an episode's directory: the id is taken (`Recording.claim`)
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -231,10 +233,37 @@ class Recording:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def holds(self, episode_id: str) -> bool:
-        """Whether the directory has the episode's record: a stat, not a read queued behind
-        the writes (creating an episode asks it)."""
-        return (self._directory(episode_id) / "episode.json").exists()
+    def claim(self, episode_id: str) -> bool:
+        """Take the id for a new episode, once across every process sharing the directory:
+        the first to create its claim file has it (O_EXCL), and an id whose record the
+        directory holds (an episode deleted, expired or imported) is taken. Made at once, not
+        queued behind the writes: two processes creating one id at once each saw no record
+        yet, and both runs went into one directory, one hiding the other."""
+        directory = self._directory(episode_id)
+        if (directory / "episode.json").exists():
+            return False
+        try:
+            directory.mkdir(exist_ok=True)
+            os.close(os.open(directory / CLAIM, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            if directory.is_dir():
+                return False  # claimed by another
+            return self._unwritable(directory)
+        except OSError:
+            return self._unwritable(directory)
+        return True
+
+    def _unwritable(self, directory: Path) -> bool:
+        """An archive that cannot be written fails nothing else: the id goes to the store
+        alone (the failure is logged and counted, as a failed write is)."""
+        logger.error("the recording cannot claim %s: it is not a writable directory", directory)
+        metrics.inc("recording_errors_total")
+        return True
+
+    def release(self, episode_id: str) -> None:
+        """Give back a claim whose episode was not created after all (a store that failed)."""
+        with contextlib.suppress(FileNotFoundError):
+            (self._directory(episode_id) / CLAIM).unlink()
 
     async def episode(self, episode_id: str) -> dict[str, Any] | None:
         """The archived configuration, or None if this directory never saw the episode."""

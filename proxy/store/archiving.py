@@ -35,12 +35,18 @@ class ArchivingStore(EpisodeStore):
     async def create_episode(
         self, episode_id: str, record: dict[str, Any], expires_at: int
     ) -> bool:
-        # An id the archive holds (an episode deleted, expired or imported) is taken too: a new
-        # run under it would hide the archived one from the reads and reports (only an id's
-        # latest run is read), which is what the archive is there to keep.
-        if self.recording.holds(episode_id):
+        # An id the archive holds (an episode deleted, expired or imported, or one another
+        # process sharing the directory is creating) is taken too: a new run under it would
+        # hide the archived one from the reads and reports (only an id's latest run is read),
+        # which is what the archive is there to keep.
+        if not self.recording.claim(episode_id):
             return False
-        created = await self.inner.create_episode(episode_id, record, expires_at)
+        created = False
+        try:
+            created = await self.inner.create_episode(episode_id, record, expires_at)
+        finally:
+            if not created:
+                self.recording.release(episode_id)
         if created:
             await _archive(self.recording.save_episode(archived_form(record)))
         return created

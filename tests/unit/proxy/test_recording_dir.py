@@ -89,6 +89,22 @@ async def test_the_archive_keeps_what_the_store_drops(recording: Recording) -> N
     assert await recording.episode_ids() == ["e"]
 
 
+async def test_processes_sharing_a_directory_create_an_id_once(tmp_path: Path) -> None:
+    """Two processes (each its own store) sharing one record directory, asked for one id at
+    once: one creates it, the other is refused; an id whose creation failed is free again."""
+    stores = [ArchivingStore(MemoryStore(), Recording(tmp_path)) for _ in range(2)]
+    for index in range(5):
+        record = {"id": f"race-{index}", "created_at": 1.0, "condition": "Src"}
+        created = await asyncio.gather(
+            *(store.create_episode(f"race-{index}", record, 2**31) for store in stores)
+        )
+        assert sorted(created) == [False, True], index
+    failing = ArchivingStore(MemoryStore(), Recording(tmp_path))
+    await failing.inner.create_episode("taken-live", {}, 2**31)  # (live in the store alone)
+    assert not await failing.create_episode("taken-live", {"id": "taken-live"}, 2**31)
+    assert await stores[0].create_episode("taken-live", {"id": "taken-live"}, 2**31)
+
+
 async def test_the_archive_follows_a_reset_to_its_new_run(recording: Recording) -> None:
     store = ArchivingStore(MemoryStore(), recording)
     record = {"id": "e", "created_at": 1.0, "generation": 0, "condition": "Src"}
