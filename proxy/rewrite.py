@@ -247,17 +247,18 @@ class PageRewriter:
     ) -> ShiftContext:
         url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
-        load_index = None
-        if is_navigation:
-            load_index = await next_load(self.store, episode)
         policies = response.headers.get_all("content-security-policy")
         assets = None
         if "locator_drift" in active_shifts(episode):
+            # Before the load is counted: a page answered 503 for want of its knowledge (the
+            # store down mid-learn, a version deleted) is no load of the episode, so the loads
+            # after it have the indices (and popups) a run without the outage gives them.
             knowledge = await page_knowledge(
                 self.store, self.claims, self.knowledge, flow, episode, url, raw, digest
             )
             state_of(flow).knowledge = knowledge
             assets = knowledge.refs
+        load_index = await next_load(self.store, episode) if is_navigation else None
         context = build_context(
             episode,
             url=url,

@@ -409,3 +409,19 @@ async def test_no_collection_runs_in_the_middle_of_a_shift_while_the_collector_r
         rewrite.shift_document = original  # type: ignore[assignment]
     assert flow.response.content != PAGE and gc.isenabled()
     assert (during == []) == (collect_after_bytes > 0), during
+
+
+async def test_a_page_refused_for_want_of_knowledge_is_no_load_of_the_episode(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A navigation answered 503 (its knowledge could not be had) does not use up a load
+    index: the loads after it are numbered, and shifted, as a run without it numbers them."""
+    episode = await make_episode(store, condition="Src-Perc", seed=3)
+    ctx.options.update(ss_learn="off")  # (nothing learns the page: it cannot be shifted)
+    refused = await serve(addons, episode, html_response(PAGE))
+    assert refused.response.status_code == 503 and "knowledge" in refused.response.text
+    ctx.options.update(ss_learn="static")
+    served = await serve(addons, episode, html_response(PAGE))
+    assert served.response.status_code == 200
+    loads = [e["load_index"] for e in await store.read_events(episode.id) if "load_index" in e]
+    assert loads == [1], loads
