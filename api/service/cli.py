@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -429,10 +430,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(report, episodes, ...); serve's own API listens on --api HOST:PORT"
         )
     try:
-        return run(parser, args)
+        status = run(parser, args)
+        sys.stdout.flush()  # (a reader gone is found here, not as Python exits)
+        return status
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): it has what it wanted. Python would complain about
+        # the pipe again flushing stdout at exit, so it flushes into nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # (as a command a SIGPIPE ended)
     except Exception as error:  # noqa: BLE001 - every error ends in one line and status 2
         message = user_error(error, args)
         if message is None or getattr(args, "debug", False):

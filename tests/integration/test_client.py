@@ -16,6 +16,7 @@ import pytest
 from skillshift_client import AsyncSkillShift, SkillShift, SkillShiftError, SkillShiftUnreachable
 from tests.helpers.browsergym import browsergym_python
 from tests.helpers.processes import ServiceProcess, run_agent
+from tests.helpers.upstream import UpstreamServer
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -173,6 +174,15 @@ def test_unreachable_api_is_a_clear_error() -> None:
     ):
         client.list_episodes()
     assert raised.value.status == 0 and isinstance(raised.value.__cause__, httpx.ConnectError)
+
+
+def test_another_server_at_the_api_address_is_said_on_one_line(upstream: UpstreamServer) -> None:
+    """`--api-url` naming an app, not the API: its 404 page is not the error, one line is."""
+    with SkillShift(upstream.origin) as client, pytest.raises(SkillShiftError) as raised:
+        client.list_episodes()
+    message = str(raised.value)
+    assert "\n" not in message and len(message) < 250, message
+    assert message.startswith("404: ") and "not the skillshift API's error shape" in message
 
 
 def test_report_and_export_commands(service: ServiceProcess) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -51,14 +52,29 @@ class SkillShiftError(Exception):
 
     @classmethod
     def from_response(cls, response: httpx.Response) -> SkillShiftError:
-        """The error an API answer carries (`{"error": ..., "status": ...}`), or its text."""
-        try:
-            message = str(response.json().get("error", response.text))
-        except ValueError:
-            message = response.text or response.reason_phrase
+        """The error an API answer carries (`{"error": ..., "status": ...}`), or what another
+        server's answer says, on one line."""
+        message = _error_message(response)
         if response.status_code == 401:
             message += " (the client sends SKILLSHIFT_API_TOKEN, or the `token` it was given)"
         return cls(response.status_code, message)
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The message of the API's one error shape; of any other answer (another server at that
+    address, a balancer's own error page), its title or first words, shortened: an error is
+    told on one line, never a whole HTML page."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and "error" in body:
+        return str(body["error"])
+    title = re.search(r"<title[^>]*>(.*?)</title>", response.text, re.I | re.S)
+    words = " ".join((title.group(1) if title else response.text).split())
+    if len(words) > 160:
+        words = words[:159] + "…"
+    return f"{words or response.reason_phrase} (not the skillshift API's error shape)"
 
 
 class SkillShiftUnreachable(SkillShiftError):

@@ -107,3 +107,21 @@ def test_an_unknown_site_is_one_line_before_the_page_is_read(
         "skillshift-proxy: check: site: unknown site 'nosuch'; known: "
         "['generic', 'gitlab', 'magento', 'wordpress']\n"
     )
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`skillshift-proxy episodes list | head -1`: the pipe closed under the command is no
+    error of the user's to be told about (and no traceback as Python exits)."""
+    import subprocess
+    import sys
+
+    command = Path(sys.executable).parent / "skillshift-proxy"
+    process = subprocess.Popen(
+        [command, "ca", "--confdir", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # (`head` has gone before the command wrote: every write fails)
+    errors = process.stderr.read()
+    assert process.wait() == 141 and errors == b""
