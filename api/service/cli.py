@@ -4,7 +4,8 @@ variable.
 Every message it writes on an error starts with `skillshift-proxy:` and fits on a line; a
 user's error (a file that is not there, an API that is not running, a request the API refuses)
 shows no traceback unless `--debug` asks for it. Exit status: 0 done (aligned, for `check`),
-1 violations found (`check` only), 2 could not check, a usage error or any other error.
+1 violations found (`check` only), 2 could not check, a usage error or any other error;
+141 (quietly) when what reads its output goes away (`| head`).
 """
 
 from __future__ import annotations
