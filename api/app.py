@@ -27,6 +27,10 @@ from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore
 
 MAX_BODY_BYTES = 256 * 1024
+# The one route whose body is a document, not a request: a HAR holds every body of a run
+# (the service's own export of a single shifted page can be over 512 KB). Its limit is a
+# setting, `import_max_bytes`.
+IMPORT_PATH = "/episodes/import"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
@@ -56,21 +60,24 @@ def _open(path: str) -> bool:
 
 
 class BodyLimit:
-    """Refuse request bodies over `limit` bytes with a 413, however they are framed: a
+    """Refuse request bodies over their limit with a 413, however they are framed: a
     Content-Length over the limit is refused before reading, a chunked body once it grows past
-    it. The body is read here (it is small) and replayed to the app."""
+    it. The body is read here and replayed to the app. Every body has the general `limit` but a
+    HAR import's, which has `import_limit` (a setting, named in its 413)."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, import_limit: int) -> None:
         self.app = app
         self.limit = limit
+        self.import_limit = import_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit, refusal = self._limit_of(scope)
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await self._refuse(scope, receive, send)
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await error_json(413, refusal)(scope, receive, send)
             return
         messages: list[Message] = []
         size = 0
@@ -78,8 +85,8 @@ class BodyLimit:
             message = await receive()
             messages.append(message)
             size += len(message.get("body", b""))
-            if size > self.limit:
-                await self._refuse(scope, receive, send)
+            if size > limit:
+                await error_json(413, refusal)(scope, receive, send)
                 return
             if message["type"] != "http.request" or not message.get("more_body"):
                 break
@@ -89,9 +96,14 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = error_json(413, f"request body over {self.limit} bytes")
-        await response(scope, receive, send)
+    def _limit_of(self, scope: Scope) -> tuple[int, str]:
+        """The request's body limit, and what its 413 says."""
+        if scope["method"] == "POST" and scope["path"] == IMPORT_PATH:
+            return self.import_limit, (
+                f"request body over {self.import_limit} bytes, the limit of a HAR import "
+                "(--import-max-bytes, SKILLSHIFT_IMPORT_MAX_BYTES)"
+            )
+        return self.limit, f"request body over {self.limit} bytes"
 
 
 # Swagger UI and ReDoc served from an installed package (fastapi-offline ships their dist files),
@@ -228,7 +240,7 @@ def create_app(
             ] + [(b"content-type", b"application/json")]
         return await call_next(request)
 
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, import_limit=settings.import_max_bytes)
     for router in (
         episodes.router,
         evidence.router,

@@ -217,6 +217,12 @@ class Settings(BaseSettings):
         "archive episodes and their events here, past their TTL; needed for replay episodes",
     )
     record_max_bytes: int = _carried("record_max_bytes", gt=0)
+    import_max_bytes: int = Field(
+        256 * 1024 * 1024,
+        gt=0,
+        description="largest HAR `episodes import` (POST /episodes/import) takes; a larger one "
+        "gets a 413 (every other request body: 256 KB)",
+    )
     demo: bool = Field(False, description="also serve a demo shop to try it on")
     demo_port: int = Field(
         8090, gt=0, lt=65535, description="demo shop port; its target variant uses the next"

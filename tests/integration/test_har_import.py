@@ -166,6 +166,45 @@ def test_the_services_own_export_comes_back_under_its_labels(
     assert again.status_code == 409 and imported["id"] in again.json()["error"]
 
 
+def test_the_services_own_export_of_a_big_page_comes_back(
+    service: ServiceProcess, tmp_path: Path
+) -> None:
+    """A HAR over the 256 KB the API takes in other request bodies: exported, imported with
+    the command line and replayed with the page's bytes, the app gone."""
+    rows = b"<p>An order of the year, and its lines.</p>" * 12_000
+    big_page = b"<!DOCTYPE html><html><body><h1>Orders</h1>" + rows + b"</body></html>"
+    server = app_server()
+    server.extra["/big"] = ("text/html; charset=utf-8", big_page)
+    try:
+        agent = service.create_episode(condition="Src")
+        with service.client(agent) as client:
+            assert client.get(f"{server.origin}/big").content == big_page
+    finally:
+        server.stop()
+    har_path = tmp_path / "big.har"
+    exported = cli(
+        "episodes",
+        "export",
+        str(agent["id"]),
+        "--har",
+        "-o",
+        str(har_path),
+        "--api-url",
+        service.api,
+    )
+    assert exported.returncode == 0, exported.stderr
+    assert har_path.stat().st_size > 256 * 1024
+
+    imported = cli("episodes", "import", str(har_path), "--api-url", service.api)
+    assert imported.returncode == 0, imported.stderr
+    assert "1 page loads" in imported.stdout
+    replay = service.create_episode(
+        replay_of=imported.stdout.split()[1].rstrip(":"), replay_deterministic=False
+    )
+    with service.client(replay) as client:
+        assert client.get(f"{server.origin}/big").content == big_page  # the recorded bytes
+
+
 def recorded_load(service: ServiceProcess) -> str:
     """An episode that loaded the app's page once, the app gone since: its id."""
     server = app_server()

@@ -215,3 +215,45 @@ async def test_a_replay_of_an_episode_that_recorded_nothing_says_why(
     assert (
         "no recorded page" in refused.json()["error"] and "record: off" in refused.json()["error"]
     )
+
+
+def har_of_one_page(text: str) -> dict[str, object]:
+    """A HAR of one page load, as another tool writes it, its body `text`."""
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/", "headers": []},
+        "response": {
+            "status": 200,
+            "headers": [{"name": "Content-Type", "value": "text/html"}],
+            "content": {"size": len(text), "mimeType": "text/html", "text": text},
+        },
+        "_resourceType": "document",
+    }
+    return {"log": {"version": "1.2", "entries": [entry]}}
+
+
+async def test_a_har_import_has_its_own_body_limit(tmp_path: Path) -> None:
+    """A HAR holds every body of a run: one over the 256 KB of other requests imports, one
+    over `import_max_bytes` is a 413 naming the option, and nothing is written."""
+    recording = Recording(tmp_path)
+    settings = Settings(import_max_bytes=600_000)
+    app = create_app(ArchivingStore(MemoryStore(), recording), settings, recording)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://api"
+    ) as api:
+        big = await api.post("/episodes/import", json=har_of_one_page("<p>" + "x" * 400_000))
+        assert big.status_code == 201, big.text
+        assert big.json()["pages"] == 1
+        too_big = await api.post(
+            "/episodes/import", params={"id": "huge"}, json=har_of_one_page("x" * 700_000)
+        )
+        assert too_big.status_code == 413
+        assert too_big.json() == {
+            "error": "request body over 600000 bytes, the limit of a HAR import "
+            "(--import-max-bytes, SKILLSHIFT_IMPORT_MAX_BYTES)",
+            "status": 413,
+        }
+        assert (await api.get("/episodes/huge")).status_code == 404
+        # Every other body keeps the general limit.
+        assert (await api.post("/episodes", content=b"x" * 300_000)).status_code == 413
+    recording.close()

@@ -47,6 +47,7 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     # A directory the service may create (its parent is writable): checked at start.
     "record_dir": (RECORDINGS, RECORDINGS),
     "record_max_bytes": ("1048576", 1048576),
+    "import_max_bytes": ("2097152", 2097152),
     "upstream_insecure": ("true", True),
     "upstream_allow": ("127.0.0.1,localhost", "127.0.0.1,localhost"),
     "upstream_timeout": ("7.5", 7.5),
