@@ -34,6 +34,8 @@ from proxy.request_body import canonical_body
 KEPT_FIELDS = ("navigation", "load", "page_load", "shifts", "changes", "incomplete", "request_body")
 # The bytes on the wire, which a HAR's decoded text no longer has.
 WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+# A body size the tool did not know (HAR 1.2 has -1 for "not available").
+UNKNOWN_SIZE = -1
 
 
 class UnreadableHar(ValueError):
@@ -211,8 +213,7 @@ def _body(number: int, entry: dict[str, Any]) -> bytes | None:
                 f"{where}: its body is in a separate file ({content['_file']}), not in the HAR: "
                 "record the HAR with the bodies embedded (Playwright: record_har_content='embed')"
             )
-        # Nothing to hold for an empty body (a redirect, a 204); else the tool did not keep it.
-        return b"" if not content.get("size") else None
+        return b"" if _had_no_body(entry) else None  # else the tool did not keep it
     if not isinstance(text, str):
         raise UnreadableHar(f"{where}: response.content.text is not a string")
     if content.get("encoding") == "base64":
@@ -223,6 +224,20 @@ def _body(number: int, entry: dict[str, Any]) -> bytes | None:
     if EXTENSION in entry:
         return text.encode("utf-8")  # the service's export holds text only where it is UTF-8
     return _encoded(text, content.get("mimeType", "") or _header(entry["response"], "content-type"))
+
+
+def _had_no_body(entry: dict[str, Any]) -> bool:
+    """Whether an entry without text had an empty body, so nothing was left out: its size
+    says so, HTTP gives it none (the answer to a HEAD, 1xx, 204, 304), or its size is unknown
+    (-1: Playwright's for a body Chromium never handed over) and it is a redirect, whose body a
+    browser never reads, or its Content-Length is 0."""
+    response = entry["response"]
+    size = response.get("content", {}).get("size")
+    status = response["status"]
+    if not size or entry["request"]["method"] == "HEAD" or status < 200 or status in (204, 304):
+        return True
+    redirect = 300 <= status < 400 and _header(response, "location") is not None
+    return size == UNKNOWN_SIZE and (redirect or _header(response, "content-length") == "0")
 
 
 def _encoded(text: str, mime_type: object) -> bytes:

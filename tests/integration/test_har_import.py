@@ -127,6 +127,40 @@ def test_a_har_playwright_wrote_replays_with_the_app_gone(
     assert misses(service, str(replay["id"])) in ([], favicon)
 
 
+def test_a_redirect_playwright_recorded_replays(
+    browser: Browser, service: ServiceProcess, tmp_path: Path
+) -> None:
+    """Playwright writes a redirect's body as size -1 with no text (Chromium never hands it
+    over): the replay answers the redirect, and the browser lands on the recorded page."""
+    server = app_server()
+    server.redirects["/orders"] = f"{server.origin}/app"
+    har_path = tmp_path / "redirect.har"
+    try:
+        recording = browser.new_context(record_har_path=str(har_path))
+        seen = what_it_shows(recording, f"{server.origin}/orders")
+        recording.close()
+    finally:
+        server.stop()
+    (redirect,) = [
+        e
+        for e in json.loads(har_path.read_text())["log"]["entries"]
+        if e["response"]["status"] == 302
+    ]
+    assert redirect["response"]["content"]["size"] == -1
+    assert "text" not in redirect["response"]["content"]
+
+    imported = cli("episodes", "import", str(har_path), "--api-url", service.api)
+    assert imported.returncode == 0, imported.stderr
+    replay = service.create_episode(replay_of=imported.stdout.split()[1].rstrip(":"))
+    context = browser.new_context(proxy=replay["proxy"])
+    try:
+        assert what_it_shows(context, f"{server.origin}/orders") == seen
+    finally:
+        context.close()
+    favicon = [("replay_miss", f"{server.origin}/favicon.ico")]
+    assert misses(service, str(replay["id"])) in ([], favicon)
+
+
 def test_the_services_own_export_comes_back_under_its_labels(
     browser: Browser, service: ServiceProcess
 ) -> None:

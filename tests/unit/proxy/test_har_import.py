@@ -115,6 +115,42 @@ def test_bodies_are_the_bytes_served_and_the_wire_headers_are_dropped() -> None:
     assert "text" not in first["content"]  # kept by hash, not inline
 
 
+def as_playwright_writes_it(item: dict[str, Any], content_length: str | None) -> dict[str, Any]:
+    """An entry whose body Chromium never handed over: size -1, no text."""
+    item["response"]["content"] = {"size": -1, "mimeType": "x-unknown", "compression": 0}
+    item["response"]["headers"] = [{"name": "Location", "value": "/orders/"}]
+    if content_length is not None:
+        item["response"]["headers"].append({"name": "Content-Length", "value": content_length})
+    return item
+
+
+def test_a_body_of_unknown_size_is_empty_where_there_was_none() -> None:
+    """Playwright's size -1 with no text: an empty body for a redirect (a 301, a form's 303,
+    whatever its Content-Length), a 304 and a Content-Length 0; the body of a 200 it does not
+    know is not kept."""
+    redirect = as_playwright_writes_it(entry("http://a/orders", status=301, text=None), "0")
+    form = as_playwright_writes_it(entry("http://a/post", status=303, text=None), None)
+    form["request"]["method"] = "POST"
+    not_modified = as_playwright_writes_it(entry("http://a/style.css", status=304), None)
+    emptied = as_playwright_writes_it(entry("http://a/ping", status=200, text=None), "0")
+    unknown = as_playwright_writes_it(entry("http://a/data", status=200, text=None), None)
+    kept_elsewhere = entry("http://a/moved", status=302, text=None)
+    kept_elsewhere["response"]["headers"] = [{"name": "Location", "value": "/"}]
+    kept_elsewhere["response"]["content"]["size"] = 120  # a body the tool knew and did not keep
+    page = entry("http://a/orders/", "2026-01-01T00:00:01Z", dest="document")
+    found = read_har(har(redirect, form, not_modified, emptied, unknown, kept_elsewhere, page), RUN)
+    assert [item.body for item in found.entries] == [b"", b"", b"", b"", None, None, b"<p>hi</p>"]
+    assert ["body_omitted" in extension(item.entry) for item in found.entries] == [
+        False,
+        False,
+        False,
+        False,
+        True,
+        True,
+        False,
+    ]
+
+
 def test_a_request_body_is_matched_in_its_canonical_form() -> None:
     posted = entry("http://a/api", dest="empty", mime="application/json", text="{}")
     posted["request"]["method"] = "POST"
