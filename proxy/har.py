@@ -80,6 +80,12 @@ def extension(entry: Mapping[str, Any]) -> HarExtension:
     return cast(HarExtension, entry.get(EXTENSION, {}))
 
 
+def changes_of(entry: Mapping[str, Any]) -> PageChanges:
+    """A recorded page's change map; empty for a page no shift ran on here (an entry of a HAR
+    another tool wrote, imported, has none)."""
+    return extension(entry).get("changes") or {}
+
+
 def load_of(entry: Mapping[str, Any]) -> int:
     """The load index of a recorded navigation (0 for any other exchange)."""
     return extension(entry).get("load") or 0

@@ -27,7 +27,7 @@ from lxml import etree
 from lxml.cssselect import CSSSelector
 
 from proxy.episode import Episode
-from proxy.har import extension
+from proxy.har import changes_of, extension
 from proxy.recording_dir import Recording, page_at
 from shifts import HtmlDocument
 
@@ -142,7 +142,7 @@ async def attribute(
 
 async def _perceptual(recording: Recording, entry: dict[str, Any], target: str) -> str | None:
     extra = extension(entry)
-    changes = extra.get("changes", {})
+    changes = changes_of(entry)
     for old, new in (changes.get("labels") or {}).items():
         if old and old in target:
             return f"the target names the label {old!r}, relabelled {new!r} on this page"

@@ -14,7 +14,7 @@ from api.dependencies import EvidenceDep
 from api.episodes.evidence import Evidence
 from api.failures import Invalid
 from api.version import version
-from proxy.har import extension
+from proxy.har import changes_of, extension
 from shifts import HtmlDocument
 
 router = APIRouter(prefix="/episodes", tags=["recordings"])
@@ -74,8 +74,8 @@ async def pages(episode_id: str, evidence: EvidenceDep) -> dict[str, Any]:
                 "started": entry["startedDateTime"],
                 "shifted": "source" in extension(entry),
                 "shifts": extension(entry).get("shifts", {}),
-                "elements_changed": len(extension(entry)["changes"].get("elements", [])),
-                "popup": extension(entry)["changes"].get("popup"),
+                "elements_changed": len(changes_of(entry).get("elements", [])),
+                "popup": changes_of(entry).get("popup"),
             }
             for entry in await evidence.pages(episode_id)
         ]
@@ -92,7 +92,8 @@ async def page(episode_id: str, load: int, evidence: EvidenceDep) -> dict[str, A
         "load": load,
         "url": entry["request"]["url"],
         "shifts": extension(entry).get("shifts", {}),
-        **extension(entry)["changes"],
+        "elements": [],  # (a page no shift ran on here has no change map)
+        **changes_of(entry),
     }
 
 
@@ -118,7 +119,7 @@ async def page_view(evidence: Evidence, episode_id: str, load: int, version: str
     root = HtmlDocument(body).tree
     extra = extension(entry)
     side = "before" if version == "source" and extra.get("source") else "after"
-    for change in extra.get("changes", {}).get("elements", []):
+    for change in changes_of(entry).get("elements", []):
         found = root.getroottree().xpath(change[side]["path"])
         for element in found if isinstance(found, list) else []:
             if isinstance(element, etree._Element):

@@ -41,6 +41,12 @@ const post = (body) => fetch("/submit", {method: "POST", headers: {"Content-Type
 })();
 </script></body></html>"""
 STYLE = b"h1 { color: rgb(0, 128, 0); }"
+# The "desktop browser" of `replay --open`: a headless Chromium that prints the page's DOM once
+# loaded and exits, as a user closing the window would.
+DUMPING_BROWSER = (
+    "/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
+    "--disable-component-update --disable-sync --dump-dom"
+)
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +119,12 @@ def test_a_har_playwright_wrote_replays_with_the_app_gone(
     episode_id = imported.stdout.split()[1].rstrip(":")
     archived = httpx.get(f"{service.api}/episodes/{episode_id}", timeout=5).json()
     assert archived["tags"] == {"imported": "playwright.har"} and archived["internal"] is True
+    # The replay the import suggests, shown in a "desktop browser" that prints the DOM.
+    shown = cli(
+        "replay", episode_id, "--open", "--browser", DUMPING_BROWSER, "--api-url", service.api
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert '<h1 id="title">Orders</h1>' in shown.stdout
 
     replay = service.create_episode(replay_of=episode_id)
     context = browser.new_context(proxy=replay["proxy"])
@@ -261,13 +273,9 @@ def test_replay_opens_a_recording_in_a_browser_through_the_desktop_listener(
     service: ServiceProcess,
 ) -> None:
     agent_id = recorded_load(service)
-    # The "desktop browser": a headless Chromium that prints the page's DOM once loaded and
-    # exits, as a user closing the window would.
-    browser = (
-        "/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
-        "--disable-component-update --disable-sync --dump-dom"
+    shown = cli(
+        "replay", agent_id, "--open", "--browser", DUMPING_BROWSER, "--api-url", service.api
     )
-    shown = cli("replay", agent_id, "--open", "--browser", browser, "--api-url", service.api)
     assert shown.returncode == 0, shown.stderr
     assert '<h1 id="title">Orders</h1>' in shown.stdout  # the recorded page, the app being gone
     assert f"listener {service.desktop_port} unbound" in shown.stdout

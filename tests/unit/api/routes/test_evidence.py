@@ -257,3 +257,25 @@ async def test_a_har_import_has_its_own_body_limit(tmp_path: Path) -> None:
         # Every other body keeps the general limit.
         assert (await api.post("/episodes", content=b"x" * 300_000)).status_code == 413
     recording.close()
+
+
+async def test_the_pages_of_another_tools_har_are_what_is_known_of_them(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    """An imported HAR another tool wrote has no change maps: its pages are listed, each
+    with no element changed and no popup, and a replay of it is made."""
+    api, _ = recorded
+    imported = await api.post(
+        "/episodes/import", params={"id": "foreign"}, json=har_of_one_page("<p>hi</p>")
+    )
+    assert imported.status_code == 201, imported.text
+    listed = await api.get("/episodes/foreign/pages")
+    assert listed.status_code == 200, listed.text
+    (shown,) = listed.json()["pages"]
+    assert (shown["load"], shown["url"], shown["shifted"]) == (1, "http://site/", False)
+    assert (shown["shifts"], shown["elements_changed"], shown["popup"]) == ({}, 0, None)
+    page = await api.get("/episodes/foreign/pages/1")
+    assert page.status_code == 200, page.text
+    assert page.json() == {"load": 1, "url": "http://site/", "shifts": {}, "elements": []}
+    assert (await api.get("/episodes/foreign/pages/1/served")).text == "<p>hi</p>"
+    assert (await api.post("/episodes", json={"replay_of": "foreign"})).status_code == 201
