@@ -318,13 +318,31 @@ class Recording:
 
     def _read_body(self, digest: str) -> bytes:
         path = self.root / "bodies" / digest[:2] / digest
-        body = path.read_bytes()
+        try:
+            body = path.read_bytes()
+        except FileNotFoundError:
+            raise CorruptRecording(
+                f"{path.relative_to(self.root)}: the body is missing (deleted since it was written)"
+            ) from None
         if hashlib.sha256(body).hexdigest() != digest:
             raise CorruptRecording(
                 f"{path.relative_to(self.root)}: the body's bytes are not the ones its name "
                 "hashes (cut short or changed since it was written)"
             )
         return body
+
+    async def check_bodies(self, entries: list[dict[str, Any]]) -> None:
+        """Read every body the entries name (as served, and the page each was shifted from)
+        as a read of it would: a CorruptRecording names the first that is missing or not the
+        bytes its name hashes. For what answers from them later (a replay, the pages' view),
+        so a bad recording is told when it is asked for, not by a 502 mid-replay."""
+        digests = {
+            digest
+            for entry in entries
+            for digest in (extension(entry).get("body"), extension(entry).get("source"))
+            if digest
+        }
+        await self._run(lambda: [self._read_body(digest) for digest in sorted(digests)])
 
     async def har(self, episode_id: str, creator_version: str) -> dict[str, Any]:
         """The episode's recording as one HAR 1.2 log, bodies inline (as text, or base64)."""

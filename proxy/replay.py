@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-from pathlib import Path
 from typing import Any
 
 from mitmproxy import ctx, http
@@ -192,10 +191,8 @@ class ReplayResponder:
 
 
 def _why(error: Exception) -> str:
-    """A replay error for its event: a corrupt recording names its file (relative to the
-    recording directory); a body file that is gone, its digest."""
+    """A replay error for its event: a corrupt recording (a body changed or gone too) names its
+    file, relative to the recording directory."""
     if isinstance(error, CorruptRecording):
         return str(error)[:500]
-    if isinstance(error, FileNotFoundError) and error.filename:
-        return f"a recorded body is missing: {Path(str(error.filename)).name}"
     return f"{type(error).__name__}: {error}"[:500]

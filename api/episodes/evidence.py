@@ -80,9 +80,17 @@ class Evidence:
         return self.recording
 
     async def pages(self, episode_id: str) -> list[dict[str, Any]]:
-        """The recorded navigations, each as its HAR entry."""
+        """The recorded navigations, each as its HAR entry, their bodies checked (a
+        CorruptRecording names one that cannot be read as written)."""
+        pages = _navigations(await self.recorded().entries(episode_id))
+        await self.recorded().check_bodies(pages)
+        return pages
+
+    async def replayable_pages(self, episode_id: str) -> list[dict[str, Any]]:
+        """The recorded navigations, every body a replay of them may answer with checked."""
         entries = await self.recorded().entries(episode_id)
-        return [e for e in entries if extension(e).get("load")]
+        await self.recorded().check_bodies(entries)
+        return _navigations(entries)
 
     async def page(self, episode_id: str, load: int) -> dict[str, Any]:
         entry = page_at(await self.recorded().entries(episode_id), load)
@@ -158,6 +166,10 @@ class Evidence:
             episode.id, {**imported_event, "id": f"{int(episode.created_at * 1000)}-0"}
         )
         return summary
+
+
+def _navigations(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in entries if extension(e).get("load")]
 
 
 # What a replay shows of the episode it replays (no shift runs: for reading), and what an

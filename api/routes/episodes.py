@@ -65,7 +65,7 @@ async def _replay_config(
     replayed, _ = found
     if replayed.replay_of:
         raise Invalid(f"episode {replayed_id!r} is a replay itself; replay its original")
-    if not await evidence.pages(replayed_id):
+    if not await evidence.replayable_pages(replayed_id):
         # Refused now, not left to answer every request with a miss.
         why = (
             "it was created with record: off"

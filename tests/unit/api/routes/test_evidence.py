@@ -279,3 +279,38 @@ async def test_the_pages_of_another_tools_har_are_what_is_known_of_them(
     assert page.json() == {"load": 1, "url": "http://site/", "shifts": {}, "elements": []}
     assert (await api.get("/episodes/foreign/pages/1/served")).text == "<p>hi</p>"
     assert (await api.post("/episodes", json={"replay_of": "foreign"})).status_code == 201
+
+
+@pytest.mark.parametrize("damage", ["one byte appended", "deleted"])
+async def test_a_recorded_body_that_cannot_be_read_is_refused_naming_its_file(
+    recorded: tuple[httpx.AsyncClient, Recording], damage: str
+) -> None:
+    """As the docs say: a replay of it, its HAR and its pages are each a 422 naming the body's
+    file, not a replay that answers that page with a 502."""
+    api, recording = recorded
+    await api.post("/episodes", json={"id": "bad"})
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/"},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
+    }
+    await recording.append_entry("bad", entry, b"<p>page</p>", None)
+    await recording.flush()
+    (written,) = await recording.entries("bad")
+    digest = written["_skillshift"]["body"]
+    body = recording.root / "bodies" / digest[:2] / digest
+    if damage == "deleted":
+        body.unlink()
+    else:
+        with body.open("ab") as appended:
+            appended.write(b"x")
+    for answer in (
+        await api.post("/episodes", json={"replay_of": "bad"}),
+        await api.get("/episodes/bad/har"),
+        await api.get("/episodes/bad/pages"),
+    ):
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["error"].startswith(
+            f"the recording cannot be read: bodies/{digest[:2]}/{digest}: the body"
+        )
