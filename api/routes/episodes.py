@@ -62,20 +62,32 @@ async def _replay_config(
     found = await evidence.episode(replayed_id)
     if found is None:
         raise NotFound(f"episode {replayed_id!r} not found, live or archived")
-    replayed, _ = found
+    replayed, live = found
     if replayed.replay_of:
         raise Invalid(f"episode {replayed_id!r} is a replay itself; replay its original")
     if not await evidence.replayable_pages(replayed_id):
         # Refused now, not left to answer every request with a miss.
-        why = (
-            "it was created with record: off"
-            if replayed.record == "off"
-            else "it loaded no page through this service while it had a record directory"
-        )
+        why = await _why_nothing_was_recorded(evidence, replayed, live)
         raise Invalid(f"episode {replayed_id!r} has no recorded page to replay: {why}")
     labels = replayed.model_dump(mode="json", include=set(REPLAY_LABELS))
     replayed_key = await evidence.beacon_key(replayed_id)
     return {**labels, **config}, {"replayed_beacon_key": replayed_key}
+
+
+async def _why_nothing_was_recorded(evidence: Evidence, episode: Episode, live: bool) -> str:
+    if episode.record == "off":
+        return "it was created with record: off"
+    events = await evidence.events(episode.id, live)
+    served = sum(1 for e in events if e.get("type") == "page_served")
+    if served:
+        # The event is in the store as the page is served; its entry is queued for the disk
+        # once the response is through, so a process killed in between keeps only the event.
+        return (
+            f"its events say {served} page(s) were served, but its recording holds no page "
+            "entry: they were served while the service had no record directory, or by a "
+            "process stopped before it wrote them"
+        )
+    return "it loaded no page through this service while it had a record directory"
 
 
 @router.get("")

@@ -11,6 +11,7 @@ import pytest
 from api.app import create_app
 from api.service.settings import Settings
 from proxy.episode import beacon_key_of
+from proxy.events import event
 from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
@@ -314,3 +315,25 @@ async def test_a_recorded_body_that_cannot_be_read_is_refused_naming_its_file(
         assert answer.json()["error"].startswith(
             f"the recording cannot be read: bodies/{digest[:2]}/{digest}: the body"
         )
+
+
+async def test_a_replay_of_pages_served_but_never_written_says_so(tmp_path: Path) -> None:
+    """A process killed after a page was served and before its entry reached the disk leaves
+    the `page_served` event alone: the refusal says what the events and the recording hold."""
+    recording = Recording(tmp_path)
+    store = ArchivingStore(MemoryStore(), recording)
+    app = create_app(store, Settings(), recording)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://api"
+    ) as api:
+        created = (await api.post("/episodes", json={"id": "killed"})).json()
+        served = event("page_served", "proxy", url="http://site/", kind="document", load_index=1)
+        await store.append_event("killed", served, created["expires_at"])  # as the proxy does
+        refused = await api.post("/episodes", json={"replay_of": "killed"})
+        assert refused.status_code == 422
+        assert refused.json()["error"] == (
+            "episode 'killed' has no recorded page to replay: its events say 1 page(s) were "
+            "served, but its recording holds no page entry: they were served while the service "
+            "had no record directory, or by a process stopped before it wrote them"
+        )
+    recording.close()
