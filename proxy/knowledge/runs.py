@@ -127,12 +127,24 @@ async def learn_run(
 async def _same_code(store: KnowledgeStore, held: str, record: PageRecord) -> bool:
     """Whether the record a version holds for the page names the same code as `record` (the
     same assets, statuses and bytes), however each was found: a browser learn of what a static
-    learn found is no change of the app."""
+    learn found is no change of the app. A static learn cannot see what scripts load at run
+    time, so against a browser's record it is compared with what a static pass can see: the
+    same there is no change either (and the version keeps the browser's record, which knows
+    more)."""
     if held == record.digest:
         return True
     old = await store.record(held)
-    return old is not None and _code(old) == _code(record)
+    if old is None:
+        return False
+    statically = record.learnt_by == "static" and old.learnt_by == "browser"
+    return _code(old, statically) == _code(record)
 
 
-def _code(record: PageRecord) -> set[tuple[str, str, int, str | None]]:
-    return {(asset.url, asset.kind, asset.status, asset.sha256) for asset in record.assets}
+def _code(record: PageRecord, statically: bool = False) -> set[tuple[str, str, int, str | None]]:
+    """The code a record names; `statically`: only what a static pass finds too (not the
+    assets only the browser pass saw loading)."""
+    return {
+        (asset.url, asset.kind, asset.status, asset.sha256)
+        for asset in record.assets
+        if not (statically and asset.found_by == "browser")
+    }

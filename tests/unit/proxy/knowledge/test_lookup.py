@@ -130,6 +130,31 @@ async def test_a_learn_run_that_finds_the_same_code_another_way_changes_nothing(
     assert origin["pages"][0]["record"] == first.records[0]  # the version keeps its record
 
 
+async def test_a_static_learn_run_keeps_what_the_browser_saw_load_at_run_time(
+    site: UpstreamServer, tmp_path: Path
+) -> None:
+    """Learnt by the browser on a first load (with `/modules/late.js`, which a script builds
+    the URL of at run time), then by a static learn run, which cannot see that module: the
+    same code as far as a static pass sees is no new version, and the version keeps the
+    browser's record, module and all."""
+    browser = KnowledgeLookup(FileKnowledge(tmp_path), Learner(timeout=20))
+    try:
+        first = await browser.for_page(0, page_request(site))
+    finally:
+        await browser.learner.close()
+    late = f"{site.origin}/modules/late.js"
+    (held,) = first.records
+    record = await browser.store.record(held)
+    assert record is not None and record.asset(late) is not None  # (found by the browser)
+    run = await learn_run(lookup_on(tmp_path), [f"{site.origin}/app"], browser=False)
+    (origin,) = run["origins"]
+    assert run["epoch"] == 0 and not origin["new"] and not origin["pages"][0]["changed"]
+    assert origin["pages"][0]["learnt_by"] == "static"
+    assert origin["pages"][0]["record"] == held  # the version keeps the browser's record
+    later = await lookup_on(tmp_path).for_page(run["epoch"], page_request(site))
+    assert later.records == first.records and later.version == first.version
+
+
 async def test_a_learn_run_that_fails_writes_nothing(site: UpstreamServer, tmp_path: Path) -> None:
     lookup = lookup_on(tmp_path)
     with pytest.raises(LearnRunFailed, match="error500 answered 500"):
