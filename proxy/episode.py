@@ -173,6 +173,17 @@ class EpisodeConfig(BaseModel):
             raise ValueError(f"unknown site {site!r}; known: {sorted(sites.PROFILES)}")
         return site
 
+    @field_validator("shifts")
+    @classmethod
+    def _each_shift_once(cls, shifts: list[str] | None) -> list[str] | None:
+        # A shift given twice would run twice on every page (elements wrapped twice, classes
+        # renamed twice, its style injected twice), which no condition means.
+        given = shifts or []
+        repeated = [name for index, name in enumerate(given) if name in given[:index]]
+        if repeated:
+            raise ValueError(f"shift {repeated[0]!r} is given more than once")
+        return shifts
+
     @field_validator("targets")
     @classmethod
     def _origins(cls, targets: dict[str, str]) -> dict[str, str]:

@@ -55,6 +55,10 @@ async def test_errors_have_one_shape_and_change_nothing(api: httpx.AsyncClient) 
     assert_error(await api.post("/episodes", json={"targets": {"ftp:x": "y"}}), 422, "origin")
     assert_error(await api.post("/episodes", json={"regime_params": {"p": 2}}), 422, "p")
     assert_error(await api.post("/episodes", json={"unknown": 1}), 422, "unknown")
+    twice = {"condition": "Src", "seed": 7, "shifts": ["locator_drift", "locator_drift"]}
+    assert_error(
+        await api.post("/episodes", json=twice), 422, "shifts: shift 'locator_drift' is given"
+    )
     assert (await api.get("/episodes")).json()["episodes"] == []
     assert (await api.post("/episodes", json={"id": "fixed"})).status_code == 201
     assert_error(await api.post("/episodes", json={"id": "fixed", "seed": 3}), 409, "exists")
@@ -69,6 +73,8 @@ async def test_patch_validates_the_whole_result(api: httpx.AsyncClient) -> None:
     )
     assert patched.status_code == 200 and patched.json()["regime"] == "random"
     assert_error(await api.patch("/episodes/e1", json={"shifts": ["nope"]}), 422, "unknown shift")
+    twice = {"shifts": ["locator_drift", "locator_drift"]}
+    assert_error(await api.patch("/episodes/e1", json=twice), 422, "'locator_drift' is given more")
     assert_error(
         await api.patch("/episodes/e1", json={"regime_params": {"min_ms": 9, "max_ms": 1}}),
         422,

@@ -34,6 +34,11 @@ def test_unknown_shift_is_refused() -> None:
     assert EpisodeConfig(shifts=["relabel"]).shift_names() == ["relabel"]
 
 
+def test_a_shift_given_twice_is_refused() -> None:
+    message = invalid(shifts=["locator_drift", "relabel", "locator_drift"])
+    assert "shift 'locator_drift' is given more than once" in message
+
+
 def test_shift_params_only_for_shifts_the_episode_applies() -> None:
     message = invalid(shifts=["relabel"], shift_params={"restyle": {"min_angle": 90}})
     assert "shift_params for 'restyle', which this episode does not apply" in message
