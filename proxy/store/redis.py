@@ -300,7 +300,11 @@ class RedisStore(EpisodeStore):
         return value.decode() if value else None
 
     async def ping(self) -> None:
+        """Both connections requests go on: redis-py's (the API's commands) and the pipelined
+        one (every request's and page load's). They can disagree: a password Redis does not
+        ask for is let pass by redis-py and refused by the pipelined connection."""
         await self._call(self._redis.ping)
+        await self._call(lambda: self._hot.call("PING"))
 
     async def close(self) -> None:
         self._hot.close()

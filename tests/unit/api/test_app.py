@@ -118,6 +118,24 @@ async def test_changes_made_at_once_each_take_effect(redis_server: RedisProcess)
     assert log[0] == "episode_reset" and log.count("episode_reset") == 1, log
 
 
+async def test_health_fails_as_requests_do_when_redis_refuses_the_password(
+    redis_server: RedisProcess,
+) -> None:
+    """A password given to a Redis that has none: redis-py lets it pass, the connection every
+    page load goes on refuses it, and so does /health (it reported ok while requests got 503)."""
+    url = redis_server.url.replace("redis://", "redis://:pw@")
+    store = RedisStore(url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    async with in_process(Settings(), store, base_url="http://a") as api:
+        created = await api.post("/episodes", json={"condition": "Src"})
+        health = await api.get("/health")
+        metrics = (await api.get("/metrics")).text
+    await store.close()
+    assert_error(created, 503, "AUTH")
+    assert health.status_code == 503 and health.json()["status"] == "degraded"
+    assert "Redis refused AUTH" in health.json()["store"]["error"]
+    assert "skillshift_store_up 0" in metrics
+
+
 class _EventsHeld(MemoryStore):
     """A store whose first event of one of `types`, appended on its own, waits for `release`
     (a slow connection between a change and its event): the interleaving two changes at once
