@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
-from pydantic import ValidationError
+from pydantic import AfterValidator, ValidationError
 
 from api.analysis.attribution import attribute
 from api.analysis.page_check import UpstreamRefused, fetch_and_check
@@ -185,14 +185,24 @@ async def resume_episode(episode_id: str, store: StoreDep, settings: SettingsDep
     return await _set_suspended(store, settings, episode_id, False)
 
 
+def _event_id(after: str | None) -> str | None:
+    """An id each store can look after: its parts within 64 bits (a 422 otherwise, never a
+    store's error)."""
+    if after is not None:
+        parse_event_id(after)
+    return after
+
+
 @router.get("/{episode_id}/events")
 async def read_events(
     episode_id: str,
     store: StoreDep,
     evidence: EvidenceDep,
-    after: str | None = Query(
-        None, pattern=r"^\d+-\d+$", description="Return events after this id"
-    ),
+    after: Annotated[
+        str | None,
+        Query(pattern=r"^\d+-\d+$", description="Return events after this id"),
+        AfterValidator(_event_id),
+    ] = None,
     limit: int = Query(100, ge=1, le=1000),
 ) -> dict[str, Any]:
     """Live episodes from the store, archived ones from the recording directory."""

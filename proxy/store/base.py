@@ -142,7 +142,15 @@ def next_event_id(last: tuple[int, int], now_ms: int) -> tuple[int, int]:
     return last_ms, last_seq + 1
 
 
+# Each part of an event id is an unsigned 64-bit integer, as Redis Streams have them: a larger
+# one is no id any store holds (and Redis refuses it as an error, not as "none after it").
+EVENT_ID_PART_MAX = 2**64 - 1
+
+
 def parse_event_id(event_id: str) -> tuple[int, int]:
-    """ "<ms>-<seq>" -> (ms, seq); ValueError for anything else."""
+    """ "<ms>-<seq>" -> (ms, seq); ValueError for anything else, a part beyond 64 bits too."""
     ms, _, seq = event_id.partition("-")
-    return int(ms), int(seq or 0)
+    parsed = int(ms), int(seq or 0)
+    if not all(0 <= part <= EVENT_ID_PART_MAX for part in parsed):
+        raise ValueError(f"each part of an event id is at most {EVENT_ID_PART_MAX}")
+    return parsed

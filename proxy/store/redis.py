@@ -30,7 +30,12 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from proxy.store.base import EpisodeStore, StoreUnavailable
+from proxy.store.base import (
+    EVENT_ID_PART_MAX,
+    EpisodeStore,
+    StoreUnavailable,
+    parse_event_id,
+)
 from proxy.store.pipelined import PipelinedConnection, Reply, ReplyError
 
 T = TypeVar("T")
@@ -242,6 +247,8 @@ class RedisStore(EpisodeStore):
     async def read_events(
         self, episode_id: str, after: str | None = None, limit: int = 100
     ) -> list[dict[str, Any]]:
+        if after and parse_event_id(after) == (EVENT_ID_PART_MAX, EVENT_ID_PART_MAX):
+            return []  # none comes after the last id there can be (Redis refuses the interval)
         start = f"({after}" if after else "-"
         entries = await self._call(
             lambda: self._redis.xrange(self._key(episode_id, "events"), start, "+", count=limit)

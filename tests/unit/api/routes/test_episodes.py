@@ -4,10 +4,15 @@ reaches the log (a bad event would corrupt SR/AS)."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import httpx
 import pytest
 
+from api.service.settings import Settings
+from proxy.store import EpisodeStore, MemoryStore, RedisStore
+from tests.helpers.processes import RedisProcess
+from tests.unit.api.conftest import in_process
 from tests.unit.api.test_app import assert_error
 
 REFUSED = [
@@ -108,3 +113,30 @@ async def test_sfr_is_failures_of_called_skills_over_calls(api: httpx.AsyncClien
     table = (await api.get("/reports", params={"format": "benchmark", "tag": "run=sfr"})).json()
     # One (website, condition) cell: 6 failures over 7 calls.
     assert table["metrics"]["SFR"]["overall"] == round(6 / 7, 4)
+
+
+BEYOND_64_BITS = ["18446744073709551616-0", "1-18446744073709551616"]
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_an_event_id_beyond_64_bits_is_a_422_on_every_store(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    """Redis refused such an `after` as an error, which the API reported as an outage (503)."""
+    store: EpisodeStore = MemoryStore()
+    if kind == "redis":
+        redis_server: RedisProcess = request.getfixturevalue("redis_server")
+        store = RedisStore(redis_server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    async with in_process(Settings(), store, base_url="http://a") as api:
+        await api.post("/episodes", json={"id": "e1"})
+        for after in BEYOND_64_BITS:
+            refused = await api.get(f"/episodes/e1/events?after={after}")
+            assert_error(
+                refused,
+                422,
+                "query.after: each part of an event id is at most 18446744073709551615",
+            )
+        largest = f"{2**64 - 1}-{2**64 - 1}"
+        found = (await api.get(f"/episodes/e1/events?after={largest}")).json()
+    await store.close()
+    assert found == {"events": [], "next": largest}
