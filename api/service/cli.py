@@ -35,7 +35,14 @@ from api.analysis.verdicts import (
 )
 from api.calibration import COLUMNS, WORDPRESS_SKILLS, column_name
 from api.service import commands as admin_commands
-from api.service.settings import ENV_PREFIX, Settings, SettingsError, load_settings
+from api.service.settings import (
+    ENV_PREFIX,
+    Settings,
+    SettingsError,
+    load_settings,
+    option_name,
+    variable_name,
+)
 from api.service.user_error import UserError
 from shifts.conditions import CONDITIONS
 from skillshift_client import SkillShiftError, SkillShiftUnreachable
@@ -99,10 +106,10 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
     """One option per Settings field, with the field's help text; options given on the command
     line are the only values argparse keeps (the environment and defaults come from Settings)."""
     for name, field in Settings.model_fields.items():
-        flag = "--" + name.replace("_", "-")
+        flag = option_name(name)
         default = field.get_default(call_default_factory=True)
         shown = "" if default in (None, "", [], ()) else f", default {_shown(default)}"
-        text = f"{field.description} ({ENV_PREFIX}{name.upper()}{shown})".replace("%", "%%")
+        text = f"{field.description} ({variable_name(name)}{shown})".replace("%", "%%")
         if field.annotation is bool:
             parser.add_argument(
                 flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=text

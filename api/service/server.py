@@ -34,6 +34,7 @@ from api.oracle.run import close_browser as close_oracle_browser
 from api.service.settings import Settings
 from proxy import build_addons
 from proxy.knowledge import KnowledgeLookup, Learner, open_knowledge
+from proxy.knowledge.store import KnowledgeStoreUnavailable
 from proxy.options import OPTIONS
 from proxy.recording_dir import Recording
 from proxy.store import EpisodeStore, StoreUnavailable, open_store
@@ -132,10 +133,15 @@ def _server(app: object, host: str, port: int, log_level: str) -> _Uvicorn:
 
 async def serve(settings: Settings) -> None:
     store = open_store(settings.redis_url, settings.key_prefix)
-    knowledge = KnowledgeLookup(
-        open_knowledge(settings.redis_url, settings.knowledge_path, settings.key_prefix),
-        Learner(),
-    )
+    try:
+        knowledge_store = open_knowledge(
+            settings.redis_url, settings.knowledge_path, settings.key_prefix
+        )
+    except KnowledgeStoreUnavailable as unusable:
+        # Checked with the settings; this is what they cannot see (root passes every
+        # permission check, and /proc refuses it all the same) or what changed since.
+        raise StartupFailed(f"{settings.knowledge_path_setting}: {unusable}") from None
+    knowledge = KnowledgeLookup(knowledge_store, Learner())
     try:
         recording = Recording(settings.record_dir) if settings.record_dir else None
     except OSError as unusable:  # checked with the settings; this is what changed since

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from proxy.chromium import missing_playwright, playwright_installed
@@ -28,9 +36,12 @@ ORIGIN = re.compile(r"^https?://[^/\s]+$")
 REVERSE_SPEC = re.compile(r"^https?://[^@\s]+@(?:[^:@\s]+:)?\d{1,5}$")
 
 
-def _usable_directory(directory: str | None) -> str | None:
+def _usable_directory(
+    directory: str | None, use: str = "record in", writable: bool = True
+) -> str | None:
     """A directory the service can write in, or one it can create (with its parents): told at
-    start, not as a recording that silently fails on the first page."""
+    start, not as a recording that silently fails on the first page. `use`: what the service
+    keeps there, for the message; not `writable`: a directory it may only read."""
     if directory is None:
         return None
     path = Path(directory).expanduser()
@@ -38,11 +49,18 @@ def _usable_directory(directory: str | None) -> str | None:
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise ValueError(f"{existing} is not a directory: cannot record in {path}")
-    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{existing} is not a directory: cannot {use} {path}")
+    if writable and not os.access(existing, os.W_OK | os.X_OK):
         cannot = "write in" if existing == path else "create"
         raise ValueError(f"cannot {cannot} {path}: {existing} is not writable")
     return str(path)
+
+
+def _recordable(directory: str | None) -> str | None:
+    return _usable_directory(directory)
+
+
+KEEP_KNOWLEDGE = "keep site knowledge in"
 
 
 def _address(value: Any) -> tuple[str, int]:
@@ -211,7 +229,7 @@ class Settings(BaseSettings):
         description="deployment-wide source->target origins for Tgt conditions, "
         "'http://src:port=http://tgt:port,...', copied into each new episode",
     )
-    record_dir: Annotated[str | None, AfterValidator(_usable_directory)] = Field(
+    record_dir: Annotated[str | None, AfterValidator(_recordable)] = Field(
         None,
         description="record what every episode's browser received (HAR, bodies by hash) and "
         "archive episodes and their events here, past their TTL; needed for replay episodes",
@@ -230,6 +248,25 @@ class Settings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="log level; debug also shows mitmproxy's connection log"
     )
+
+    @field_validator("knowledge_dir")
+    @classmethod
+    def _usable_knowledge_dir(cls, directory: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("redis_url"):
+            return directory  # (the knowledge is in Redis)
+        return _usable_directory(directory, KEEP_KNOWLEDGE)
+
+    @field_validator("confdir")
+    @classmethod
+    def _usable_confdir(cls, confdir: str, info: ValidationInfo) -> str:
+        """Without Redis and --knowledge-dir, the knowledge is kept under the confdir. The CA
+        is made there when it has none (an existing one may be read-only)."""
+        if "knowledge_dir" in info.data and not (
+            info.data.get("redis_url") or info.data["knowledge_dir"]
+        ):
+            _usable_directory(str(Path(confdir) / "knowledge"), KEEP_KNOWLEDGE)
+        _usable_directory(confdir, "keep the interception CA in", writable=False)
+        return confdir
 
     @model_validator(mode="after")
     def _api_token_off_loopback(self) -> Settings:
@@ -293,6 +330,12 @@ class Settings(BaseSettings):
         return Path(self.knowledge_dir or Path(self.confdir) / "knowledge").expanduser()
 
     @property
+    def knowledge_path_setting(self) -> str:
+        """The setting `knowledge_path` comes from and its value, for a start error."""
+        field = "knowledge_dir" if self.knowledge_dir else "confdir"
+        return f"{option_name(field)} or {variable_name(field)}={getattr(self, field)!r}"
+
+    @property
     def public_proxy_host(self) -> str:
         """Where local clients reach the proxy (a wildcard bind is reached on loopback)."""
         return _reachable(self.proxy_host)
@@ -319,17 +362,21 @@ def load_settings(given: dict[str, Any]) -> Settings:
         for item in error.errors():
             field = str(item["loc"][0]) if item["loc"] else ""
             where = (
-                (
-                    f"--{field.replace('_', '-')}"
-                    if field in given
-                    else f"{ENV_PREFIX}{field.upper()}"
-                )
+                (option_name(field) if field in given else variable_name(field))
                 if field
                 else "settings"
             )
             value = given.get(field, item.get("input"))
             problems.append(f"{where}={value!r}: {item['msg']}" if field else item["msg"])
         raise SettingsError("; ".join(problems)) from None
+
+
+def option_name(field: str) -> str:
+    return f"--{field.replace('_', '-')}"
+
+
+def variable_name(field: str) -> str:
+    return f"{ENV_PREFIX}{field.upper()}"
 
 
 def _reachable(host: str) -> str:

@@ -61,6 +61,32 @@ def test_bad_options_are_refused_with_a_clear_message(args: list[str], message: 
     assert result.returncode == 2 and message in result.stderr
 
 
+def test_a_knowledge_directory_that_cannot_be_used_ends_in_one_line(tmp_path: Path) -> None:
+    """Named by its option or variable, with no traceback (it ended in one, and "internal
+    error"): a directory that cannot be made (also as root), a file, a confdir that is one."""
+    a_file = tmp_path / "afile"
+    a_file.write_text("not a directory")
+    cases = [
+        (["--knowledge-dir", "/proc/nope"], {}, "--knowledge-dir", "/proc/nope"),
+        ([], {"SKILLSHIFT_KNOWLEDGE_DIR": str(a_file)}, "SKILLSHIFT_KNOWLEDGE_DIR", str(a_file)),
+        (["--confdir", str(a_file)], {}, "--confdir", str(a_file)),
+    ]
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SKILLSHIFT_")}
+    ports = ["--proxy", f"127.0.0.1:{free_port()}", "--api", f"127.0.0.1:{free_port()}"]
+    for args, variables, named, value in cases:
+        result = subprocess.run(
+            [SKILLSHIFT, "serve", *ports, "--learn", "static", *args],
+            capture_output=True,
+            text=True,
+            env={**base, **variables},
+            timeout=30,
+        )
+        last = result.stderr.splitlines()[-1]
+        assert result.returncode == 2, (args, result.stderr)
+        assert last.startswith(f"skillshift-proxy: {named}") and f"{value}'" in last, last
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_starts_and_stops_cleanly_within_two_seconds(workdir: Path, sig: int) -> None:
     service = ServiceProcess(workdir).start()

@@ -21,7 +21,10 @@ from proxy.options import OPTIONS
 from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
 
-RECORDINGS = str(Path(tempfile.gettempdir()) / "skillshift-settings-example" / "recordings")
+EXAMPLE_DIR = Path(tempfile.gettempdir()) / "skillshift-settings-example"
+RECORDINGS = str(EXAMPLE_DIR / "recordings")
+KNOWLEDGE = str(EXAMPLE_DIR / "knowledge")
+CONFDIR = str(EXAMPLE_DIR / "ca")
 # For every field: a value as an option or a variable carries it, and the value it must give.
 EXAMPLES: dict[str, tuple[str, Any]] = {
     "proxy": ("127.0.0.1:18080", ("127.0.0.1", 18080)),
@@ -40,11 +43,11 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     "collect_after_bytes": ("0", 0),
     "learn": ("static", "static"),
     "learn_timeout": ("2.5", 2.5),
-    "knowledge_dir": ("/srv/knowledge", "/srv/knowledge"),
+    # Directories the service may create (their parent is writable): checked at start.
+    "knowledge_dir": (KNOWLEDGE, KNOWLEDGE),
     "asset_max_bytes": ("65536", 65536),
-    "confdir": ("/srv/ca", "/srv/ca"),
+    "confdir": (CONFDIR, CONFDIR),
     "upstream_ca": ("/srv/lab-ca.pem", "/srv/lab-ca.pem"),
-    # A directory the service may create (its parent is writable): checked at start.
     "record_dir": (RECORDINGS, RECORDINGS),
     "record_max_bytes": ("1048576", 1048576),
     "import_max_bytes": ("2097152", 2097152),
@@ -203,6 +206,31 @@ def test_a_record_directory_that_cannot_be_used_is_refused_at_start(tmp_path: Pa
     # Missing is fine: the service creates it, with its parents.
     missing = tmp_path / "new" / "recordings"
     assert load_settings({"record_dir": str(missing)}).record_dir == str(missing)
+
+
+def test_a_knowledge_directory_that_cannot_be_used_is_refused_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Named by its option or variable (it was a traceback when the store opened), and the
+    confdir when the knowledge would be kept under it; with Redis the knowledge is there."""
+    a_file = tmp_path / "afile"
+    a_file.write_text("not a directory")
+    not_one = re.escape(f"{a_file} is not a directory: cannot keep site knowledge in")
+    with pytest.raises(SettingsError, match=f"--knowledge-dir='{a_file}/under': .*{not_one}"):
+        load_settings({"knowledge_dir": str(a_file / "under")})
+    with pytest.raises(SettingsError, match=f"--confdir='{a_file}': .*{not_one}"):
+        load_settings({"confdir": str(a_file)})
+    monkeypatch.setenv(variable("knowledge_dir"), str(a_file))
+    with pytest.raises(SettingsError, match=f"SKILLSHIFT_KNOWLEDGE_DIR='{a_file}': .*{not_one}"):
+        load_settings({})
+    on_redis = load_settings({"redis_url": "redis://127.0.0.1:6390/1"})
+    assert on_redis.knowledge_dir == str(a_file)  # (unused: the knowledge is in Redis)
+    # The CA lives in the confdir, with Redis too.
+    with pytest.raises(SettingsError, match=f"{a_file} is not a directory: cannot keep the"):
+        load_settings({"redis_url": "redis://127.0.0.1:6390/1", "confdir": str(a_file)})
+    monkeypatch.delenv(variable("knowledge_dir"))
+    missing = tmp_path / "new" / "knowledge"
+    assert load_settings({"knowledge_dir": str(missing)}).knowledge_path == missing
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes in any directory")
