@@ -52,6 +52,7 @@ def test_help_documents_every_option_with_its_variable() -> None:
         (["--internal-prefix", "x"], "internal-prefix"),
         (["--targets", "http://a:1=ftp://b"], "http://source:port=http://target:port"),
         (["--upstream-timeout", "soon"], "--upstream-timeout"),
+        (["--upstream-ca", "/nonexistent.pem"], "--upstream-ca='/nonexistent.pem': "),
     ],
 )
 def test_bad_options_are_refused_with_a_clear_message(args: list[str], message: str) -> None:

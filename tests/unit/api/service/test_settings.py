@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import certifi
 import pytest
 
 from api.service.cli import build_parser, given_settings
@@ -20,6 +21,7 @@ from proxy.knowledge.store import FileKnowledge
 from proxy.options import OPTIONS
 from proxy.recording_dir import Recording
 from proxy.store import MemoryStore
+from tests.helpers.tls import make_upstream_tls
 
 EXAMPLE_DIR = Path(tempfile.gettempdir()) / "skillshift-settings-example"
 RECORDINGS = str(EXAMPLE_DIR / "recordings")
@@ -47,7 +49,7 @@ EXAMPLES: dict[str, tuple[str, Any]] = {
     "knowledge_dir": (KNOWLEDGE, KNOWLEDGE),
     "asset_max_bytes": ("65536", 65536),
     "confdir": (CONFDIR, CONFDIR),
-    "upstream_ca": ("/srv/lab-ca.pem", "/srv/lab-ca.pem"),
+    "upstream_ca": (certifi.where(), certifi.where()),  # (a file of PEM certificates)
     "record_dir": (RECORDINGS, RECORDINGS),
     "record_max_bytes": ("1048576", 1048576),
     "import_max_bytes": ("2097152", 2097152),
@@ -231,6 +233,24 @@ def test_a_knowledge_directory_that_cannot_be_used_is_refused_at_start(
     monkeypatch.delenv(variable("knowledge_dir"))
     missing = tmp_path / "new" / "knowledge"
     assert load_settings({"knowledge_dir": str(missing)}).knowledge_path == missing
+
+
+def test_an_upstream_ca_that_cannot_be_loaded_is_refused_at_start(tmp_path: Path) -> None:
+    """Missing, a directory, or no certificate in it: every HTTPS request was a 502."""
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n")
+    for path, why in [
+        ("/nonexistent.pem", "cannot read /nonexistent.pem: No such file or directory"),
+        (str(tmp_path), f"cannot read {tmp_path}: Is a directory"),
+        (str(junk), f"{junk} holds no PEM certificate: NO_CERTIFICATE_OR_CRL_FOUND"),
+    ]:
+        with pytest.raises(
+            SettingsError, match=re.escape(f"--upstream-ca='{path}': ") + ".*" + re.escape(why)
+        ):
+            load_settings({"upstream_ca": path})
+    ca, _, _ = make_upstream_tls(tmp_path)
+    assert load_settings({"upstream_ca": str(ca)}).upstream_ca == str(ca)
+    assert load_settings({"upstream_ca": ""}).upstream_ca is None  # (an empty variable)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes in any directory")
