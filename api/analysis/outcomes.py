@@ -17,6 +17,7 @@ import io
 import json
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from api.episodes.evidence import Evidence
@@ -153,16 +154,18 @@ def aggregate(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def attempts(
-    evidence: Evidence, tags: dict[str, str], include_internal: bool = False
+    evidence: Evidence, tags: Iterable[tuple[str, str]], include_internal: bool = False
 ) -> list[tuple[Episode, dict[str, Any]]]:
     """Every task attempt with its outcome: live and archived episodes alike, those with every
-    wanted tag. Replays are not task attempts and are left out, and so are the service's own
-    (`internal`) episodes unless `include_internal`."""
+    wanted tag (KEY, VALUE pairs; a key given twice with two values matches none). Replays are
+    not task attempts and are left out, and so are the service's own (`internal`) episodes
+    unless `include_internal`."""
     found = []
+    wanted = list(tags)
     for episode, live in await evidence.episodes():
         if episode.replay_of or (episode.internal and not include_internal):
             continue
-        if any(episode.tags.get(k) != v for k, v in tags.items()):
+        if any(episode.tags.get(k) != v for k, v in wanted):
             continue
         found.append((episode, episode_outcome(await evidence.events(episode.id, live))))
     return found

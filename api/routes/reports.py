@@ -17,13 +17,14 @@ router = APIRouter(tags=["reports"])
 TagFilter = Annotated[str, StringConstraints(pattern=r"^[^=]+=", max_length=256)]
 
 
-def _parse_tags(values: list[str]) -> dict[str, str]:
-    tags = {}
+def _parse_tags(values: list[str]) -> list[tuple[str, str]]:
+    """Every filter, a key given twice too: they all apply (a dict kept only the last)."""
+    tags = []
     for value in values:
         key, sep, wanted = value.partition("=")
         if not sep or not key:
             raise ApiError(422, f"tag filter {value!r} is not KEY=VALUE")
-        tags[key] = wanted
+        tags.append((key, wanted))
     return tags
 
 
@@ -46,7 +47,10 @@ async def reports(
         "(method...); json and csv only",
     ),
     tag: Annotated[
-        list[TagFilter], Query(description="Only episodes with this tag, KEY=VALUE; repeatable")
+        list[TagFilter], Query(
+            description="Only episodes with this tag, KEY=VALUE; repeatable: an episode must "
+            "have every one (two values of one key match none)"
+        ),
     ] = [],  # noqa: B006 - FastAPI copies query defaults per request
     format: str = Query(
         "json",

@@ -89,7 +89,7 @@ def add_parsers(commands: Any) -> None:
         action="append",
         default=[],
         type=key_value,
-        help="only episodes tagged KEY=VALUE (repeatable)",
+        help="only episodes tagged KEY=VALUE (repeatable: they must have every one)",
     )
     report.add_argument(
         "--format",
@@ -178,7 +178,7 @@ def add_parsers(commands: Any) -> None:
 
 def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     group_by = args.group_by.split(",")
-    tags = dict(args.tag)
+    tags = args.tag  # (every one applies: a key given twice too)
 
     def reports(format: str) -> Any:  # noqa: A002 - the API's name for it
         return client.reports(group_by, tags, format, include_internal=args.include_internal)

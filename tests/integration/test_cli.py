@@ -189,6 +189,15 @@ def test_report_prints_the_benchmark_table_and_per_task_lines(service: ServicePr
     as_json = admin(service, "report", "--format", "json", "--tag", "run=cli-benchmark")
     assert sum(row["episodes"] for row in json.loads(as_json.stdout)["rows"]) == 12
 
+    def episodes_tagged(*tags: str) -> int:
+        filters = [arg for tag in tags for arg in ("--tag", tag)]
+        shown = admin(service, "report", "--format", "json", *filters)
+        return sum(row["episodes"] for row in json.loads(shown.stdout)["rows"])
+
+    # Every filter applies, a key given twice too (the last one alone did).
+    assert episodes_tagged("run=cli-benchmark", "site=alpha") == 7
+    assert episodes_tagged("run=other", "run=cli-benchmark") == 0
+
     per_task = admin(service, "report", "--format", "per_task", "--tag", "run=cli-benchmark")
     assert per_task.returncode == 0, per_task.stderr
     records = [json.loads(line) for line in per_task.stdout.splitlines()]

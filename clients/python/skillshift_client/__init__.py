@@ -40,6 +40,9 @@ __all__ = [
 DEFAULT_API_URL = "http://127.0.0.1:8081"
 EVENTS_PAGE = 1000  # the API's largest page
 T = TypeVar("T")
+# Report filters: KEY -> VALUE, or (KEY, VALUE) pairs, a key given twice too; an episode must
+# have every one.
+TagFilters = dict[str, str] | list[tuple[str, str]]
 
 
 class SkillShiftError(Exception):
@@ -228,11 +231,12 @@ class _Calls:
 
     @staticmethod
     def reports(
-        group_by: list[str], tags: dict[str, str], fmt: str, include_internal: bool
+        group_by: list[str], tags: TagFilters, fmt: str, include_internal: bool
     ) -> _Call[Any]:
+        pairs = tags.items() if isinstance(tags, dict) else tags
         params = {
             "group_by": ",".join(group_by),
-            "tag": [f"{key}={value}" for key, value in tags.items()],
+            "tag": [f"{key}={value}" for key, value in pairs],
             "format": fmt,
             **_internal(include_internal),
         }
@@ -415,7 +419,7 @@ class SkillShift:
     def reports(
         self,
         group_by: list[str] | None = None,
-        tags: dict[str, str] | None = None,
+        tags: TagFilters | None = None,
         format: str = "json",
         include_internal: bool = False,
     ) -> Any:
@@ -425,7 +429,7 @@ class SkillShift:
         macro-averaged table by website, condition and overall, a dict; `group_by` is
         ignored) or `per_task` (one record per task attempt, a list of dicts). The service's
         own episodes (`internal`: the oracle's, the preview's) count only with
-        `include_internal`.
+        `include_internal`. `tags`: only the episodes with every one of these tags.
         """
         call = _Calls.reports(group_by or ["condition"], tags or {}, format, include_internal)
         return self._run(call)
@@ -587,7 +591,7 @@ class AsyncSkillShift:
     async def reports(
         self,
         group_by: list[str] | None = None,
-        tags: dict[str, str] | None = None,
+        tags: TagFilters | None = None,
         format: str = "json",
         include_internal: bool = False,
     ) -> Any:

@@ -86,6 +86,23 @@ async def test_reports_group_by_condition_and_tags(api: httpx.AsyncClient) -> No
     assert lines[1].startswith("react,2,2,0,0.5,7.0,2.5,0.2")
 
 
+async def test_every_tag_filter_applies_a_repeated_key_too(api: httpx.AsyncClient) -> None:
+    """Filters are ANDed in every format: a key given twice was the last value alone."""
+    await run(api, "Src", "react", True, 4, 2)
+    await api.post("/episodes", json={"condition": "Src", "tags": {"run": "attr"}})
+    both = [("tag", "run=r1"), ("tag", "run=attr")]
+    rows = (await api.get("/reports", params=both)).json()["rows"]
+    assert rows == []
+    assert (await api.get("/reports", params=[*both, ("format", "per_task")])).text == ""
+    table = (await api.get("/reports", params=[*both, ("format", "benchmark")])).json()
+    assert all(cell["episodes"] == 0 for cell in table["cells"])
+    same = [("tag", "run=r1"), ("tag", "run=r1"), ("tag", "method=react")]
+    (row,) = (await api.get("/reports", params=same)).json()["rows"]
+    assert row["episodes"] == 1
+    other = [("tag", "run=r1"), ("tag", "method=skills")]
+    assert (await api.get("/reports", params=other)).json()["rows"] == []
+
+
 async def test_reports_reject_bad_queries(api: httpx.AsyncClient) -> None:
     for query in ("group_by=", "group_by=a;b", "format=xml", "format=Benchmark", "tag=novalue"):
         response = await api.get(f"/reports?{query}")
