@@ -47,7 +47,8 @@ async def reports(
         "(method...); json and csv only",
     ),
     tag: Annotated[
-        list[TagFilter], Query(
+        list[TagFilter],
+        Query(
             description="Only episodes with this tag, KEY=VALUE; repeatable: an episode must "
             "have every one (two values of one key match none)"
         ),
