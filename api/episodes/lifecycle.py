@@ -20,13 +20,13 @@ from proxy.store import EpisodeStore, StoreUnavailable
 
 def describe(episode: Episode, settings: Settings) -> dict[str, Any]:
     """The episode as the API shows it, with everything a client needs to bind a browser."""
-    host_port = f"{settings.public_proxy_host}:{settings.proxy_port}"
+    host_port = settings.agent_proxy
     return {
         **episode.model_dump(mode="json"),
         "shifts_applied": [] if episode.replay_of else episode.shift_names(),
         "shift_digest": episode.shift_digest(version()),
         "proxy": {
-            "server": settings.proxy_server,
+            "server": f"http://{host_port}",
             "username": episode.id,
             "password": episode.token,
         },

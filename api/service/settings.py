@@ -201,6 +201,12 @@ class Settings(BaseSettings):
         description="a second proxy listener for desktop browsers (HOST:PORT), the only "
         "regular listener that may have a default episode",
     )
+    advertised_proxy: OptionalAddress = Field(
+        None,
+        description="the proxy address episodes tell agents to use (HOST:PORT), where they "
+        "reach it otherwise than at --proxy: a balancer in front of replicas, a service name "
+        "in a cluster (default: the --proxy listener, a wildcard host as 127.0.0.1)",
+    )
     api: Address = Field(("127.0.0.1", 8081), description="admin API listener (HOST:PORT)")
     redis_url: Annotated[str | None, AfterValidator(_redis_url)] = Field(
         None,
@@ -362,7 +368,18 @@ class Settings(BaseSettings):
 
     @property
     def proxy_server(self) -> str:
+        """Where this process's own browsers (the oracle's, the preview's) reach its proxy."""
         return f"http://{self.public_proxy_host}:{self.proxy_port}"
+
+    @property
+    def agent_proxy(self) -> str:
+        """HOST:PORT of the proxy as agents are told to reach it (binding answers, browser
+        setups): behind a balancer, the balancer, so an episode goes on through another
+        replica when one stops."""
+        if self.advertised_proxy is not None:
+            host, port = self.advertised_proxy
+            return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return f"{self.public_proxy_host}:{self.proxy_port}"
 
 
 class SettingsError(ValueError):

@@ -42,6 +42,19 @@ async def test_create_returns_binding_info(api: httpx.AsyncClient) -> None:
     assert got["token"] == episode["token"] and got["event_count"] == 1
 
 
+async def test_behind_a_balancer_agents_are_told_the_balancers_address() -> None:
+    """Each replica would name its own listener (or, bound to 0.0.0.0, the client's own
+    loopback): the advertised address is what every answer binds agents to."""
+    settings = Settings(proxy=("0.0.0.0", 3128), advertised_proxy=("balancer.lab", 8443))
+    async with in_process(settings, base_url="http://api") as api:
+        episode = (await api.post("/episodes", json={})).json()
+        assert episode["proxy"]["server"] == "http://balancer.lab:8443"
+        assert episode["proxy_url"].endswith("@balancer.lab:8443")
+        listed = (await api.get(f"/episodes/{episode['id']}")).json()
+        assert listed["proxy"]["server"] == "http://balancer.lab:8443"
+    assert settings.proxy_server == "http://127.0.0.1:3128"  # (the service's own browsers)
+
+
 async def test_no_body_is_an_episode_of_the_defaults(api: httpx.AsyncClient) -> None:
     created = await api.post("/episodes")
     assert created.status_code == 201, created.text

@@ -31,6 +31,7 @@ CONFDIR = str(EXAMPLE_DIR / "ca")
 EXAMPLES: dict[str, tuple[str, Any]] = {
     "proxy": ("127.0.0.1:18080", ("127.0.0.1", 18080)),
     "desktop_proxy": ("127.0.0.1:18082", ("127.0.0.1", 18082)),
+    "advertised_proxy": ("balancer.lab:3128", ("balancer.lab", 3128)),
     "api": ("127.0.0.1:18081", ("127.0.0.1", 18081)),
     "redis_url": ("redis://127.0.0.1:6390/1", "redis://127.0.0.1:6390/1"),
     "key_prefix": ("other:", "other:"),
