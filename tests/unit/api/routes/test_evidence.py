@@ -337,3 +337,21 @@ async def test_a_replay_of_pages_served_but_never_written_says_so(tmp_path: Path
             "had no record directory, or by a process stopped before it wrote them"
         )
     recording.close()
+
+
+async def test_an_import_takes_the_ids_an_episode_may_have(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    """`run.1` is an episode id `POST /episodes` takes: an import takes it too; dots alone
+    (a directory's `.` and `..`) neither."""
+    api, _ = recorded
+    imported = await api.post(
+        "/episodes/import", params={"id": "run.1"}, json=har_of_one_page("<p>hi</p>")
+    )
+    assert imported.status_code == 201, imported.text
+    assert (await api.get("/episodes/run.1")).status_code == 200
+    for dots in ("..", "."):
+        refused = await api.post(
+            "/episodes/import", params={"id": dots}, json=har_of_one_page("<p>hi</p>")
+        )
+        assert refused.status_code == 422 and "dots" in refused.json()["error"], dots
