@@ -21,7 +21,7 @@ from proxy.options import add_options
 from proxy.responses import answer, error_response
 
 # Marks a request this proxy forwarded; the admin API of any skillshift process refuses it.
-THROUGH_PROXY_HEADER = "X-SkillShift-Proxied"
+THROUGH_PROXY_HEADER = "x-skillshift-proxied"  # (lower case: HTTP/2 names are)
 
 
 def _patterns(value: str) -> list[str]:
@@ -109,8 +109,23 @@ class UpstreamGuard:
     def http_connect(self, flow: http.HTTPFlow) -> None:
         self._check(flow)
 
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        # A request whose body is streamed (over `stream_large_bodies`) goes upstream with
+        # these headers before the `request` hook runs: it is marked now (a chunked body
+        # streamed once it grows past the limit too: every admin API refuses the mark), and
+        # one whose length says so already is checked now; mitmproxy cannot answer a request
+        # it streams, so a refused one is cut off.
+        if flow.response is not None:
+            return
+        flow.request.headers[THROUGH_PROXY_HEADER] = "1"
+        if flow.request.stream and not self.allowed(flow.request.host, flow.request.port):
+            flow.kill()
+
     def request(self, flow: http.HTTPFlow) -> None:
         # After routing: the upstream actually contacted is what must be allowed.
+        self._check_and_mark(flow)
+
+    def _check_and_mark(self, flow: http.HTTPFlow) -> None:
         self._check(flow)
         if flow.response is None:
             flow.request.headers[THROUGH_PROXY_HEADER] = "1"

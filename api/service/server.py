@@ -99,6 +99,9 @@ def make_master(
     opts.update(
         # Connect upstream only once the request hook has chosen the upstream (contextual shift).
         connection_strategy="lazy",
+        # A tunnel's bytes are HTTP or TLS, or nothing: as raw TCP no hook sees them (no
+        # binding, no shift, no guard), which would pass unshifted pages and admin APIs.
+        rawtcp=False,
         # Chunked HTML past the rewrite limit is streamed rather than buffered without bound.
         stream_large_bodies=str(settings.max_rewrite_bytes + 1),
         ssl_insecure=settings.upstream_insecure,

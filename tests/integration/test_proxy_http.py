@@ -7,6 +7,7 @@ import subprocess
 import uuid
 
 import httpx
+import pytest
 
 from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
@@ -303,3 +304,54 @@ def test_finished_exchanges_are_collected_after_the_bytes_given(
             assert service.counter("full_collections_total") in expected, budget
         finally:
             service.stop()
+
+
+def test_a_streamed_upload_is_marked_and_guarded_as_any_request(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    """A body over the rewrite limit is streamed: its headers go upstream before the hook that
+    marks and checks a request runs. It is marked all the same, and one to the admin API (a
+    HAR import takes 256 MB) is cut off before anything reaches it."""
+    episode = service.create_episode(condition="Src")
+    big = b"x" * (9 * 1024 * 1024)
+    with service.client(episode) as client:
+        posted = client.post(f"{upstream.origin}/upload", content=big)
+        assert posted.status_code == 200 and b"9437184 bytes" in posted.content
+        with pytest.raises(httpx.HTTPError):
+            client.post(f"{service.api}/episodes/import?id=smuggled", content=big)
+    (seen,) = [r for r in upstream.requests if r["path"] == "/upload"]
+    assert {name.lower(): value for name, value in seen["headers"].items()}[
+        "x-skillshift-proxied"
+    ] == "1"
+    assert httpx.get(f"{service.api}/episodes/smuggled").status_code == 404
+
+
+def test_a_tunnel_carries_http_or_nothing(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    """Bytes in a CONNECT tunnel that do not look like HTTP at first (a request's first word
+    alone in a packet) were passed on as raw TCP, where no hook runs: an unshifted page came
+    back. They are read as HTTP, shifted, or refused."""
+    import base64
+    import socket
+
+    episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=7)
+    credentials = base64.b64encode(f"{episode['id']}:{episode['token']}".encode()).decode()
+    host = f"127.0.0.1:{upstream.server_address[1]}"
+    with socket.create_connection(("127.0.0.1", service.proxy_port), timeout=20) as tunnel:
+        tunnel.sendall(
+            f"CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n"
+            f"Proxy-Authorization: Basic {credentials}\r\n\r\n".encode()
+        )
+        assert tunnel.recv(4096).startswith(b"HTTP/1.1 200")
+        tunnel.sendall(b"GET")
+        tunnel.sendall(
+            f" /page.html HTTP/1.1\r\nHost: {host}\r\nSec-Fetch-Dest: document\r\n"
+            "Sec-Fetch-Mode: navigate\r\nConnection: close\r\n\r\n".encode()
+        )
+        answer = b""
+        while chunk := tunnel.recv(65536):
+            answer += chunk
+    assert PAGE not in answer  # never the upstream's page as it is
+    if answer.startswith(b"HTTP/1.1 200"):
+        assert b"/__ss/r.js" in answer
