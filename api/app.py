@@ -208,6 +208,10 @@ def create_app(
     )
     install_error_handlers(app)
 
+    # Inside the guard (a middleware added later wraps those before it): a request refused for
+    # its token or its proxy mark is refused before a byte of its body is read.
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, import_limit=settings.import_max_bytes)
+
     @app.middleware("http")
     async def guard(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -240,7 +244,6 @@ def create_app(
             ] + [(b"content-type", b"application/json")]
         return await call_next(request)
 
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, import_limit=settings.import_max_bytes)
     for router in (
         episodes.router,
         evidence.router,

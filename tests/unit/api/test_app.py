@@ -431,3 +431,22 @@ async def test_check_fetches_only_what_the_proxy_may_reach() -> None:
         # resolves: a lookup would have answered 502).
         response = await api.get("/episodes/e1/check", params={"url": "http://shop.invalid/"})
         assert_error(response, 403, "shop.invalid")
+
+
+async def test_a_request_refused_at_the_door_has_no_body_read() -> None:
+    """A HAR import may be 256 MB: one without the token (or with the proxy's mark) is refused
+    before its body is read, not after."""
+    read = 0
+
+    async def body():  # type: ignore[no-untyped-def]
+        nonlocal read
+        for _ in range(100):
+            read += 1024 * 1024
+            yield b" " * (1024 * 1024)
+
+    async with in_process(Settings(api_token="s3cret"), base_url="http://api") as api:
+        for headers in ({}, {"Authorization": "Bearer s3cret", THROUGH_PROXY_HEADER: "1"}):
+            read = 0
+            refused = await api.post("/episodes/import", content=body(), headers=headers)
+            assert refused.status_code in (401, 403), refused.text
+            assert read <= 2 * 1024 * 1024, read
