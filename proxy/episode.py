@@ -17,6 +17,7 @@ from pydantic import (
     Field,
     StrictBool,
     StringConstraints,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -32,6 +33,9 @@ from shifts.runtime import INTERRUPTIONS_NAME, runtime_version, script_version
 Condition = Literal["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
 Regime = Literal["once", "multiple", "random"]
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# The validation context of an episode as a client asks for it (a change to a stored one): the
+# rules of what may be asked apply, not only those of what may be stored.
+ASKED: dict[str, bool] = {"asked": True}
 
 
 def _not_only_dots(episode_id: str) -> str:
@@ -175,9 +179,13 @@ class EpisodeConfig(BaseModel):
 
     @field_validator("shifts")
     @classmethod
-    def _each_shift_once(cls, shifts: list[str] | None) -> list[str] | None:
+    def _each_shift_once(cls, shifts: list[str] | None, info: ValidationInfo) -> list[str] | None:
         # A shift given twice would run twice on every page (elements wrapped twice, classes
-        # renamed twice, its style injected twice), which no condition means.
+        # renamed twice, its style injected twice), which no condition means. Asked of what is
+        # asked for (a new episode, a change: `ASKED`), not of an `Episode` read back from the
+        # store: one an earlier version stored goes on as it began, rather than be unreadable.
+        if cls is not EpisodeConfig and not (info.context or {}).get("asked"):
+            return shifts
         given = shifts or []
         repeated = [name for index, name in enumerate(given) if name in given[:index]]
         if repeated:

@@ -24,7 +24,7 @@ from api.episodes.lifecycle import (
 from api.failures import Invalid, NotFound, Refused, validation_message
 from api.models import AgentEvent, EpisodeCreate, EpisodePatch
 from api.service.settings import Settings
-from proxy.episode import Episode
+from proxy.episode import ASKED, Episode
 from proxy.events import event
 from proxy.store import EpisodeStore
 from proxy.store.base import parse_event_id
@@ -140,7 +140,9 @@ async def patch_episode(
 
     def patched(episode: Episode) -> Episode:
         try:
-            return Episode.model_validate({**episode.model_dump(mode="json"), **changes})
+            return Episode.model_validate(
+                {**episode.model_dump(mode="json"), **changes}, context=ASKED
+            )
         except ValidationError as error:
             raise Invalid(validation_message(error)) from None
 

@@ -450,3 +450,24 @@ async def test_a_request_refused_at_the_door_has_no_body_read() -> None:
             refused = await api.post("/episodes/import", content=body(), headers=headers)
             assert refused.status_code in (401, 403), refused.text
             assert read <= 2 * 1024 * 1024, read
+
+
+async def test_an_episode_an_earlier_version_stored_is_still_read() -> None:
+    """A shift named twice is refused when asked for; an episode stored with one before that
+    rule (a live one in Redis across an upgrade) is still read, listed and reported."""
+    store = MemoryStore()
+    async with in_process(Settings(), store, base_url="http://api") as api:
+        created = (await api.post("/episodes", json={"shifts": ["locator_drift"]})).json()
+        record = await store.get_episode(created["id"])
+        assert record is not None
+        await store.update_episode(
+            created["id"], {**record, "shifts": ["locator_drift", "locator_drift"]}
+        )
+        assert (await api.get(f"/episodes/{created['id']}")).status_code == 200
+        assert len((await api.get("/episodes")).json()["episodes"]) == 1
+        assert (await api.get("/reports")).status_code == 200
+        assert_error(
+            await api.patch(f"/episodes/{created['id']}", json={"shifts": ["relabel", "relabel"]}),
+            422,
+            "more than once",
+        )
