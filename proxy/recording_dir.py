@@ -36,8 +36,6 @@ from proxy.har import EXTENSION, extension
 from proxy.har_import import ImportedEntry
 from proxy.store.base import parse_event_id
 
-CLAIM = "claimed"  # in an episode's directory: the id is taken (`Recording.claim`)
-
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -235,23 +233,27 @@ class Recording:
 
     def claim(self, episode_id: str) -> bool:
         """Take the id for a new episode, once across every process sharing the directory:
-        the first to create its claim file has it (O_EXCL), and an id whose record the
-        directory holds (an episode deleted, expired or imported) is taken. Made at once, not
-        queued behind the writes: two processes creating one id at once each saw no record
-        yet, and both runs went into one directory, one hiding the other."""
+        the first to make the episode's directory has it (`mkdir` is atomic), as an import
+        does; an id whose directory exists (an episode live, deleted, expired or imported, or
+        one another process is creating) is taken. Made at once, not queued behind the
+        writes: two processes creating one id at once each saw no record yet, and both runs
+        went into one directory, one hiding the other."""
         directory = self._directory(episode_id)
-        if (directory / "episode.json").exists():
-            return False
         try:
-            directory.mkdir(exist_ok=True)
-            os.close(os.open(directory / CLAIM, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            directory.mkdir()
         except FileExistsError:
             if directory.is_dir():
-                return False  # claimed by another
+                return False
             return self._unwritable(directory)
         except OSError:
             return self._unwritable(directory)
         return True
+
+    def release(self, episode_id: str) -> None:
+        """Give back a claim whose episode was not created after all (a store that failed):
+        its directory, still empty."""
+        with contextlib.suppress(OSError):
+            self._directory(episode_id).rmdir()
 
     def _unwritable(self, directory: Path) -> bool:
         """An archive that cannot be written fails nothing else: the id goes to the store
@@ -259,11 +261,6 @@ class Recording:
         logger.error("the recording cannot claim %s: it is not a writable directory", directory)
         metrics.inc("recording_errors_total")
         return True
-
-    def release(self, episode_id: str) -> None:
-        """Give back a claim whose episode was not created after all (a store that failed)."""
-        with contextlib.suppress(FileNotFoundError):
-            (self._directory(episode_id) / CLAIM).unlink()
 
     async def episode(self, episode_id: str) -> dict[str, Any] | None:
         """The archived configuration, or None if this directory never saw the episode."""

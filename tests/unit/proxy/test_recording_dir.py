@@ -103,6 +103,13 @@ async def test_processes_sharing_a_directory_create_an_id_once(tmp_path: Path) -
     await failing.inner.create_episode("taken-live", {}, 2**31)  # (live in the store alone)
     assert not await failing.create_episode("taken-live", {"id": "taken-live"}, 2**31)
     assert await stores[0].create_episode("taken-live", {"id": "taken-live"}, 2**31)
+    # A creation that failed leaves nothing an import of the id would run into.
+    await failing.inner.create_episode("run-1", {}, 2**31)
+    assert not await failing.create_episode("run-1", {"id": "run-1"}, 2**31)
+    assert not (tmp_path / "episodes" / "run-1").exists()
+    # An import and a creation of one id: whichever makes the directory first has it.
+    await failing.recording.import_episode({"id": "imported-1"}, [])
+    assert not await stores[1].create_episode("imported-1", {"id": "imported-1"}, 2**31)
 
 
 async def test_the_archive_follows_a_reset_to_its_new_run(recording: Recording) -> None:
