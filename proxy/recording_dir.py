@@ -328,18 +328,26 @@ class Recording:
             )
         return body
 
-    async def check_bodies(self, entries: list[dict[str, Any]]) -> None:
-        """Read every body the entries name (as served, and the page each was shifted from)
-        as a read of it would: a CorruptRecording names the first that is missing or not the
-        bytes its name hashes. For what answers from them later (a replay, the pages' view),
-        so a bad recording is told when it is asked for, not by a 502 mid-replay."""
+    async def check_bodies(
+        self, entries: list[dict[str, Any]], kinds: tuple[str, ...] = ("body", "source")
+    ) -> None:
+        """Read every body the entries name (`kinds`: as served, and the page each was
+        shifted from) as a read of it would: a CorruptRecording names the first that is
+        missing or not the bytes its name hashes. For what answers from them later (a replay
+        serves the bodies as served; the pages' view reads both), so a bad recording is told
+        when it is asked for, not by a 502 mid-replay. One body in memory at a time."""
         digests = {
-            digest
+            str(digest)
             for entry in entries
-            for digest in (extension(entry).get("body"), extension(entry).get("source"))
-            if digest
+            for kind in kinds
+            if (digest := extension(entry).get(kind))
         }
-        await self._run(lambda: [self._read_body(digest) for digest in sorted(digests)])
+
+        def check() -> None:
+            for digest in sorted(digests):
+                self._read_body(digest)  # (its bytes dropped as soon as they are hashed)
+
+        await self._run(check)
 
     async def har(self, episode_id: str, creator_version: str) -> dict[str, Any]:
         """The episode's recording as one HAR 1.2 log, bodies inline (as text, or base64)."""

@@ -87,9 +87,10 @@ class Evidence:
         return pages
 
     async def replayable_pages(self, episode_id: str) -> list[dict[str, Any]]:
-        """The recorded navigations, every body a replay of them may answer with checked."""
+        """The recorded navigations, every body a replay of them may answer with checked (as
+        served: a replay never reads the page a body was shifted from)."""
         entries = await self.recorded().entries(episode_id)
-        await self.recorded().check_bodies(entries)
+        await self.recorded().check_bodies(entries, kinds=("body",))
         return _navigations(entries)
 
     async def page(self, episode_id: str, load: int) -> dict[str, Any]:

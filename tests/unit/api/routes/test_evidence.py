@@ -355,3 +355,26 @@ async def test_an_import_takes_the_ids_an_episode_may_have(
             "/episodes/import", params={"id": dots}, json=har_of_one_page("<p>hi</p>")
         )
         assert refused.status_code == 422 and "dots" in refused.json()["error"], dots
+
+
+async def test_a_replay_needs_the_bodies_it_serves_not_the_pages_they_were_shifted_from(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    """A replay answers with the bodies as served: the upstream's page a body was shifted from
+    going missing refuses its pages' view (which reads it), not the replay."""
+    api, recording = recorded
+    await api.post("/episodes", json={"id": "shifted"})
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/"},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
+    }
+    await recording.append_entry("shifted", entry, b"<p>served</p>", b"<p>upstream</p>")
+    await recording.flush()
+    (written,) = await recording.entries("shifted")
+    source = written["_skillshift"]["source"]
+    (recording.root / "bodies" / source[:2] / source).unlink()
+    assert (await api.get("/episodes/shifted/pages")).status_code == 422
+    replay = await api.post("/episodes", json={"replay_of": "shifted"})
+    assert replay.status_code == 201, replay.text
