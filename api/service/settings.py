@@ -364,12 +364,12 @@ class Settings(BaseSettings):
 
     @property
     def api_url(self) -> str:
-        return f"http://{_reachable(self.api_host)}:{self.api_port}"
+        return f"http://{_host_port(_reachable(self.api_host), self.api_port)}"
 
     @property
     def proxy_server(self) -> str:
         """Where this process's own browsers (the oracle's, the preview's) reach its proxy."""
-        return f"http://{self.public_proxy_host}:{self.proxy_port}"
+        return f"http://{_host_port(self.public_proxy_host, self.proxy_port)}"
 
     @property
     def agent_proxy(self) -> str:
@@ -377,9 +377,8 @@ class Settings(BaseSettings):
         setups): behind a balancer, the balancer, so an episode goes on through another
         replica when one stops."""
         if self.advertised_proxy is not None:
-            host, port = self.advertised_proxy
-            return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        return f"{self.public_proxy_host}:{self.proxy_port}"
+            return _host_port(*self.advertised_proxy)
+        return _host_port(self.public_proxy_host, self.proxy_port)
 
 
 class SettingsError(ValueError):
@@ -410,6 +409,11 @@ def option_name(field: str) -> str:
 
 def variable_name(field: str) -> str:
     return f"{ENV_PREFIX}{field.upper()}"
+
+
+def _host_port(host: str, port: int) -> str:
+    """HOST:PORT as a URL writes it (an IPv6 address in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _reachable(host: str) -> str:

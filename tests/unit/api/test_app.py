@@ -53,6 +53,11 @@ async def test_behind_a_balancer_agents_are_told_the_balancers_address() -> None
         listed = (await api.get(f"/episodes/{episode['id']}")).json()
         assert listed["proxy"]["server"] == "http://balancer.lab:8443"
     assert settings.proxy_server == "http://127.0.0.1:3128"  # (the service's own browsers)
+    # An IPv6 address is written as a URL writes it, advertised or not.
+    for given in ({"proxy": ("::1", 3128)}, {"advertised_proxy": ("::1", 3128)}):
+        assert Settings(**given).agent_proxy == "[::1]:3128"  # type: ignore[arg-type]
+    assert Settings(proxy=("::1", 3128)).proxy_server == "http://[::1]:3128"
+    assert Settings(api=("::1", 8081)).api_url == "http://[::1]:8081"
 
 
 async def test_no_body_is_an_episode_of_the_defaults(api: httpx.AsyncClient) -> None:
