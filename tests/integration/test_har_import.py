@@ -126,17 +126,8 @@ def test_a_har_playwright_wrote_replays_with_the_app_gone(
     assert shown.returncode == 0, shown.stderr
     assert '<h1 id="title">Orders</h1>' in shown.stdout
 
-    replay = service.create_episode(replay_of=episode_id)
-    context = browser.new_context(proxy=replay["proxy"])
-    try:
-        # The document, its stylesheet and each POST's own answer, all from the HAR.
-        assert what_it_shows(context, f"{server.origin}/app") == seen
-    finally:
-        context.close()
-    # Playwright's HAR leaves out the browser's own favicon request (it belongs to no page),
-    # so the replay answers it with a miss, as it should: the HAR holds no answer to it.
-    favicon = [("replay_miss", f"{server.origin}/favicon.ico")]
-    assert misses(service, str(replay["id"])) in ([], favicon)
+    # The document, its stylesheet and each POST's own answer, all from the HAR.
+    replays_as_seen(browser, service, episode_id, f"{server.origin}/app", seen)
 
 
 def test_a_redirect_playwright_recorded_replays(
@@ -163,13 +154,24 @@ def test_a_redirect_playwright_recorded_replays(
 
     imported = cli("episodes", "import", str(har_path), "--api-url", service.api)
     assert imported.returncode == 0, imported.stderr
-    replay = service.create_episode(replay_of=imported.stdout.split()[1].rstrip(":"))
+    episode_id = imported.stdout.split()[1].rstrip(":")
+    replays_as_seen(browser, service, episode_id, f"{server.origin}/orders", seen)
+
+
+def replays_as_seen(
+    browser: Browser, service: ServiceProcess, episode_id: str, url: str, seen: object
+) -> None:
+    """A replay of the imported episode shows at `url` what the recording browser saw."""
+    replay = service.create_episode(replay_of=episode_id)
     context = browser.new_context(proxy=replay["proxy"])
     try:
-        assert what_it_shows(context, f"{server.origin}/orders") == seen
+        assert what_it_shows(context, url) == seen
     finally:
         context.close()
-    favicon = [("replay_miss", f"{server.origin}/favicon.ico")]
+    # Playwright's HAR leaves out the browser's own favicon request (it belongs to no page),
+    # so the replay answers it with a miss, as it should: the HAR holds no answer to it.
+    origin = url[: url.index("/", len("http://"))]
+    favicon = [("replay_miss", f"{origin}/favicon.ico")]
     assert misses(service, str(replay["id"])) in ([], favicon)
 
 
