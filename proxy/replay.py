@@ -61,6 +61,15 @@ class ReplayResponder:
         # replay episode -> the recorded load it shows
         self._replayed_load: Recent[str, int] = Recent(RECENT_EPISODES)
 
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        # Answered in `request`, once the body is in: a body streamed (its length over the
+        # size limit) would reach the upstream with its headers first, and a replay never
+        # does. mitmproxy cannot answer a request it streams: it is cut off.
+        episode: Episode | None = state_of(flow).episode
+        replayed = episode is not None and episode.replay_of
+        if flow.response is None and replayed and flow.request.stream:
+            flow.kill()
+
     async def request(self, flow: http.HTTPFlow) -> None:
         episode: Episode | None = state_of(flow).episode
         if flow.response is not None or episode is None or not episode.replay_of:

@@ -29,16 +29,25 @@ def browser_url(flow: http.HTTPFlow) -> str:
 
 
 class ContextualRouting:
-    def request(self, flow: http.HTTPFlow) -> None:
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        # Routed as soon as the headers are in: a body over the size limit is streamed, and
+        # its headers go upstream before the `request` hook runs (mitmproxy streams a body
+        # that grows past the limit on the way in, whatever a hook says before).
+        self.request(flow)
+
+    def _target(self, flow: http.HTTPFlow) -> str | None:
         episode: Episode | None = state_of(flow).episode
         if flow.response is not None or episode is None:
-            return
+            return None
         if "contextual" not in episode.shift_names():
-            return
-        source = origin_of(flow.request)
-        target = route(source, episode.all_targets())
+            return None
+        return route(origin_of(flow.request), episode.all_targets())
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        target = self._target(flow)
         if target is None:
             return
+        source = origin_of(flow.request)
         parts = urlsplit(target)
         state_of(flow).source_origin = source
         host_header = flow.request.host_header

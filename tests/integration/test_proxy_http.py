@@ -326,6 +326,21 @@ def test_a_streamed_upload_is_marked_and_guarded_as_any_request(
     assert httpx.get(f"{service.api}/episodes/smuggled").status_code == 404
 
 
+def test_a_streamed_upload_of_a_tgt_episode_goes_to_the_target(
+    service: ServiceProcess, upstream: UpstreamServer, target_upstream: UpstreamServer
+) -> None:
+    """Routed as the headers arrive: a streamed body's headers go upstream before the
+    `request` hook runs (it went to the source's upstream)."""
+    episode = service.create_episode(
+        condition="Tgt", targets={upstream.origin: target_upstream.origin}
+    )
+    with service.client(episode) as client:
+        posted = client.post(f"{upstream.origin}/tgt-upload", content=b"x" * (9 * 1024 * 1024))
+    assert posted.status_code == 200 and b"9437184 bytes" in posted.content
+    assert [r["path"] for r in target_upstream.requests if r["path"] == "/tgt-upload"]
+    assert not [r for r in upstream.requests if r["path"] == "/tgt-upload"]
+
+
 def test_a_tunnel_carries_http_or_nothing(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:

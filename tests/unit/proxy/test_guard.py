@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from mitmproxy import ctx
 from mitmproxy.addonmanager import AddonManager
-from mitmproxy.proxy.layers.http import HttpConnectHook
+from mitmproxy.proxy.layers.http import HttpConnectHook, HttpRequestHeadersHook
 
 from proxy.flowstate import state_of
 from proxy.guard import THROUGH_PROXY_HEADER, upstream_allowed
@@ -146,4 +146,18 @@ async def test_what_the_proxy_forwards_is_marked_and_what_it_answers_is_not(
     refused = request_flow(headers={"X-SkillShift-Episode": episode.id})
     refused.request.host = "other.test"
     await run_request(addons, refused)
-    assert refused.response is not None and THROUGH_PROXY_HEADER not in refused.request.headers
+    assert refused.response is not None and refused.response.status_code == 403
+
+
+async def test_a_body_streamed_in_a_tgt_episode_is_routed(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    ctx.options.update(ss_upstream_allow="", ss_forbidden_upstreams="")
+    episode = await make_episode(
+        store, condition="Tgt", targets={"http://site.test": "http://other.test:81"}
+    )
+    flow = request_flow(headers={"X-SkillShift-Episode": episode.id}, method="POST")
+    flow.request.stream = True  # (as mitmproxy sets it from the length, before the hooks)
+    await addons.handle_lifecycle(HttpRequestHeadersHook(flow))  # (then the headers go)
+    assert (flow.request.host, flow.request.port) == ("other.test", 81)
+    assert flow.request.headers[THROUGH_PROXY_HEADER] == "1"

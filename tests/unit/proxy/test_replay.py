@@ -8,6 +8,7 @@ import json
 
 from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
+from mitmproxy.proxy.layers.http import HttpRequestHeadersHook
 
 from proxy.recording_dir import Recording
 from proxy.replay_determinism import recorded_ms
@@ -227,3 +228,19 @@ async def test_a_recorded_body_cut_short_is_refused_naming_its_file_never_replay
     assert document.status_code == 502 and b"<body>" not in (document.content or b"")[:20]
     (error,) = [e for e in await store.read_events(replay.id) if e["type"] == "replay_error"]
     assert error["reason"].startswith(f"bodies/{digest[:2]}/{digest}: the body's bytes")
+
+
+async def test_a_body_over_the_size_limit_is_cut_off_never_streamed_upstream(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    """mitmproxy streams a body over `stream_large_bodies`, its headers going upstream before
+    the `request` hook answers: bound to a replay, such a request is cut off."""
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, answer_of("uploaded"), "/upload", FORM, "POST", b"n=1")
+    replay = await make_episode(store, replay_of=recorded.id)
+    flow = request_flow(
+        "/upload", {"X-SkillShift-Episode": replay.id, **FORM}, method="POST", content=b"n=1"
+    )
+    flow.request.stream = True  # (as mitmproxy sets it from the length, before the hooks)
+    await chain.handle_lifecycle(HttpRequestHeadersHook(flow))
+    assert flow.error is not None and flow.error.msg == "Connection killed."
