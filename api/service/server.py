@@ -97,7 +97,7 @@ def make_master(
     # Exit (instead of running on without a listener) when a port cannot be bound.
     master.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True))
     opts.update(
-        # Connect upstream only once the request hook has chosen the upstream (contextual shift).
+        # Connect upstream only once the hooks have chosen the upstream (contextual shift).
         connection_strategy="lazy",
         # A tunnel's bytes are HTTP or TLS, or nothing: as raw TCP no hook sees them (no
         # binding, no shift, no guard), which would pass unshifted pages and admin APIs.
