@@ -37,8 +37,8 @@ class ContextualRouting:
 
     def _target(self, flow: http.HTTPFlow) -> str | None:
         episode: Episode | None = state_of(flow).episode
-        if flow.response is not None or episode is None:
-            return None
+        if flow.response is not None or episode is None or episode.replay_of:
+            return None  # (a replay answers from its recording, by the URL the browser asked)
         if "contextual" not in episode.shift_names():
             return None
         return route(origin_of(flow.request), episode.all_targets())

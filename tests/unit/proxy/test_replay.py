@@ -244,3 +244,19 @@ async def test_a_body_over_the_size_limit_is_cut_off_never_streamed_upstream(
     flow.request.stream = True  # (as mitmproxy sets it from the length, before the hooks)
     await chain.handle_lifecycle(HttpRequestHeadersHook(flow))
     assert flow.error is not None and flow.error.msg == "Connection killed."
+
+
+async def test_a_replay_of_a_tgt_episode_answers_the_url_the_browser_asked(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    """A replay labelled with a `Tgt` condition is not routed: it answers from the recording
+    by the URL the browser asked for, as the recording holds it."""
+    recorded = await make_episode(store, record="all")
+    await exchange(chain, recorded, answer_of("recorded"), "/upload", FORM, "POST", b"n=1")
+    replay = await make_episode(
+        store,
+        replay_of=recorded.id,
+        condition="Tgt",
+        targets={"http://site.test": "http://other.test:81"},
+    )
+    assert (await replayed(chain, replay, "/upload", b"n=1")).text == "recorded"
