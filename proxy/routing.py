@@ -29,12 +29,6 @@ def browser_url(flow: http.HTTPFlow) -> str:
 
 
 class ContextualRouting:
-    def requestheaders(self, flow: http.HTTPFlow) -> None:
-        # Routed as soon as the headers are in: a body over the size limit is streamed, and
-        # its headers go upstream before the `request` hook runs (mitmproxy streams a body
-        # that grows past the limit on the way in, whatever a hook says before).
-        self.request(flow)
-
     def _target(self, flow: http.HTTPFlow) -> str | None:
         episode: Episode | None = state_of(flow).episode
         if flow.response is not None or episode is None or episode.replay_of:
@@ -43,7 +37,10 @@ class ContextualRouting:
             return None
         return route(origin_of(flow.request), episode.all_targets())
 
-    def request(self, flow: http.HTTPFlow) -> None:
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        # Routed as soon as the headers are in, once: a body over the size limit is streamed,
+        # and its headers go upstream before the `request` hook runs (mitmproxy streams a body
+        # that grows past the limit on the way in, whatever a hook says before).
         target = self._target(flow)
         if target is None:
             return
