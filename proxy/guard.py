@@ -122,13 +122,9 @@ class UpstreamGuard:
             flow.kill()
 
     def request(self, flow: http.HTTPFlow) -> None:
-        # After routing: the upstream actually contacted is what must be allowed.
-        self._check_and_mark(flow)
-
-    def _check_and_mark(self, flow: http.HTTPFlow) -> None:
+        # After routing: the upstream actually contacted is what must be allowed (the mark
+        # is on it since its headers arrived).
         self._check(flow)
-        if flow.response is None:
-            flow.request.headers[THROUGH_PROXY_HEADER] = "1"
 
 
 def refused(host: str, port: int) -> http.Response:

@@ -19,7 +19,7 @@ EXTENSION = "_skillshift"
 # imported HAR's too: one recorded through the proxy may carry them), and the mark the proxy
 # puts on what it forwards (the browser never sent it).
 SECRET_HEADERS = frozenset(
-    {"proxy-authorization", "authorization", "x-skillshift-episode", THROUGH_PROXY_HEADER.lower()}
+    {"proxy-authorization", "authorization", "x-skillshift-episode", THROUGH_PROXY_HEADER}
 )
 
 

@@ -14,7 +14,8 @@ import functools
 import re
 
 _VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
-_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+# A word's bytes, `[A-Za-z0-9_-]`: what a volatile value is a run of (and a name a word of).
+WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 MIN_LENGTH = 8
 _DIFFERENT = re.compile(rb"[^\x00]")
 _CHUNK = 4096
@@ -103,9 +104,9 @@ def _first_difference(old: bytes, new: bytes) -> int | None:
 
 def _widen(old: bytes, new: bytes, start: int, end: int) -> tuple[int, int]:
     """The whole value around a difference: widened while both pages have token characters."""
-    while start > 0 and old[start - 1] in _TOKEN_BYTES and new[start - 1] in _TOKEN_BYTES:
+    while start > 0 and old[start - 1] in WORD_BYTES and new[start - 1] in WORD_BYTES:
         start -= 1
-    while end < len(old) and old[end] in _TOKEN_BYTES and new[end] in _TOKEN_BYTES:
+    while end < len(old) and old[end] in WORD_BYTES and new[end] in WORD_BYTES:
         end += 1
     return start, end
 

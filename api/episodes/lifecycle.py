@@ -20,17 +20,16 @@ from proxy.store import EpisodeStore, StoreUnavailable
 
 def describe(episode: Episode, settings: Settings) -> dict[str, Any]:
     """The episode as the API shows it, with everything a client needs to bind a browser."""
-    host_port = settings.agent_proxy
     return {
         **episode.model_dump(mode="json"),
         "shifts_applied": [] if episode.replay_of else episode.shift_names(),
         "shift_digest": episode.shift_digest(version()),
         "proxy": {
-            "server": f"http://{host_port}",
+            "server": settings.agent_proxy_server,
             "username": episode.id,
             "password": episode.token,
         },
-        "proxy_url": f"http://{episode.id}:{episode.token}@{host_port}",
+        "proxy_url": f"http://{episode.id}:{episode.token}@{settings.agent_proxy}",
         "header": {settings.episode_header: f"{episode.id}:{episode.token}"},
     }
 

@@ -160,5 +160,5 @@ async def ca(settings: SettingsDep) -> dict[str, Any]:
         "path": str(authority.path),
         "pem": authority.pem,
         "spki_sha256": authority.spki_sha256,
-        "browsers": authority.browser_setup(f"http://{settings.agent_proxy}"),
+        "browsers": authority.browser_setup(settings.agent_proxy_server),
     }

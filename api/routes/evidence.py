@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Query, Request
@@ -14,7 +14,7 @@ from api.dependencies import EvidenceDep
 from api.episodes.evidence import Evidence
 from api.failures import Invalid
 from api.version import version
-from proxy.episode import EPISODE_ID
+from proxy.episode import EpisodeId
 from proxy.har import changes_of, extension
 from shifts import HtmlDocument
 
@@ -47,19 +47,15 @@ async def import_har(
     request: Request,
     evidence: EvidenceDep,
     name: str = Query("upload.har", description="The HAR's file name, for the messages and tag"),
-    episode_id: str | None = Query(
-        None,
-        alias="id",
-        pattern=EPISODE_ID.pattern,
-        description="The new episode's id (as `POST /episodes` takes one)",
-    ),
+    episode_id: Annotated[
+        EpisodeId | None,
+        Query(alias="id", description="The new episode's id (as `POST /episodes` takes one)"),
+    ] = None,
 ) -> dict[str, Any]:
     """Make a HAR 1.2 document (this service's export, or one Playwright, Chrome DevTools or
     Firefox wrote) into an archived episode's recording, which `POST /episodes {"replay_of":
     ID}` replays: the answer says how many entries and page loads it holds and which entries
     were left out (requests that failed when recorded)."""
-    if episode_id is not None and not episode_id.strip("."):
-        raise Invalid("query.id: an episode id is not made of dots only")
     try:
         document = json.loads(await request.body())
     except ValueError as error:  # UnicodeDecodeError is one too

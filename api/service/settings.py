@@ -380,6 +380,11 @@ class Settings(BaseSettings):
             return _host_port(*self.advertised_proxy)
         return _host_port(self.public_proxy_host, self.proxy_port)
 
+    @property
+    def agent_proxy_server(self) -> str:
+        """The proxy's URL as agents are told it (`agent_proxy`)."""
+        return f"http://{self.agent_proxy}"
+
 
 class SettingsError(ValueError):
     """Settings that do not validate, each problem named by its option and variable."""

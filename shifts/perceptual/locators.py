@@ -615,10 +615,9 @@ def _first_words(element: etree._Element) -> str:
     return " ".join(text.split())[:40]
 
 
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 # Every byte that is not a word character as a space: a page's words are then its
 # whitespace-separated parts (`bytes.split`, in C).
-_SPACE_OUT = bytes(b if b in _WORD_BYTES else 0x20 for b in range(256))
+_SPACE_OUT = bytes(b if b in volatile.WORD_BYTES else 0x20 for b in range(256))
 
 
 class _Mentions:
@@ -637,7 +636,6 @@ class _Mentions:
     """
 
     _WORD = re.compile(rb"[A-Za-z0-9_-]+")
-    _WORD_BYTES = _WORD_BYTES
     SCANS_BEFORE_COUNTING = 8  # (counting every word of a page costs about 45 scans of it)
 
     def __init__(self, original: bytes) -> None:
@@ -659,12 +657,12 @@ class _Mentions:
             return self.original.count(encoded)
         if self._words is not None:
             return self._words[encoded]
-        page, count, start = self.original, 0, 0
+        page, count, start, word = self.original, 0, 0, volatile.WORD_BYTES
         while (found := page.find(encoded, start)) != -1:
             end = found + len(encoded)
             before = page[found - 1] if found > 0 else None
             after = page[end] if end < len(page) else None
-            if before not in self._WORD_BYTES and after not in self._WORD_BYTES:
+            if before not in word and after not in word:
                 count += 1
                 if limit is not None and count > limit:
                     break
