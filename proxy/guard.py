@@ -19,6 +19,7 @@ from mitmproxy import ctx, http
 
 from proxy.options import add_options
 from proxy.responses import answer, error_response
+from proxy.streaming import may_stream
 
 # Marks a request this proxy forwarded; the admin API of any skillshift process refuses it.
 THROUGH_PROXY_HEADER = "x-skillshift-proxied"  # (lower case: HTTP/2 names are)
@@ -110,15 +111,14 @@ class UpstreamGuard:
         self._check(flow)
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        # A request whose body is streamed (over `stream_large_bodies`) goes upstream with
-        # these headers before the `request` hook runs: it is marked now (a chunked body
-        # streamed once it grows past the limit too: every admin API refuses the mark), and
-        # one whose length says so already is checked now; mitmproxy cannot answer a request
-        # it streams, so a refused one is cut off.
+        # A request that may be streamed (proxy/streaming.py) goes upstream with these
+        # headers before the `request` hook runs: it is marked and checked now (every admin
+        # API refuses the mark); mitmproxy cannot answer a request it streams, so a refused
+        # one is cut off.
         if flow.response is not None:
             return
         flow.request.headers[THROUGH_PROXY_HEADER] = "1"
-        if flow.request.stream and not self.allowed(flow.request.host, flow.request.port):
+        if may_stream(flow.request) and not self.allowed(flow.request.host, flow.request.port):
             flow.kill()
 
     def request(self, flow: http.HTTPFlow) -> None:

@@ -38,6 +38,7 @@ from proxy.runtime_scripts import (
     version_asked,
 )
 from proxy.store import EpisodeStore, StoreUnavailable
+from proxy.streaming import may_stream
 from shifts.runtime import script_version
 
 logger = logging.getLogger(__name__)
@@ -62,12 +63,13 @@ class ReplayResponder:
         self._replayed_load: Recent[str, int] = Recent(RECENT_EPISODES)
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        # Answered in `request`, once the body is in: a body streamed (its length over the
-        # size limit) would reach the upstream with its headers first, and a replay never
-        # does. mitmproxy cannot answer a request it streams: it is cut off.
+        # Answered in `request`, once the body is in: a body that may be streamed (its
+        # length over the size limit, or not declared: proxy/streaming.py) would reach the
+        # upstream with its headers first, and a replay never does. mitmproxy cannot answer
+        # a request it streams: it is cut off.
         episode: Episode | None = state_of(flow).episode
         replayed = episode is not None and episode.replay_of
-        if flow.response is None and replayed and flow.request.stream:
+        if flow.response is None and replayed and may_stream(flow.request):
             flow.kill()
 
     async def request(self, flow: http.HTTPFlow) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import uuid
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -370,3 +371,33 @@ def test_a_tunnel_carries_http_or_nothing(
     assert PAGE not in answer  # never the upstream's page as it is
     if answer.startswith(b"HTTP/1.1 200"):
         assert b"/__ss/r.js" in answer
+
+
+def test_an_upload_of_no_declared_length_never_reaches_a_refused_upstream_or_a_replays(
+    workdir,  # type: ignore[no-untyped-def]
+    upstream: UpstreamServer,
+) -> None:
+    """A chunked body is buffered until it grows past the rewrite limit, then streamed with no
+    hook between: its headers reached an upstream the guard refuses, and the upstream of an
+    episode that replays. Such a request is decided as its headers arrive: cut off."""
+    service = ServiceProcess(
+        workdir, "--upstream-allow", "localhost", "--record-dir", str(workdir / "recordings")
+    ).start()
+    try:
+
+        def chunks() -> Iterator[bytes]:  # no length: sent chunked
+            for _ in range(9):
+                yield b"x" * (1024 * 1024)
+
+        allowed = f"http://localhost:{upstream.server_address[1]}"
+        agent = service.create_episode(condition="Src", record="all")
+        with service.client(agent) as client:
+            assert client.get(f"{allowed}/page.html").status_code == 200
+            with pytest.raises(httpx.HTTPError):  # 127.0.0.1 is not on the allow-list
+                client.post(f"{upstream.origin}/refused-upload", content=chunks())
+        replay = service.create_episode(replay_of=agent["id"])
+        with service.client(replay) as client, pytest.raises(httpx.HTTPError):
+            client.post(f"{allowed}/replayed-upload", content=chunks())
+        assert not [r for r in upstream.requests if r["path"].endswith("-upload")]
+    finally:
+        service.stop()

@@ -161,3 +161,26 @@ async def test_a_body_streamed_in_a_tgt_episode_is_routed(
     await addons.handle_lifecycle(HttpRequestHeadersHook(flow))  # (then the headers go)
     assert (flow.request.host, flow.request.port) == ("other.test", 81)
     assert flow.request.headers[THROUGH_PROXY_HEADER] == "1"
+
+
+async def test_an_upload_of_no_declared_length_to_a_refused_upstream_is_cut_off_at_once(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A chunked body is streamed once it grows past the limit, with no hook between: it is
+    decided as its headers arrive. One of a declared length is answered 403 when it is in."""
+    ctx.options.update(ss_upstream_allow="allowed.test", ss_forbidden_upstreams="")
+    episode = await make_episode(store)
+    chunked = request_flow(
+        headers={"X-SkillShift-Episode": episode.id, "Transfer-Encoding": "chunked"},
+        method="POST",
+    )
+    await addons.handle_lifecycle(HttpRequestHeadersHook(chunked))
+    assert chunked.error is not None and chunked.error.msg == "Connection killed."
+    sized = request_flow(
+        headers={"X-SkillShift-Episode": episode.id, "Content-Length": "3"},
+        method="POST",
+        content=b"a=1",
+    )
+    await run_request(addons, sized)
+    assert sized.error is None and sized.response is not None
+    assert sized.response.status_code == 403

@@ -260,3 +260,19 @@ async def test_a_replay_of_a_tgt_episode_answers_the_url_the_browser_asked(
         targets={"http://site.test": "http://other.test:81"},
     )
     assert (await replayed(chain, replay, "/upload", b"n=1")).text == "recorded"
+
+
+async def test_a_body_of_no_declared_length_is_cut_off_as_its_headers_arrive(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    """A chunked body grows past `stream_large_bodies` while mitmproxy reads it, and is then
+    streamed upstream with no hook between: bound to a replay, it is cut off at its headers."""
+    recorded = await make_episode(store, record="all")
+    replay = await make_episode(store, replay_of=recorded.id)
+    flow = request_flow(
+        "/upload",
+        {"X-SkillShift-Episode": replay.id, "Transfer-Encoding": "chunked", **FORM},
+        method="POST",
+    )
+    await chain.handle_lifecycle(HttpRequestHeadersHook(flow))
+    assert flow.error is not None and flow.error.msg == "Connection killed."
