@@ -205,7 +205,11 @@ async def serve(settings: Settings) -> None:
             import playwright.async_api  # noqa: F401
     gc.collect()
     gc.freeze()
-    tasks = [asyncio.create_task(_guarded("the proxy", master.run()))]
+    # (mitmproxy says which of its listeners failed in a log line before; the last line names
+    # them all, so a port in use is named where a user reads first.)
+    ports = ", ".join(listener.name for listener in settings.listeners())
+    proxy = f"the proxy on port{'s' if ',' in ports else ''} {ports}"
+    tasks = [asyncio.create_task(_guarded(proxy, master.run()))]
     tasks += [
         asyncio.create_task(
             _guarded(f"the HTTP server on port {server.config.port}", server.serve())

@@ -134,7 +134,9 @@ def test_port_in_use_is_reported(workdir: Path, service: ServiceProcess) -> None
     started = time.monotonic()
     process = subprocess.run(busy.args, capture_output=True, text=True, timeout=30)
     assert process.returncode != 0
-    assert str(service.proxy_port) in process.stdout + process.stderr
+    # The last line, where a user reads first, names the port.
+    (last,) = (process.stdout + process.stderr).strip().splitlines()[-1:]
+    assert f"the proxy on port {service.proxy_port} failed to start" in last, last
     assert time.monotonic() - started < 20
 
 
