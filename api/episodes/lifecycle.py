@@ -58,12 +58,17 @@ async def change_episode(
     (a PATCH during a reset, two resets) each take effect, none undoes the other. The event
     `logged` is appended in the same step, so the log holds changes in the order they took
     effect; with `reset`, its flags, counters and events are forgotten first and that event
-    starts its new log. `change` may raise (Invalid)."""
+    starts its new log. A change that leaves the episode as it is (`PATCH {}`, a second
+    suspend) is no change: nothing is written nor logged, and its `revision` stays, so
+    replicas keep what they cached of it. `change` may raise (Invalid)."""
     for _ in range(CHANGE_ATTEMPTS):
         record = await store.get_episode(episode_id)
         if record is None:
             raise NotFound(f"episode {episode_id!r} not found")
-        changed = change(Episode.model_validate(record))
+        stored = Episode.model_validate(record)
+        changed = change(stored)
+        if changed == stored and not reset:
+            return stored
         changed = changed.model_copy(update={"revision": changed.revision + 1})
         new_record = changed.model_dump(mode="json")
         written = await store.change_logged(

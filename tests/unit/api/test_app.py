@@ -102,6 +102,20 @@ async def test_patch_validates_the_whole_result(api: httpx.AsyncClient) -> None:
     assert_error(await api.patch("/episodes/nope", json={"seed": 1}), 404, "not found")
 
 
+async def test_a_patch_that_changes_nothing_is_no_change(api: httpx.AsyncClient) -> None:
+    """Not written, not logged, `revision` kept (replicas keep what they cached of it)."""
+    await api.post("/episodes", json={"id": "e1", "seed": 3})
+    for unchanged in ({}, {"seed": 3}):
+        patched = await api.patch("/episodes/e1", json=unchanged)
+        assert patched.status_code == 200 and patched.json()["revision"] == 0
+    assert (await api.post("/episodes/e1/resume")).json()["revision"] == 0  # (not suspended)
+    assert (await api.patch("/episodes/e1", json={"seed": 4})).json()["revision"] == 1
+    assert (await api.post("/episodes/e1/suspend")).json()["revision"] == 2
+    assert (await api.post("/episodes/e1/suspend")).json()["revision"] == 2
+    logged = [e["type"] for e in (await api.get("/episodes/e1/events")).json()["events"]]
+    assert logged == ["episode_created", "episode_patched", "episode_suspended"]
+
+
 async def test_suspend_resume_reset_delete(api: httpx.AsyncClient) -> None:
     await api.post("/episodes", json={"id": "e1"})
     assert (await api.post("/episodes/e1/suspend")).json()["suspended"] is True
