@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import re
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -34,6 +35,7 @@ from typing import Any, TypeVar
 from proxy import metrics
 from proxy.har import EXTENSION, extension
 from proxy.har_import import ImportedEntry
+from proxy.recent import Recent
 from proxy.store.base import parse_event_id
 
 logger = logging.getLogger(__name__)
@@ -46,6 +48,10 @@ TEXT_TYPES = re.compile(r"^(text/|application/(json|javascript|xml|xhtml\+xml|ld
 # holds is not given to a new episode, `ArchivingStore`; a directory written before that rule
 # may hold more than one creation under an id: the last is the current one.)
 LOG_STARTS = frozenset({"episode_created", "episode_reset"})
+# Bodies whose last check is remembered (`Recording._check_body`): about 300 bytes each.
+CHECKED_BODIES = 50_000
+# A file changed this recently may change again within one tick of its times (`_check_body`).
+RECENTLY_CHANGED_NS = 100_000_000
 
 
 class CorruptRecording(ValueError):
@@ -83,6 +89,9 @@ class Recording:
         # Who hears of an entry that could not be written (the recorder: an event on the
         # episode), called on the event loop that queued the write.
         self.on_entry_failure: Callable[[WriteFailure], None] | None = None
+        # Body digest -> the file's identity when its bytes were last found to be the ones its
+        # name hashes (`check_bodies`); used on the writer thread only.
+        self._checked: Recent[str, tuple[int, int, int, int]] = Recent(CHECKED_BODIES)
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._worker, work, *args)
@@ -345,9 +354,33 @@ class Recording:
 
         def check() -> None:
             for digest in sorted(digests):
-                self._read_body(digest)  # (its bytes dropped as soon as they are hashed)
+                self._check_body(digest)
 
         await self._run(check)
+
+    def _check_body(self, digest: str) -> None:
+        """Whether the body is the bytes its name hashes, read and hashed only if its file
+        changed since it last was: `/pages` and a replay ask of every body of a recording, at
+        every call, and a recording polled while it grows would hash it all each time. The
+        file's inode, size and times say it is the same file, unwritten since (its change time
+        moves at any write, whatever the modification time is set back to)."""
+        path = self.root / "bodies" / digest[:2] / digest
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            stat = None
+        identity = (
+            None
+            if stat is None
+            else (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        )
+        if identity is not None and self._checked.recall(digest) == identity:
+            return
+        self._read_body(digest)  # (its bytes dropped as soon as they are hashed)
+        # Verified after the stat: a later write moves its change time, unless it falls in the
+        # same tick of the file system's clock, so a file changed that recently is not trusted.
+        if identity is not None and time.time_ns() - identity[3] > RECENTLY_CHANGED_NS:
+            self._checked.keep(digest, identity)
 
     async def har(self, episode_id: str, creator_version: str) -> dict[str, Any]:
         """The episode's recording as one HAR 1.2 log, bodies inline (as text, or base64)."""

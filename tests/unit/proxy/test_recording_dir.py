@@ -6,11 +6,19 @@ import asyncio
 import errno
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
-from proxy.recording_dir import CorruptRecording, Recording, WriteFailure, har_text, run_of
+from proxy.recording_dir import (
+    RECENTLY_CHANGED_NS,
+    CorruptRecording,
+    Recording,
+    WriteFailure,
+    har_text,
+    run_of,
+)
 from proxy.store import MemoryStore
 from proxy.store.archiving import ArchivingStore
 
@@ -227,6 +235,35 @@ async def test_a_body_cut_short_is_named_by_its_file(recording: Recording, tmp_p
     (tmp_path / "bodies" / digest[:2] / digest).write_bytes(b"<p>the wh")
     with pytest.raises(CorruptRecording, match=f"bodies/{digest[:2]}/{digest}: the body's bytes"):
         await recording.body(digest)
+
+
+async def test_a_body_is_hashed_again_only_once_its_file_changed(
+    recording: Recording, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/pages` and a replay check every body at each call: a body unchanged since its last
+    check is not read again; one written since is, even with its modification time (and so
+    its size and mtime) put back as they were."""
+    await recording.append_entry("e", entry("http://x/"), b"<p>the whole page</p>", None)
+    entries = await recording.entries("e")
+    digest = entries[0]["_skillshift"]["body"]
+    path = tmp_path / "bodies" / digest[:2] / digest
+    await recording.flush()
+    while time.time_ns() - path.stat().st_ctime_ns <= RECENTLY_CHANGED_NS:
+        await asyncio.sleep(0.01)  # (a body written within a tick of the check is read again)
+    read: list[str] = []
+    read_body = recording._read_body
+    monkeypatch.setattr(recording, "_read_body", lambda d: (read.append(d), read_body(d))[1])
+    await recording.check_bodies(entries)
+    await recording.check_bodies(entries)
+    assert read == [digest]
+    before = path.stat()
+    path.write_bytes(b"<p>the WHOLE page</p>")  # same length
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(CorruptRecording, match="the body's bytes are not"):
+        await recording.check_bodies(entries)
+    path.unlink()
+    with pytest.raises(CorruptRecording, match="the body is missing"):
+        await recording.check_bodies(entries)
 
 
 async def test_a_full_disk_is_reported_per_entry_and_leaves_no_half_file(
