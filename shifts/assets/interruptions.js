@@ -173,7 +173,11 @@
     }
     function inside(event) {
       var path = event.composedPath ? event.composedPath() : [event.target];
-      return path.indexOf(dialog) >= 0;
+      if (path.indexOf(dialog) >= 0) return true;
+      // A closed shadow root hides its nodes from the document's listeners, which see the
+      // event as its host's: what has focus in the root says where the key or focus went.
+      var root = dialog.getRootNode();
+      return !!root.host && path[0] === root.host && dialog.contains(root.activeElement);
     }
     function onKey(event) {
       if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); dismiss("escape"); return; }

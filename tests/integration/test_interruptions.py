@@ -107,6 +107,23 @@ def test_each_host_shows_blocks_and_gives_the_page_back(
     page.wait_for_url("**/products")
 
 
+@pytest.mark.parametrize("host", ["page", "shadow_open", "shadow_closed"])
+def test_keys_inside_the_dialog_reach_it_in_every_host(
+    opened: Any, memory_demo_service: ServiceProcess, host: str
+) -> None:
+    # The focus trap keeps focus in the dialog, on its primary button at first: what the
+    # agent types there is the dialog's, not a blocked interaction, also where a closed
+    # shadow root hides the dialog from the document's listeners.
+    episode_id, page = opened(kinds=["newsletter"], hosts=[host], triggers=["load"])
+    seen(memory_demo_service, episode_id, {"popup_shown"})
+    page.keyboard.type("hi")
+    page.keyboard.press("Enter")  # the focused "Subscribe"
+    events = seen(memory_demo_service, episode_id, {"popup_dismissed"})
+    assert [e.get("key") for e in events if e["type"] == "blocked_interaction"] == []
+    dismissed = [e for e in events if e["type"] == "popup_dismissed"]
+    assert [(e["host"], e["how"]) for e in dismissed] == [(host, "accept")]
+
+
 def test_a_toast_covers_a_corner_and_goes_by_itself(
     opened: Any, memory_demo_service: ServiceProcess
 ) -> None:
