@@ -17,9 +17,9 @@ Each attempt gets a new episode: its condition, seed and regime, tagged with the
 short is never in the sweep's reports), the task (`task`, `uid`) and its site when the task
 names one. What the agent
 returns is posted as the task's result, unless it posted one itself (through the trial's
-BrowserGym wrapper, say); an exception is a failure naming it, and the sweep goes on. The
-service failing (unreachable, a refused token) stops the sweep instead: no attempt is
-counted for it.
+BrowserGym wrapper, say); an exception is a failure naming it, and the sweep goes on (so is a
+call of the agent's that the service refuses: a 400, 413 or 422). The service failing
+(unreachable, a refused token) stops the sweep instead: no attempt is counted for it.
 
 `out` keeps the sweep's state: `sweep.json` (its name and cells), `progress.jsonl` (an
 attempt started, an attempt done), and at the end `per_task.jsonl` and `table.json` (the
@@ -58,6 +58,9 @@ __all__ = ["CONDITIONS", "REGIMES", "Cell", "SweepIncomplete", "Task", "Trial", 
 CONDITIONS = ("Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec")
 REGIMES = ("once", "multiple", "random")
 MAX_REASON = 300  # a task result's free fields are at most 2,048 characters once encoded
+# Answers to a request the agent made that say the request was wrong (a bad field, too big):
+# the attempt's failure. Any other error is the service's (unreachable, a refused token, down).
+REFUSED = (400, 413, 422)
 UNFINISHED = "unfinished"  # an attempt's episode is tagged `sweep=NAME/unfinished` until counted
 
 
@@ -338,8 +341,13 @@ def _attempt(
     try:
         returned = agent(trial)
         result = _result(returned, trial.steps)
-    except SkillShiftError:
-        raise  # the service failed, not the task: stop, and a rerun makes this attempt again
+    except SkillShiftError as error:
+        if error.status not in REFUSED:
+            raise  # the service failed, not the task: stop, and a rerun makes this attempt again
+        # The service refused what the agent sent: the agent's doing, as any exception of its
+        # own (stopping would stop every rerun at this attempt too).
+        reason = f"{type(error).__name__}: {error}"[:MAX_REASON]
+        result = {"success": False, "steps": trial.steps, "reason": reason}
     except Exception as error:
         reason = f"{type(error).__name__}: {error}"[:MAX_REASON]
         result = {"success": False, "steps": trial.steps, "reason": reason}
