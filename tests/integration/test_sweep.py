@@ -125,6 +125,21 @@ def test_a_call_of_the_agent_the_service_refuses_is_its_failure_and_the_sweep_go
     assert reason.startswith("SkillShiftError: 422: step: note:")
 
 
+def test_a_task_given_twice_is_refused_before_anything_runs(
+    memory_demo_service: ServiceProcess, tmp_path: Path
+) -> None:
+    # Its attempts would be one cell each: run once, wanted twice in the results, so no run
+    # of the sweep could ever write them.
+    ran: list[str] = []
+    tasks = [Task("checkout", site="shop"), "search", Task("checkout")]
+    with (
+        SkillShift(memory_demo_service.api) as client,
+        pytest.raises(ValueError, match="task checkout is given twice"),
+    ):
+        sweep(client, tasks, lambda trial: ran.append(trial.cell.key), tmp_path / "run")
+    assert ran == [] and not (tmp_path / "run").exists()
+
+
 def test_a_task_on_a_site_profile_reaches_its_target_under_tgt(
     memory_demo_service: ServiceProcess, tmp_path: Path
 ) -> None:

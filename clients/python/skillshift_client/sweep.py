@@ -217,11 +217,18 @@ def sweep(
     and return it (the service's `format=benchmark`). `episode`: settings every attempt's
     episode shares (targets, regime_params, perceptual, ttl_s, tags)."""
     stream = stream or sys.stderr
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    planned = cells([_task(task) for task in tasks], conditions, seeds, regimes)
+    given = [_task(task) for task in tasks]
+    planned = cells(given, conditions, seeds, regimes)
     if not planned:
         raise ValueError("the sweep has no attempt to make: no task, condition or seed")
+    uids = [task.uid for task in given]
+    twice = next((uid for uid in uids if uids.count(uid) > 1), None)
+    if twice is not None:
+        # A cell is known by its task's uid: the two would share attempts, and the results,
+        # wanting both, could never be written.
+        raise ValueError(f"task {twice} is given twice: each task of a sweep needs its own uid")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
     name, every_cell = _name(folder, planned, stream)
     progress = Progress(folder / "progress.jsonl")
     _set_aside_cut_short(client, progress, name)
