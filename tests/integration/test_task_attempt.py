@@ -3,6 +3,7 @@ service: one task attempt per block, its result posted however the block ends.""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -57,6 +58,23 @@ def test_an_exception_is_a_failure_that_is_raised_on(
         assert result["reason"] == "LookupError: no basket"
         with pytest.raises(Exception, match="closed"):
             attempt.context.new_page()  # nothing stays bound to the episode
+
+
+def test_a_reason_in_any_script_is_posted_within_the_apis_limit(
+    memory_demo_service: ServiceProcess, browser: Browser
+) -> None:
+    # 300 characters, each 12 once encoded as JSON (a surrogate pair of escapes): the reason
+    # is cut to what the API takes, not refused with the result.
+    with SkillShift(memory_demo_service.api) as client:
+        with (
+            pytest.raises(LookupError, match="no"),
+            task_attempt(client, browser, "checkout", condition="Src") as attempt,
+        ):
+            raise LookupError("no \N{SHOPPING TROLLEY}" + "\N{SHOPPING TROLLEY}" * 400)
+        (result,) = results(client, attempt.episode.id)
+        assert result["success"] is False
+        assert result["reason"].startswith("LookupError: no \N{SHOPPING TROLLEY}")
+        assert len(json.dumps(result["reason"])) <= 2048
 
 
 def test_fail_reports_a_failure_without_an_exception(

@@ -149,6 +149,20 @@ class _Call(Generic[T]):  # not `_Call[T]`: the client runs on Python 3.10
     ok: tuple[int, ...] = (200, 201, 204)
 
 
+# An agent event's free field is at most this many characters once encoded as JSON (escapes
+# included: a character outside ASCII is 6, one outside the BMP 12).
+MAX_FIELD = 2048
+
+
+def fit_text(text: str, chars: int) -> str:
+    """`text` cut to at most `chars` characters, and shorter still where its JSON encoding
+    would be longer than an event's free field may be."""
+    text = text[:chars]
+    while len(json.dumps(text)) > MAX_FIELD:
+        text = text[: len(text) * MAX_FIELD // len(json.dumps(text))]
+    return text
+
+
 def _given(**fields: Any) -> dict[str, Any]:
     """The optional fields that were given (None: left out of the event)."""
     return {name: value for name, value in fields.items() if value is not None}

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 import gymnasium
 
-from skillshift_client import Episode, SkillShift
+from skillshift_client import Episode, SkillShift, fit_text
 from skillshift_client.chromium import system_chromium, use_system_chromium
 
 __all__ = ["SkillShiftEnv", "use_system_chromium"]
@@ -124,8 +124,8 @@ class SkillShiftEnv(gymnasium.Wrapper):  # type: ignore[misc]  # gymnasium is un
         error = obs.get("last_action_error") if isinstance(obs, dict) else None
         self.client.step(
             episode.id,
-            str(action)[:MAX_TEXT],
-            **({"error": str(error)[:MAX_TEXT]} if error else {}),
+            fit_text(str(action), MAX_TEXT),
+            **({"error": fit_text(str(error), MAX_TEXT)} if error else {}),
         )
         if self._open and terminated:
             self._post_result(self._success(float(reward), info), reward=float(reward))
@@ -168,7 +168,9 @@ class SkillShiftEnv(gymnasium.Wrapper):  # type: ignore[misc]  # gymnasium is un
                 try:
                     return function(*args, **kwargs)
                 except Exception as error:
-                    self.skill_failure(skill, error=f"{type(error).__name__}: {error}"[:MAX_TEXT])
+                    self.skill_failure(
+                        skill, error=fit_text(f"{type(error).__name__}: {error}", MAX_TEXT)
+                    )
                     raise
 
             return posted  # type: ignore[return-value]

@@ -27,7 +27,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillshift_client import AsyncSkillShift, Episode, SkillShift
+from skillshift_client import AsyncSkillShift, Episode, SkillShift, fit_text
 
 # A task result's free fields are at most 2,048 characters once encoded.
 MAX_REASON = 300
@@ -49,11 +49,11 @@ class Attempt:
 
     def fail(self, reason: str) -> None:
         """The task failed without an exception (the agent gave up, or checked and lost)."""
-        self.reason = reason[:MAX_REASON]
+        self.reason = fit_text(reason, MAX_REASON)
 
     def _result(self, error: BaseException | None) -> dict[str, Any]:
         if error is not None:
-            reason = f"{type(error).__name__}: {error}"[:MAX_REASON]
+            reason = fit_text(f"{type(error).__name__}: {error}", MAX_REASON)
             return {"success": False, "steps": self.steps, "reason": reason}
         if self.reason is not None:
             return {"success": False, "steps": self.steps, "reason": self.reason}

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from skillshift_client import Episode, SkillShift, SkillShiftError
+from skillshift_client import Episode, SkillShift, SkillShiftError, fit_text
 from skillshift_client.tables import format_benchmark
 
 __all__ = ["CONDITIONS", "REGIMES", "Cell", "SweepIncomplete", "Task", "Trial", "sweep"]
@@ -353,10 +353,10 @@ def _attempt(
             raise  # the service failed, not the task: stop, and a rerun makes this attempt again
         # The service refused what the agent sent: the agent's doing, as any exception of its
         # own (stopping would stop every rerun at this attempt too).
-        reason = f"{type(error).__name__}: {error}"[:MAX_REASON]
+        reason = fit_text(f"{type(error).__name__}: {error}", MAX_REASON)
         result = {"success": False, "steps": trial.steps, "reason": reason}
     except Exception as error:
-        reason = f"{type(error).__name__}: {error}"[:MAX_REASON]
+        reason = fit_text(f"{type(error).__name__}: {error}", MAX_REASON)
         result = {"success": False, "steps": trial.steps, "reason": reason}
     posted = _posted_result(client, trial.episode.id)
     if posted is None:
