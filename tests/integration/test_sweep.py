@@ -140,6 +140,29 @@ def test_a_task_given_twice_is_refused_before_anything_runs(
     assert ran == [] and not (tmp_path / "run").exists()
 
 
+def test_a_result_of_the_agent_the_service_refuses_is_its_failure_and_the_sweep_goes_on(
+    memory_demo_service: ServiceProcess, tmp_path: Path
+) -> None:
+    def agent(trial: Trial) -> dict[str, object]:
+        if trial.task.uid == "refused":
+            return {"success": True, "detail": "y" * 3000}  # over 2,048 characters: 422
+        return {"success": True}
+
+    with SkillShift(memory_demo_service.api) as client:
+        sweep(
+            client,
+            ["refused", "fine"],
+            agent,
+            tmp_path / "run",
+            conditions=["Src"],
+            stream=(tmp_path / "progress.log").open("w"),
+        )
+    written = [json.loads(line) for line in (tmp_path / "run" / "per_task.jsonl").open()]
+    assert {r["uid"]: r["success"] for r in written} == {"refused": False, "fine": True}
+    (reason,) = [r["reason"] for r in attempts(tmp_path / "run") if r.get("reason")]
+    assert reason.startswith("the service refused the agent's result: 422: task_result: detail")
+
+
 def test_a_task_on_a_site_profile_reaches_its_target_under_tgt(
     memory_demo_service: ServiceProcess, tmp_path: Path
 ) -> None:

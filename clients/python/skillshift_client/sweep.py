@@ -360,7 +360,17 @@ def _attempt(
         result = {"success": False, "steps": trial.steps, "reason": reason}
     posted = _posted_result(client, trial.episode.id)
     if posted is None:
-        client.task_result(trial.episode.id, **result)
+        try:
+            client.task_result(trial.episode.id, **result)
+        except SkillShiftError as error:
+            if error.status not in REFUSED:
+                raise
+            # The service refused what the agent returned (a detail over the API's limit): a
+            # failure saying why, as for a call of its own refused (stopping would stop
+            # every rerun at this attempt too).
+            why = fit_text(f"the service refused the agent's result: {error}", MAX_REASON)
+            result = {"success": False, "steps": trial.steps, "reason": why}
+            client.task_result(trial.episode.id, **result)
     else:
         result = posted  # the agent's own (through the BrowserGym wrapper, say) is the one
     _count(client, trial.episode.id, name, tags)
@@ -428,9 +438,7 @@ def _incomplete(
 ) -> str:
     """Why the results of sweep `name` are not written, and what to do."""
     kept = f"The results in {folder} were left as they were"
-    gone = (
-        "their episodes are gone (past their ttl_s, or in a service restarted without --record-dir)"
-    )
+    why_gone = "past their ttl_s, or in a service restarted without --record-dir"
     longer = (
         "A sweep longer than its episodes' ttl_s (a day by default) needs --record-dir, or a "
         "longer ttl_s (episode={'ttl_s': ...})"
@@ -438,14 +446,15 @@ def _incomplete(
     if missing:
         return (
             f"{len(missing)} of the {len(every_cell)} attempts of sweep {name} are not done "
-            f"(first: {missing[0]}): {gone}, or their cells were not in this call. {kept}; run "
-            f"the sweep again with all its tasks, seeds and regimes. {longer}"
+            f"(first: {missing[0]}): their episodes are gone ({why_gone}), or their cells "
+            f"were not in this call. {kept}; run the sweep again with all its tasks, seeds and "
+            f"regimes. {longer}"
         )
     if reported < len(every_cell):
         return (
             f"the service reports {reported} of the {len(every_cell)} attempts of sweep "
-            f"{name}: the others' {gone}. {kept}; run the sweep again to run those attempts "
-            f"again. {longer}"
+            f"{name}: the others' episodes are gone ({why_gone}). {kept}; run the sweep "
+            f"again to run those attempts again. {longer}"
         )
     return (
         f"the service reports {reported} attempts of sweep {name}, more than its "
