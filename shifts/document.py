@@ -20,7 +20,7 @@ from typing import cast
 
 from lxml import etree
 
-from shifts.encoding import detect_encoding, is_ascii_compatible
+from shifts.encoding import detect_encoding, is_ascii_compatible, libxml2_encoding
 
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!doctype[^>]*>", re.IGNORECASE)
@@ -188,7 +188,9 @@ class HtmlDocument:
         """The parsed document (parsed once, on first use). Call mark_changed() after edits."""
         if self._tree is None:
             # The plain etree parser: lxml.html's element-class lookup costs ~30% on big pages.
-            parser = etree.HTMLParser(encoding=self.encoding, remove_comments=False)
+            parser = etree.HTMLParser(
+                encoding=libxml2_encoding(self.encoding), remove_comments=False
+            )
             source = _without_document_end_tags(self._apply_bytes_edits(self.original))
             root = etree.fromstring(source, parser)
             if root is None:
@@ -294,6 +296,7 @@ _MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the
 
 
 def _serialize(root: etree._Element, encoding: str) -> bytes:
+    written_as = libxml2_encoding(encoding)
     kept: list[tuple[etree._Element, str, str]] = []
     for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
         for name in ("href", "src", "action", "name"):
@@ -303,14 +306,14 @@ def _serialize(root: etree._Element, encoding: str) -> bytes:
             if not _URI_SAFE.fullmatch(value):
                 kept.append((element, name, value))
     if not kept:  # (most pages: nothing to keep, one serialization)
-        return cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
+        return cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=written_as))
     # The placeholders' prefix must occur nowhere else in the page: one the serialization holds
     # more often than it was put in is taken again with the next prefix.
     for attempt in itertools.count():
         marker = f"x-keep-{attempt}-{_MARKER_SALT}"
         for index, (element, name, _) in enumerate(kept):
             element.set(name, f"{marker}-{index}")
-        body = cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
+        body = cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=written_as))
         for element, name, value in kept:
             element.set(name, value)
         if body.count(marker.encode(encoding)) == len(kept):

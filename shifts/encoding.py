@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import codecs
+import functools
 import re
+
+from lxml import etree
 
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
@@ -25,6 +28,35 @@ def normalize_charset(label: str | None) -> str | None:
         return None
     # Browsers decode ISO-8859-1 and US-ASCII labels as windows-1252.
     return "cp1252" if name in ("latin-1", "iso8859-1", "ascii") else name
+
+
+# Python's codec names that libxml2 (iconv) spells otherwise.
+_LIBXML2_NAMES = {
+    "utf-16-le": "UTF-16LE",
+    "utf-16-be": "UTF-16BE",
+    "utf-32-le": "UTF-32LE",
+    "utf-32-be": "UTF-32BE",
+    "iso2022_jp": "ISO-2022-JP",
+    "iso2022_kr": "ISO-2022-KR",
+    "mac-roman": "MACINTOSH",
+    "mac-cyrillic": "MACCYRILLIC",
+    "kz1048": "KZ-1048",
+}
+
+
+@functools.cache
+def libxml2_encoding(encoding: str) -> str:
+    """The name libxml2 parses and serializes `encoding` (a Python codec name) by: Python
+    writes EUC-KR as euc_kr and UTF-16LE as utf-16-le, which lxml's parser refuses."""
+    for candidate in (encoding, _LIBXML2_NAMES.get(encoding), encoding.replace("_", "-")):
+        if candidate is None:
+            continue
+        try:
+            etree.HTMLParser(encoding=candidate)
+        except LookupError:
+            continue
+        return candidate
+    return encoding
 
 
 def detect_encoding(raw: bytes, header_charset: str | None) -> str:

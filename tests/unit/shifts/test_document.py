@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from lxml import etree
 
 from shifts.document import HtmlDocument
@@ -61,6 +62,30 @@ def test_latin1_document_round_trips_in_its_own_encoding() -> None:
     doc.tree.find(".//p").set("class", "x")
     doc.mark_changed()
     assert "caf\u00e9".encode("cp1252") in doc.to_bytes()
+
+
+@pytest.mark.parametrize(
+    ("label", "header", "text"),
+    [
+        ("euc-kr", None, "\ud55c\uad6d\uc5b4"),
+        ("euc-jp", None, "\u65e5\u672c\u8a9e"),
+        ("iso-2022-jp", None, "\u65e5\u672c\u8a9e"),
+        ("macintosh", None, "caf\u00e9"),
+        ("utf-16le", "utf-16le", "caf\u00e9 \ud55c"),
+        ("utf-16be", "utf-16be", "caf\u00e9 \ud55c"),
+    ],
+)
+def test_a_charset_python_and_libxml2_spell_apart_parses_and_round_trips(
+    label: str, header: str | None, text: str
+) -> None:
+    # Python names EUC-KR euc_kr and UTF-16LE utf-16-le: lxml's parser refuses those names.
+    page = f"<html><head><meta charset='{label}'></head><body><p>{text}</p></body></html>"
+    raw = page.encode(normalize_charset(label) or label)
+    doc = HtmlDocument(raw, header_charset=header)
+    doc.tree.find(".//p").set("class", "x")
+    doc.mark_changed()
+    out = doc.to_bytes().decode(doc.encoding)
+    assert f'<p class="x">{text}</p>' in out
 
 
 def test_utf16_document_gets_injection_in_utf16() -> None:
