@@ -7,6 +7,7 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 
 from __future__ import annotations
 
+import codecs
 import copy
 import dataclasses
 import functools
@@ -271,6 +272,11 @@ class HtmlDocument:
                 # libxml2 invents an HTML 4.0 doctype for pages that have none, which would move
                 # a quirks-mode page into another rendering mode: drop it again.
                 body = _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
+            if self.original.startswith(codecs.BOM_UTF8) and not body.startswith(codecs.BOM_UTF8):
+                # libxml2 writes no BOM, and the BOM is what the page was decoded by: without
+                # it a browser reads the bytes by a <meta charset> that says otherwise, or by
+                # its guess (windows-1252), and every non-ASCII label comes out garbled.
+                body = codecs.BOM_UTF8 + body
             return body
         return self._apply_bytes_edits(self.original)
 

@@ -88,6 +88,19 @@ def test_a_charset_python_and_libxml2_spell_apart_parses_and_round_trips(
     assert f'<p class="x">{text}</p>' in out
 
 
+def test_a_utf8_bom_survives_a_tree_edit() -> None:
+    # The BOM decides the encoding over the <meta>: dropped, a browser reads windows-1252.
+    raw = b"\xef\xbb\xbf<html><head><meta charset='windows-1252'></head><body><p>caf\xc3\xa9"
+    doc = HtmlDocument(raw)
+    doc.tree.find(".//p").set("class", "x")
+    doc.mark_changed()
+    doc.inject_deferred_script("<script defer></script>")
+    out = doc.to_bytes()
+    assert out.startswith(b"\xef\xbb\xbf<html>")
+    assert b'<p class="x">caf\xc3\xa9</p>' in out
+    assert HtmlDocument.thaw(doc.freeze()).to_bytes() == out
+
+
 def test_utf16_document_gets_injection_in_utf16() -> None:
     raw = "<html><head></head><body>\u00e9</body></html>".encode("utf-16")
     doc = HtmlDocument(raw)
