@@ -79,9 +79,21 @@ def _comma_list(value: Any) -> Any:
     return value
 
 
+def _ports_in_range(spec: str) -> bool:
+    upstream, _, listen = spec.rpartition("@")
+    try:
+        urlsplit(upstream).port  # noqa: B018 - (raises on a port out of range)
+    except ValueError:
+        return False
+    return 0 < int(listen.rpartition(":")[2]) < 65536
+
+
 def _reverse(specs: list[str]) -> list[str]:
     for spec in specs:
-        if not REVERSE_SPEC.match(spec):
+        # A port out of range is told here: mitmproxy would refuse it as it sets up its
+        # servers, all of them, in a task whose error nobody reads, and the API would go on
+        # with no proxy listening at all.
+        if not REVERSE_SPEC.match(spec) or not _ports_in_range(spec):
             raise ValueError(f"{spec!r} is not http(s)://upstream:port@[listen_host:]listen_port")
     return specs
 

@@ -262,3 +262,20 @@ def test_a_record_directory_not_writable_is_refused_at_start(tmp_path: Path) -> 
             load_settings({"record_dir": str(tmp_path / "recordings")})
     finally:
         tmp_path.chmod(0o700)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "http://127.0.0.1:9000@99999",
+        "http://127.0.0.1:9000@127.0.0.1:0",
+        "http://127.0.0.1:99999@9001",
+        "http://u@x",
+    ],
+)
+def test_a_reverse_listener_on_no_port_is_refused_at_start(spec: str) -> None:
+    """Not a proxy that never listens: mitmproxy refuses the port as it sets up its servers,
+    all of them, while the API starts and answers as if it were serving."""
+    with pytest.raises(SettingsError, match=re.escape(f"--reverse=[{spec!r}]: Value error")):
+        load_settings({"reverse": [spec]})
+    assert load_settings({"reverse": ["http://127.0.0.1:9000@65535"]}).reverse
