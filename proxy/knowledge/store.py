@@ -34,7 +34,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from proxy.knowledge.records import Generation, PageRecord
-from proxy.store.base import StoreUnavailable
+from proxy.store.base import StoreUnavailable, without_password
 from shifts.references import AssetRefs, refs_from_json, refs_to_json
 
 
@@ -266,6 +266,7 @@ def _generation_json(generation: Generation) -> str:
 class RedisKnowledge(KnowledgeStore):
     def __init__(self, url: str, prefix: str = "skillshift:", timeout: float = 2.0) -> None:
         self.url = url
+        self.shown_url = without_password(url)  # (in messages: no password)
         self.prefix = prefix + "kn:"
         self._redis: Any = aioredis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True
@@ -282,7 +283,7 @@ class RedisKnowledge(KnowledgeStore):
         try:
             return await operation()
         except (RedisError, OSError) as error:
-            raise KnowledgeStoreUnavailable(f"redis at {self.url} failed: {error}") from error
+            raise KnowledgeStoreUnavailable(f"redis at {self.shown_url} failed: {error}") from error
 
     async def epoch(self) -> int:
         return int(await self._call(lambda: self._redis.get(f"{self.prefix}epoch")) or 0)

@@ -9,6 +9,25 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+
+def without_password(url: str) -> str:
+    """A Redis URL as messages show it, its password (redis://user:PASSWORD@host, or
+    ?password=) replaced by ***: those messages go to the log and to /health, which answers
+    without the API token."""
+    parts = urlsplit(url)
+    netloc, query = parts.netloc, parts.query
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rpartition('@')[2]}"
+    fields = parse_qsl(query, keep_blank_values=True)
+    if any(name == "password" for name, _ in fields):
+        query = urlencode(
+            [(name, "***" if name == "password" else v) for name, v in fields], safe="*"
+        )
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
 class StoreUnavailable(RuntimeError):

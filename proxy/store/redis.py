@@ -35,6 +35,7 @@ from proxy.store.base import (
     EpisodeStore,
     StoreUnavailable,
     parse_event_id,
+    without_password,
 )
 from proxy.store.pipelined import PipelinedConnection, Reply, ReplyError
 
@@ -81,6 +82,7 @@ _RESET_LOGGED = (
 class RedisStore(EpisodeStore):
     def __init__(self, url: str, prefix: str = "skillshift:", timeout: float = 2.0) -> None:
         self.url = url
+        self.shown_url = without_password(url)  # (in messages: no password)
         self.prefix = prefix
         # Short timeouts: a dead Redis must turn into a fast 503, not a hung page load.
         # decode_responses=True makes every reply a str, which redis-py's types cannot express.
@@ -111,7 +113,7 @@ class RedisStore(EpisodeStore):
         try:
             return await operation()
         except (RedisError, OSError, ReplyError) as error:
-            raise StoreUnavailable(f"redis at {self.url} failed: {error}") from error
+            raise StoreUnavailable(f"redis at {self.shown_url} failed: {error}") from error
 
     async def _run_script(self, name: str, keys: list[str], args: list[str | int]) -> Reply:
         """One of the per-load scripts, by its digest; sent whole when Redis does not have it
