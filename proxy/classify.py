@@ -5,6 +5,7 @@ Pure functions over mitmproxy's Request/Response, so they are tested on test flo
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from mitmproxy import http
@@ -12,6 +13,14 @@ from mitmproxy import http
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 DECODABLE_ENCODINGS = ("gzip", "deflate", "br", "zstd")
 CONDITIONAL_HEADERS = ("if-none-match", "if-modified-since")
+# Types that say nothing of what the body is: a browser sniffs it as if there were none.
+UNKNOWN_TYPES = ("unknown/unknown", "application/unknown", "*/*")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9a-z-]+")
+_SNIFFED_HTML = re.compile(
+    rb"[\t\n\x0c\r ]*(?:<!DOCTYPE HTML|<HTML|<HEAD|<SCRIPT|<IFRAME|<H1|<DIV|<FONT|<TABLE|<A"
+    rb"|<STYLE|<TITLE|<BODY|<BR|<B|<P|<!--)[ >]",
+    re.IGNORECASE,
+)
 
 
 class RequestKind(StrEnum):
@@ -43,9 +52,41 @@ def may_be_rewritten(request: http.Request) -> bool:
     return request.method != "HEAD" and request_kind(request) is not RequestKind.SUBRESOURCE
 
 
+def _content_type(response: http.Response) -> str | None:
+    """The Content-Type a browser reads (Fetch's "extract a MIME type"): of every value, each
+    comma-separated part, the last one whose type/subtype is one; None when none is (no
+    header, or nonsense)."""
+    found = None
+    for header in response.headers.get_all("content-type"):
+        for part in header.split(","):
+            kind, slash, subtype = part.split(";")[0].strip().lower().partition("/")
+            if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
+                found = part
+    return found
+
+
+def mime_type(response: http.Response) -> str | None:
+    """The type a browser reads the response as, by its headers; None when the body decides."""
+    found = _content_type(response)
+    return None if found is None else found.split(";")[0].strip().lower()
+
+
 def is_html(response: http.Response) -> bool:
-    mime = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    return mime in HTML_TYPES
+    return mime_type(response) in HTML_TYPES
+
+
+def is_sniffed(response: http.Response) -> bool:
+    """Whether a browser decides what the response is by its body's first bytes: it has no
+    type that says (WHATWG MIME Sniffing), and no `X-Content-Type-Options: nosniff`."""
+    nosniff = response.headers.get("x-content-type-options", "").strip().lower() == "nosniff"
+    return mime_type(response) in (None, *UNKNOWN_TYPES) and not nosniff
+
+
+def sniffs_as_html(body: bytes) -> bool:
+    """Whether a browser sniffing the body takes it for HTML (WHATWG MIME Sniffing, "identify
+    an unknown MIME type": after whitespace, one of a set of tags, case-insensitive, followed by
+    a space or `>`)."""
+    return _SNIFFED_HTML.match(body) is not None
 
 
 def content_encoding(response: http.Response) -> str:
@@ -60,7 +101,7 @@ def declared_length(response: http.Response) -> int | None:
 
 
 def charset(response: http.Response) -> str | None:
-    for part in response.headers.get("content-type", "").split(";")[1:]:
+    for part in (_content_type(response) or "").split(";")[1:]:
         name, _, value = part.strip().partition("=")
         if name.strip().lower() == "charset":
             return value.strip().strip("\"'") or None

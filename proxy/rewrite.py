@@ -172,6 +172,11 @@ class PageRewriter:
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
             _skipped(events, flow, "body over ss_max_rewrite_bytes")
             return
+        if not classify.is_html(response) and not classify.sniffs_as_html(raw):
+            # Of no type, and not what a browser takes for HTML (a download): a navigation
+            # all the same, counted as the unshifted conditions count it.
+            await self._audit_navigation(flow, episode, events)
+            return
         started = time.perf_counter()
         # One digest of the page for its knowledge and the shifted-page cache (a popup alone
         # needs neither).
@@ -299,13 +304,26 @@ def _skipped(events: EventBatch, flow: http.HTTPFlow, reason: str) -> None:
     events.add("rewrite_skipped", url=flow.request.pretty_url, reason=reason)
 
 
+# What a browser renders by sniffing a body of no type: not what a script fetched (it reads
+# the text as the script says).
+RENDERED_BY_SNIFFING = (classify.RequestKind.DOCUMENT, classify.RequestKind.FRAME)
+
+
 def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
     """An HTML response with a body a browser renders (2xx, or a 4xx/5xx error page) to a
     request that may be a page or fragment (not a subresource). Error pages are pages the agent
-    sees, so a shifted episode gets them shifted too."""
+    sees, so a shifted episode gets them shifted too. A page or frame of no type the browser
+    reads is one too, until its body says otherwise (`_rewrite`): the browser renders it as
+    HTML if it sniffs as HTML."""
     status = response.status_code
     return (
         classify.may_be_rewritten(flow.request)
         and (200 <= status < 300 or 400 <= status < 600)
-        and classify.is_html(response)
+        and (
+            classify.is_html(response)
+            or (
+                classify.request_kind(flow.request) in RENDERED_BY_SNIFFING
+                and classify.is_sniffed(response)
+            )
+        )
     )

@@ -81,8 +81,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, make(), {"Content-Type": content_type})
         elif path in self.server.extra:
             content_type, content = self.server.extra[path]
-            headers = {"Content-Type": content_type, **self.server.extra_headers.get(path, {})}
-            self._send(200, content, headers)
+            headers = {"Content-Type": content_type} if content_type else {}  # "": no header
+            self._send(200, content, {**headers, **self.server.extra_headers.get(path, {})})
         elif path in self.server.redirects:
             self._send(302, b"", {"Location": self.server.redirects[path]})
         elif path == "/hang":

@@ -16,7 +16,7 @@ from tests.helpers.pages import RELABEL_ONLY
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.tls import make_upstream_tls
-from tests.helpers.upstream import UpstreamServer
+from tests.helpers.upstream import PAGE, UpstreamServer
 
 pytestmark = pytest.mark.browser
 
@@ -63,6 +63,23 @@ def test_proxy_credentials_bind_chromium_and_the_popup_reports(
     assert by_type["popup_shown"]["source"] == "client"
     assert "skillshift" not in page.content().lower()
     assert errors == []
+    context.close()
+
+
+def test_a_page_of_no_type_chromium_renders_is_the_episodes(
+    browser: Browser, service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    """Chromium sniffs a body of no Content-Type and renders it as HTML: it was passed on
+    unshifted, no popup in a popup episode."""
+    upstream.extra["/untyped.html"] = ("", PAGE)
+    episode = service.create_episode(
+        condition="Src-Exec", regime="multiple", shift_params={"popup": {"kinds": ["newsletter"]}}
+    )
+    context = browser.new_context(proxy=episode["proxy"])  # type: ignore[arg-type]
+    page = context.new_page()
+    response = page.goto(f"{upstream.origin}/untyped.html")
+    assert response is not None and "content-type" not in response.headers
+    page.get_by_role("dialog").wait_for(state="visible", timeout=5000)
     context.close()
 
 

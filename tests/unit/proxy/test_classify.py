@@ -11,9 +11,12 @@ from proxy.classify import (
     content_encoding,
     declared_length,
     is_html,
+    is_sniffed,
     may_be_rewritten,
+    mime_type,
     request_kind,
     restrict_accept_encoding,
+    sniffs_as_html,
     strip_conditionals,
 )
 from tests.unit.proxy.conftest import html_response, request_flow
@@ -110,6 +113,56 @@ def test_is_html_without_content_type_is_false() -> None:
 )
 def test_charset(content_type: str, expected: str | None) -> None:
     assert charset(http.Response.make(200, b"", {"Content-Type": content_type})) == expected
+
+
+@pytest.mark.parametrize(
+    "values, mime, charset_",
+    [
+        ([], None, None),
+        ([""], None, None),
+        (["nonsense"], None, None),
+        (["text/html; charset=koi8-r"], "text/html", "koi8-r"),
+        # The last value that is a type wins, as a browser reads several (Fetch).
+        (["text/plain", "text/html; charset=utf-8"], "text/html", "utf-8"),
+        (["text/html", "text/plain"], "text/plain", None),
+        (["text/html; charset=utf-8, text/plain"], "text/plain", None),
+        (["text/html", "nonsense"], "text/html", None),
+        (["*/*"], "*/*", None),
+    ],
+)
+def test_the_type_a_browser_reads(
+    values: list[str], mime: str | None, charset_: str | None
+) -> None:
+    response = http.Response.make(200, b"")
+    response.headers.pop("content-type", None)
+    for value in values:
+        response.headers.add("Content-Type", value)
+    assert (mime_type(response), charset(response)) == (mime, charset_)
+    assert is_sniffed(response) is (mime in (None, "*/*"))
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    assert is_sniffed(response) is False
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        (b"<!DOCTYPE html><html>", True),
+        (b"\r\n\t <html lang='en'>", True),
+        (b"<HEAD>", True),
+        (b"<b>bold", True),
+        (b"<br>", True),
+        (b"<p>", True),
+        (b"<!-- a comment -->", True),
+        (b"<bx>", False),  # a tag of the set must end there
+        (b"<html", False),
+        (b"<?xml version='1.0'?><html>", False),
+        (b"\xef\xbb\xbf<html>", False),  # a BOM first: text (WHATWG)
+        (b"%PDF-1.4", False),
+        (b"hello <html>", False),
+    ],
+)
+def test_what_sniffs_as_html(body: bytes, expected: bool) -> None:
+    assert sniffs_as_html(body) is expected
 
 
 def test_content_encoding_and_declared_length() -> None:

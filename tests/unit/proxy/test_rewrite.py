@@ -127,6 +127,75 @@ async def test_fragments_error_pages_and_non_html_never_get_popups(
     assert not [e for e in await store.read_events(episode.id) if e["type"] == "popup_injected"]
 
 
+def untyped(body: bytes, *values: str, **headers: str) -> http.Response:
+    """A response with the Content-Type values given (none: no header at all)."""
+    response = http.Response.make(200, body, headers)
+    response.headers.pop("content-type", None)
+    for value in values:
+        response.headers.add("Content-Type", value)
+    return response
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        pytest.param(untyped(PAGE), id="no type"),
+        pytest.param(untyped(b"\n  " + PAGE.lower()), id="no type, lower case"),
+        pytest.param(untyped(PAGE, "unknown/unknown"), id="unknown/unknown"),
+        pytest.param(untyped(PAGE, "nonsense"), id="no type/subtype"),
+        pytest.param(untyped(PAGE, "text/plain", "text/html"), id="two, the last html"),
+        pytest.param(untyped(PAGE, "text/plain, text/html"), id="two in one, the last html"),
+    ],
+)
+async def test_a_page_a_browser_sniffs_as_html_is_shifted(
+    store: MemoryStore, addons: AddonManager, response: http.Response
+) -> None:
+    """Chromium renders a navigation's body of no type as HTML if it sniffs as HTML, and of
+    several types reads the last: the page it shows is the episode's."""
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    flow = await serve(addons, episode, response)
+    assert b"/__ss/r.js" in flow.response.content
+    types = [event["type"] for event in await store.read_events(episode.id)]
+    assert types == ["page_served", "popup_injected"]
+
+
+@pytest.mark.parametrize(
+    "response, headers",
+    [
+        pytest.param(untyped(b"%PDF-1.4 ..."), NAV, id="no type, not html"),
+        pytest.param(untyped(PAGE, "text/html", "text/plain"), NAV, id="two, the last text"),
+        pytest.param(untyped(PAGE, **{"X-Content-Type-Options": "nosniff"}), NAV, id="nosniff"),
+        pytest.param(
+            untyped(PAGE), {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors"}, id="a fetch"
+        ),
+    ],
+)
+async def test_what_a_browser_does_not_render_as_html_is_not_shifted(
+    store: MemoryStore, addons: AddonManager, response: http.Response, headers: dict[str, str]
+) -> None:
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    body = response.content
+    flow = await serve(addons, episode, response, headers=headers)
+    assert flow.response.content == body
+    assert not [e for e in await store.read_events(episode.id) if e["type"] == "popup_injected"]
+
+
+async def test_a_navigation_of_no_type_counts_as_a_load_shifted_or_not(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Load indices are the same under every condition (popups are planned by them)."""
+    for condition in ("Src", "Src-Exec"):
+        episode = await make_episode(store, condition=condition, regime="multiple")
+        for body in (b"%PDF-1.4 ...", PAGE):
+            await serve(addons, episode, untyped(body))
+        loads = [
+            e["load_index"]
+            for e in await store.read_events(episode.id)
+            if e["type"] == "page_served"
+        ]
+        assert loads == [1, 2], condition
+
+
 async def test_once_injects_on_the_first_load_only(
     store: MemoryStore, addons: AddonManager
 ) -> None:
