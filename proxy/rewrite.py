@@ -47,6 +47,7 @@ from proxy.responses import error_response
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts import ShiftContext
+from shifts.document import UnparsablePage
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,12 @@ class PageRewriter:
             flow.response = error_response(
                 503, f"The {error.store} store is unavailable; this page cannot be served shifted."
             )
+        except UnparsablePage as error:
+            # Fail closed, saying why: a page the parser reads only in part is not served
+            # shifted (it would lose the rest) nor unshifted.
+            flow.response = error_response(502, f"The page could not be shifted: {error}.")
+            metrics.inc("rewrite_errors_total")
+            events.add("rewrite_error", url=flow.request.pretty_url, reason=str(error))
         except Exception:
             # Fail closed: a shift that breaks must not leak the unshifted page into the episode.
             logger.exception("rewrite of %s failed", flow.request.url)

@@ -23,6 +23,24 @@ from lxml import etree
 
 from shifts.encoding import detect_encoding, is_ascii_compatible, libxml2_encoding
 
+# libxml2's error when a page is past what it parses (its depth with `huge_tree`): it stops.
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+MAX_DEPTH = 2048
+
+
+class UnparsablePage(ValueError):
+    """A page the parser would not read whole: shifting it would drop some of it."""
+
+
+def _past_the_parser(message: str) -> str:
+    if "depth" in message.lower():
+        return (
+            f"the page nests elements deeper than the parser reads ({MAX_DEPTH} levels): "
+            "what is deeper would be dropped"
+        )
+    return f"the parser stopped before the page's end ({message.strip()})"
+
+
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!doctype[^>]*>", re.IGNORECASE)
 _HTML_START = re.compile(rb"<html(?:\s[^>]*)?>", re.IGNORECASE)
@@ -189,11 +207,17 @@ class HtmlDocument:
         """The parsed document (parsed once, on first use). Call mark_changed() after edits."""
         if self._tree is None:
             # The plain etree parser: lxml.html's element-class lookup costs ~30% on big pages.
+            # `huge_tree`: libxml2 stops at 256 levels of nesting otherwise, where Chromium
+            # renders 512 (and flattens what is deeper).
             parser = etree.HTMLParser(
-                encoding=libxml2_encoding(self.encoding), remove_comments=False
+                encoding=libxml2_encoding(self.encoding), remove_comments=False, huge_tree=True
             )
             source = _without_document_end_tags(self._apply_bytes_edits(self.original))
             root = etree.fromstring(source, parser)
+            for error in parser.error_log:
+                if error.type == _RESOURCE_LIMIT:
+                    # libxml2 dropped the rest of the page: never served as if it were all.
+                    raise UnparsablePage(_past_the_parser(error.message))
             if root is None:
                 # lxml returns None for documents with no element at all (e.g. only whitespace).
                 root = etree.fromstring(b"<html></html>", parser)

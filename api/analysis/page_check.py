@@ -6,18 +6,21 @@ non-2xx status or is not HTML is `unchecked` (api/analysis/verdicts.py), never a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from api.analysis.verdicts import Unchecked, html_problem, of_violations
 from api.fetchable import url_problem
+from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge import Learner, LearnFailed, LearnRequest
 from proxy.options import ASSET_MAX_BYTES
 from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.contextual import origin_of_url, route
+from shifts.document import UnparsablePage
 from shifts.references import EMPTY, UNKNOWN, AssetRefs, merge_refs
 
 FETCH_TIMEOUT_S = 15.0
@@ -34,8 +37,11 @@ def check_page(
     """Shift `raw` (the page at `url`) under the episode and compare it with the original.
     `assets`: what the page's stylesheets and scripts reference (None: unknown, so locator
     drift changes nothing)."""
-    ctx, doc = shift_offline(episode, url, raw, charset, policies, assets)
-    violations = check_alignment(raw, doc.to_bytes(), ctx.site)
+    try:
+        ctx, doc = shift_offline(episode, url, raw, charset, policies, assets)
+        violations = check_alignment(raw, doc.to_bytes(), ctx.site)
+    except UnparsablePage as error:  # (the proxy answers it 502, saying so)
+        raise Unchecked(f"{url}: {error}") from None
     return {
         "url": url,
         "site": ctx.site.name,
@@ -60,24 +66,42 @@ class UpstreamRefused(ValueError):
     """The check would contact an upstream the proxy may not reach."""
 
 
+@dataclass(frozen=True)
+class FetchedPage:
+    """A page fetched for a check: its bytes decoded as the proxy decodes them."""
+
+    content: bytes
+    charset: str | None
+    headers: httpx.Headers
+    url: httpx.URL
+
+
 async def fetch_page(
     client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None, shown: str = ""
-) -> httpx.Response:
+) -> FetchedPage:
     """GET `url` (every redirect followed) for a check. `Unchecked` when it cannot be fetched or
-    is no page to check (a non-2xx status, not HTML); `shown` is the URL the message names."""
+    is no page to check (a non-2xx status, not HTML, a body that does not decode: the proxy
+    answers that one 502, where httpx would read a truncated gzip as a shorter page); `shown`
+    is the URL the message names."""
     shown = shown or url
     problem = url_problem(url)
     if problem:
         raise Unchecked(f"could not fetch it: {problem}")
     try:
-        response = await client.get(url, headers=headers, follow_redirects=True)
+        async with client.stream("GET", url, headers=headers, follow_redirects=True) as response:
+            raw = b"".join([chunk async for chunk in response.aiter_raw()])
     except httpx.HTTPError as error:
         raise Unchecked(f"could not fetch {shown}: {error or type(error).__name__}") from None
     content_type = response.headers.get("content-type", "")
     problem = html_problem(response.status_code, response.reason_phrase, content_type)
     if problem:
         raise Unchecked(f"{shown}: {problem}")
-    return response
+    encoding = response.headers.get("content-encoding", "").strip().lower() or "identity"
+    try:
+        content = decode_body(raw, encoding)
+    except UndecodableBody as error:
+        raise Unchecked(f"{shown}: its body could not be decoded: {error}") from None
+    return FetchedPage(content, response.charset_encoding, response.headers, response.url)
 
 
 async def fetch_and_check(
@@ -110,7 +134,7 @@ async def fetch_and_check(
         episode,
         url,
         response.content,
-        response.charset_encoding,
+        response.charset,
         response.headers.get_list("content-security-policy"),
         await page_assets(response.content, url, str(response.url)),
     )
@@ -134,4 +158,4 @@ def _default_port(url: httpx.URL) -> int:
     return 443 if url.scheme == "https" else 80
 
 
-__all__ = ["UpstreamRefused", "check_page", "fetch_and_check", "fetch_page"]
+__all__ = ["FetchedPage", "UpstreamRefused", "check_page", "fetch_and_check", "fetch_page"]

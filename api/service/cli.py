@@ -253,6 +253,15 @@ def run_check(args: argparse.Namespace) -> int:
     return EXIT_STATUS[overall(verdicts)]
 
 
+def _unchecked(args: argparse.Namespace, error: Unchecked) -> Verdict:
+    say(
+        json.dumps(unchecked(str(error), url=args.page))
+        if args.json
+        else _headline(UNCHECKED, str(error))
+    )
+    return UNCHECKED
+
+
 def check_offline(args: argparse.Namespace) -> Verdict:
     # Late: --help and the API-client commands need no episode model (pydantic validation).
     from pydantic import ValidationError
@@ -274,15 +283,13 @@ def check_offline(args: argparse.Namespace) -> Verdict:
     try:
         raw, url, charset, assets = read_page(args)
     except Unchecked as error:
-        say(
-            json.dumps(unchecked(str(error), url=args.page))
-            if args.json
-            else _headline(UNCHECKED, str(error))
-        )
-        return UNCHECKED
+        return _unchecked(args, error)
     verdicts: list[Verdict] = []
     for config in configs:
-        result = check_page(new_episode(config), url, raw, charset, assets=assets)
+        try:
+            result = check_page(new_episode(config), url, raw, charset, assets=assets)
+        except Unchecked as error:  # (a page the parser reads only in part: under any shift)
+            return _unchecked(args, error)
         verdicts.append(result["status"])
         if args.json:
             say(json.dumps(result))
@@ -329,7 +336,7 @@ def read_page(args: argparse.Namespace) -> tuple[bytes, str, str | None, Any]:
         found = assets
         if found is None:
             found = await page_assets(response.content, args.page, str(response.url))
-        return response.content, response.charset_encoding, found
+        return response.content, response.charset, found
 
     raw, charset, assets = asyncio.run(fetch())
     return raw, args.page, charset, assets

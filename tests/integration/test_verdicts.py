@@ -5,6 +5,7 @@ make for themselves stay out of the benchmark's numbers."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import queue
@@ -128,11 +129,19 @@ def test_check_of_a_page_saved_as_utf16_is_checked(service: ServiceProcess, tmp_
         ("/data.json", "application/json, not an HTML page"),
         ("http://127.0.0.1:99999/", "names port 99999, outside 1-65535"),
         ("http://[::1", "is not a URL that can be fetched"),
+        # What the proxy answers 502 for: a page would be checked that no browser gets.
+        ("/truncated.html", "its body could not be decoded"),
+        ("/deep.html", "nests elements deeper than the parser reads"),
     ],
 )
 def test_check_of_a_page_that_does_not_load_could_not_check(
     service: ServiceProcess, upstream: UpstreamServer, path: str | None, why: str
 ) -> None:
+    page = b"<html><body><a href='/x'>Go</a>" + b"<p>text</p>" * 2000 + b"</body></html>"
+    upstream.extra["/truncated.html"] = ("text/html", gzip.compress(page)[:-600])
+    upstream.extra_headers["/truncated.html"] = {"Content-Encoding": "gzip"}
+    deep = b"<div>" * 3000 + b"<a href='/x'>Go</a>" + b"</div>" * 3000
+    upstream.extra["/deep.html"] = ("text/html", b"<html><body>" + deep + b"</body></html>")
     url = path if path and "://" in path else f"{upstream.origin}{path}" if path else unreachable()
     shown = cli(service, "check", url)
     assert shown.returncode == 2, shown

@@ -245,6 +245,20 @@ async def test_undecodable_body_fails_closed(store: MemoryStore, addons: AddonMa
     assert b"Sign in" not in flow.response.content
 
 
+async def test_a_page_past_what_the_parser_reads_fails_closed_saying_why(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """libxml2 stops at 2,048 levels of nesting: what is deeper would be dropped, so the page
+    is neither served cut short nor unshifted."""
+    episode = await make_episode(store, **RELABEL_ONLY)
+    deep = b"<html><body>" + b"<div>" * 3000 + b"<a href='/l'>Sign in</a>" + b"</div>" * 3000
+    flow = await serve(addons, episode, html_response(deep + b"</body></html>"))
+    assert flow.response.status_code == 502 and b"Sign in" not in flow.response.content
+    assert b"deeper than the parser reads" in flow.response.content
+    (error,) = [e for e in await store.read_events(episode.id) if e["type"] == "rewrite_error"]
+    assert "deeper than the parser reads" in error["reason"]
+
+
 async def test_oversized_page_is_streamed_and_recorded(
     store: MemoryStore, addons: AddonManager
 ) -> None:

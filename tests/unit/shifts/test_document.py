@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from shifts.document import HtmlDocument
+from shifts.document import HtmlDocument, UnparsablePage
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
 
 PAGE = b"<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>caf\xc3\xa9</p></body></html>"
@@ -121,6 +121,30 @@ def test_malformed_and_empty_documents_parse() -> None:
     for raw in (b"", b"   ", b"<div><p>unclosed", b"\x00\x01binary", b"<html><body></html>"):
         doc = HtmlDocument(raw)
         assert isinstance(doc.tree, etree._Element)
+
+
+def nested(depth: int) -> bytes:
+    return (
+        b"<html><body>"
+        + b"<div>" * depth
+        + b"<button id=b>Save</button>"
+        + b"</div>" * depth
+        + b"<p>after</p></body></html>"
+    )
+
+
+def test_a_page_nested_past_256_levels_is_read_whole() -> None:
+    """libxml2 stopped at 256 levels, dropping the rest of the page; Chromium renders 512."""
+    doc = HtmlDocument(nested(600))
+    assert len(doc.tree.xpath("//div")) == 600
+    doc.mark_changed()
+    shifted = doc.to_bytes()
+    assert b'<button id="b">Save</button>' in shifted and b"<p>after</p>" in shifted
+
+
+def test_a_page_past_what_the_parser_reads_is_refused_never_cut_short() -> None:
+    with pytest.raises(UnparsablePage, match="deeper than the parser reads"):
+        HtmlDocument(nested(3000)).tree
 
 
 def test_encoding_detection_order() -> None:
