@@ -1,4 +1,5 @@
-"""Hostile pages, one defined outcome each: shifted and still aligned, never an exception.
+"""Hostile pages, one defined outcome each: shifted and still aligned, or refused saying why
+(a page the parser cannot read whole), never another exception.
 
 (50 MB pages go through the proxy in tests/integration/test_proxy_http.py: they stream.)"""
 
@@ -10,13 +11,16 @@ from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.conditions import CONDITIONS
+from shifts.document import HtmlDocument, UnparsablePage
+from tests.helpers.pages import RELABEL_ONLY
 
 HEAD = b"<!DOCTYPE html><html><head><title>t</title></head><body>"
 LINK = b"<a href='/x?a=1&b=2'>Sign in</a><button>Search</button>"
 TAIL = b"</body></html>"
 PAGES = {
-    "nested 10,000 deep": HEAD + b"<div>" * 10_000 + LINK + b"</div>" * 10_000 + TAIL,
-    "unclosed 10,000 deep": HEAD + b"<div><span>" * 5_000 + LINK + TAIL,
+    # Deeper than libxml2's default 256 levels, and than Chromium's 512.
+    "nested 2,000 deep": HEAD + b"<div>" * 2_000 + LINK + b"</div>" * 2_000 + TAIL,
+    "unclosed 2,000 deep": HEAD + b"<div><span>" * 1_000 + LINK + TAIL,
     "12 MB attribute": HEAD
     + b"<div data-x='"
     + b"a" * (12 * 1024 * 1024)
@@ -52,9 +56,21 @@ def test_hostile_page_is_shifted_and_stays_aligned(name: str, condition: str) ->
     out = doc.to_bytes() if doc.changed else raw
     assert isinstance(out, bytes)
     assert check_alignment(raw, out, context.site) == [], name
-    if name == "nested 10,000 deep":
-        assert out.count(b"<div") == 10_000  # libxml2's depth limit did not cut the tree
+    if name.endswith("2,000 deep"):  # libxml2's depth limit did not cut the tree
+        assert HtmlDocument(out).tree.find(".//button") is not None
+        assert out.count(b"<div") == (2_000 if name.startswith("nested") else 1_000)
     if name == "12 MB attribute":
         assert b"a" * (12 * 1024 * 1024) in out
     if name == "NUL bytes in text" and doc.changed:
         assert b"after" in out  # a NUL does not end the document
+
+
+def test_a_page_past_what_the_parser_reads_is_refused_wherever_it_is_parsed() -> None:
+    """Past 2,048 levels libxml2 stops, dropping the rest: a shift that parses the page
+    refuses it (the proxy answers 502, saying so); a popup goes in without a parse."""
+    deep = HEAD + b"<div>" * 10_000 + LINK + b"</div>" * 10_000 + TAIL
+    with pytest.raises(UnparsablePage, match="deeper than the parser reads"):
+        shift_offline(new_episode(EpisodeConfig(**RELABEL_ONLY)), "http://127.0.0.1:9/", deep)
+    popup = EpisodeConfig(condition="Src-Exec", regime="multiple", seed=1)
+    _, doc = shift_offline(new_episode(popup), "http://127.0.0.1:9/", deep)
+    assert doc.changed and doc.to_bytes().count(b"<div>") == 10_000
