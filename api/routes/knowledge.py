@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.dependencies import KnowledgeDep, SettingsDep
 from api.errors import ApiError
 from api.fetchable import url_problem
-from proxy.knowledge.records import resolve
+from proxy.knowledge.records import DIGEST, resolve
 from proxy.knowledge.runs import LearnRunFailed, learn_run
 from proxy.store import StoreUnavailable
 
@@ -80,6 +80,8 @@ async def version(
 @router.get("/records/{digest}")
 async def record(digest: str, lookup: KnowledgeDep) -> dict[str, Any]:
     """A page record: the page and every stylesheet and script it was learnt to load."""
+    if not DIGEST.fullmatch(digest):  # (a file store would be asked for a name it refuses)
+        raise ApiError(404, f"no knowledge record {digest[:80]!r}: a record is sha256:<hex>")
     try:
         found = await lookup.record(digest)
     except LookupError:

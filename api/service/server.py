@@ -148,7 +148,7 @@ async def serve(settings: Settings) -> None:
     try:
         recording = Recording(settings.record_dir) if settings.record_dir else None
     except OSError as unusable:  # checked with the settings; this is what changed since
-        raise StartupFailed(f"record directory {settings.record_dir}: {unusable}") from None
+        raise StartupFailed(f"{settings.setting('record_dir')}: {unusable}") from None
     if recording is not None:
         store = ArchivingStore(store, recording)
     master = make_master(settings, store, recording, knowledge)

@@ -366,8 +366,13 @@ class Settings(BaseSettings):
     @property
     def knowledge_path_setting(self) -> str:
         """The setting `knowledge_path` comes from and its value, for a start error."""
-        field = "knowledge_dir" if self.knowledge_dir else "confdir"
-        return f"{option_name(field)} or {variable_name(field)}={getattr(self, field)!r}"
+        return self.setting("knowledge_dir" if self.knowledge_dir else "confdir")
+
+    def setting(self, field: str) -> str:
+        """A setting as a start error names it: its option, its variable and its value."""
+        value = getattr(self, field)
+        shown = str(value) if isinstance(value, os.PathLike) else value
+        return f"{option_name(field)} or {variable_name(field)}={shown!r}"
 
     @property
     def public_proxy_host(self) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +28,10 @@ from shifts.references import REFS_VERSION, PageAsset
 
 AssetKind = Literal["css", "js"]
 LearntBy = Literal["static", "browser"]
+
+
+# What `digest_of` makes: anything else names no record (and is never looked up).
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def digest_of(data: object) -> str:

@@ -62,15 +62,17 @@ def test_bad_options_are_refused_with_a_clear_message(args: list[str], message: 
     assert result.returncode == 2 and message in result.stderr
 
 
-def test_a_knowledge_directory_that_cannot_be_used_ends_in_one_line(tmp_path: Path) -> None:
+def test_a_directory_that_cannot_be_used_ends_in_one_line(tmp_path: Path) -> None:
     """Named by its option or variable, with no traceback (it ended in one, and "internal
-    error"): a directory that cannot be made (also as root), a file, a confdir that is one."""
+    error"): a directory that cannot be made (also as root), a file, a confdir that is one; a
+    record directory alike (it was named as "record directory", no option)."""
     a_file = tmp_path / "afile"
     a_file.write_text("not a directory")
     cases = [
         (["--knowledge-dir", "/proc/nope"], {}, "--knowledge-dir", "/proc/nope"),
         ([], {"SKILLSHIFT_KNOWLEDGE_DIR": str(a_file)}, "SKILLSHIFT_KNOWLEDGE_DIR", str(a_file)),
         (["--confdir", str(a_file)], {}, "--confdir", str(a_file)),
+        (["--record-dir", "/proc/nope"], {}, "--record-dir", "/proc/nope"),
     ]
     base = {k: v for k, v in os.environ.items() if not k.startswith("SKILLSHIFT_")}
     ports = ["--proxy", f"127.0.0.1:{free_port()}", "--api", f"127.0.0.1:{free_port()}"]
