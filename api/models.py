@@ -11,6 +11,10 @@ from proxy.episode import Condition, EpisodeConfig, EpisodeId, Origin, Regime, S
 from shifts.conditions import ExecutionSet, PerceptualSet
 from shifts.execution import RegimeParams
 
+# The largest integer every JSON reader keeps exact (a double's 53 bits): a count past it is
+# no count an agent made.
+MAX_EXACT_INT = 2**53 - 1
+
 
 class EpisodeCreate(EpisodeConfig):
     id: EpisodeId | None = Field(
@@ -78,7 +82,9 @@ class TaskResult(_AgentEvent):
 
     type: Literal["task_result"]
     success: StrictBool
-    steps: StrictInt | None = Field(None, ge=0, description="steps the agent took")
+    steps: StrictInt | None = Field(
+        None, ge=0, le=MAX_EXACT_INT, description="steps the agent took"
+    )
 
 
 class _SkillEvent(_AgentEvent):
@@ -117,7 +123,7 @@ class SkillFailure(_SkillEvent):
 class Step(_AgentEvent):
     type: Literal["step"]
     action: Text | None = None
-    duration_ms: StrictInt | StrictFloat | None = Field(None, ge=0)
+    duration_ms: StrictInt | StrictFloat | None = Field(None, ge=0, le=MAX_EXACT_INT)
 
 
 class Note(_AgentEvent):

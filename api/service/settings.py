@@ -113,6 +113,8 @@ def _targets(value: Any) -> Any:
 def _prefix(value: str) -> str:
     if not (value.startswith("/") and value.endswith("/")):
         raise ValueError("must start and end with '/'")
+    if value == "/":  # (every path of every app would be the proxy's own)
+        raise ValueError("must name a path of its own, such as /__ss/, not the root")
     return value
 
 
@@ -142,6 +144,9 @@ def _redis_url(url: str | None) -> str | None:
     except ValueError as error:
         raise ValueError(f"{url!r} is not a Redis URL: {error}") from None
     if parts.scheme in ("redis", "rediss"):  # (no host: redis-py's localhost)
+        database = parts.path.strip("/")
+        if database and not database.isdigit():  # (redis-py took any other for database 0)
+            raise ValueError(f"{url!r} names database {database!r}: a database is a number")
         return url
     if parts.scheme == "unix" and parts.path:
         return url
@@ -257,7 +262,7 @@ class Settings(BaseSettings):
     )
     upstream_insecure: bool = Field(False, description="do not verify upstream certificates")
     upstream_allow: str = _carried("upstream_allow")
-    upstream_timeout: float = _carried("upstream_timeout", ge=0)
+    upstream_timeout: float = _carried("upstream_timeout", ge=0, allow_inf_nan=False)
     targets: Targets = Field(
         (),
         description="deployment-wide source->target origins for Tgt conditions, "

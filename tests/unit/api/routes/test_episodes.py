@@ -19,6 +19,7 @@ REFUSED = [
     ({"type": "task_result", "success": "yes"}, "success"),
     ({"type": "task_result", "success": True, "steps": -5}, "steps"),
     ({"type": "task_result", "success": True, "steps": "many"}, "steps"),
+    ({"type": "task_result", "success": True, "steps": 10**30}, "steps"),  # (no count made)
     ({"type": "task_result", "success": 1}, "success"),
     ({"type": "task_result"}, "success"),
     ({"type": "page_served"}, "page_served"),

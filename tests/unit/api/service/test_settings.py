@@ -125,6 +125,12 @@ def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch)
         load_settings({})
     with pytest.raises(SettingsError, match="--upstream-timeout='later'"):
         load_settings({"upstream_timeout": "later"})
+    for never in ("inf", "nan"):  # (no upstream would ever time out)
+        with pytest.raises(SettingsError, match=f"--upstream-timeout='{never}'"):
+            load_settings({"upstream_timeout": never})
+    # The root: every path of every app would be the proxy's own.
+    with pytest.raises(SettingsError, match="--internal-prefix='/'.*not the root"):
+        load_settings({"internal_prefix": "/"})
 
 
 @pytest.mark.parametrize(
@@ -135,6 +141,8 @@ def test_a_bad_variable_is_reported_by_its_name(monkeypatch: pytest.MonkeyPatch)
         ("http://127.0.0.1:6379/0", "is not a Redis URL (redis://HOST:PORT/DB"),
         ("unix://", "is not a Redis URL (redis://HOST:PORT/DB"),
         ("127.0.0.1:6379", "is not a Redis URL (redis://HOST:PORT/DB"),
+        # redis-py used database 0 for any name it could not read as a number.
+        ("redis://127.0.0.1:6379/abc", "names database 'abc': a database is a number"),
     ],
 )
 def test_a_redis_url_redis_cannot_use_is_refused_at_start(url: str, why: str) -> None:
