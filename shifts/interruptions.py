@@ -95,6 +95,10 @@ def plan_interruption(seed: int, load_index: int, params: dict[str, Any]) -> Int
     trigger = rng_for(seed, "interruption-trigger", load_index).choice(
         sorted(params.get("triggers") or TRIGGERS)
     )
+    if host == "interstitial":
+        # It is the page, there from the start: what the events and reports say is what
+        # the agent met (they said a delay or a scroll no agent waited for).
+        trigger = "load"
     after = 0
     if trigger in ("delay", "scroll"):
         name = "delay_ms" if trigger == "delay" else "scroll_px"

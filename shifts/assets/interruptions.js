@@ -52,7 +52,8 @@
       if (plan.kind === "native_beforeunload" && !plan.delay) show();
       else setTimeout(show, plan.delay || 0);
     }
-    // An interstitial is on the page from the start: it is the page.
+    // An interstitial is on the page from the start: it is the page (planned so since; a
+    // page recorded before may name another trigger).
     var trigger = plan.host === "interstitial" ? "load" : plan.trigger;
     if (trigger === "delay") { setTimeout(fire, plan.after); return; }
     if (trigger === "interaction") {

@@ -137,6 +137,14 @@ def test_an_interstitial_never_follows_an_interstitial() -> None:
     assert "interstitial" in {plan.host for plan in mixed}
 
 
+def test_an_interstitial_is_planned_as_what_it_is_shown_as_on_load() -> None:
+    """Its events and reports name the trigger the agent met: it is the page, from the start
+    (they named a drawn delay or scroll that never applied)."""
+    params = PopupParams(kinds=["session"], hosts=["interstitial"]).model_dump()
+    drawn = [plan_interruption(seed, 1, params) for seed in range(40)]
+    assert {(plan.trigger, plan.after) for plan in drawn if plan} == {("load", 0)}
+
+
 def test_only_page_like_kinds_are_interstitials() -> None:
     with pytest.raises(ValidationError, match="none of the kinds"):
         EpisodeConfig(
