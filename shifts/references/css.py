@@ -167,6 +167,8 @@ def _structure(selector: str) -> set[StructuralRule]:
         return set().union(*map(_structure, [*variants, *complex_alternatives]))
     rules: set[StructuralRule] = set()
     compounds, combinators = split_compounds(selector)
+    if any(_has_matches_nothing(compound) for compound in compounds):
+        return rules  # (it throws wherever it is asked: it selects nothing)
     # Each compound's context: the parent (`P > E`) or ancestor (`A E`) it needs. Siblings
     # share their parent, so `.row > * + *` concerns children of `.row` only, on both sides.
     contexts: list[tuple[Keys | None, Keys | None]] = []
@@ -297,6 +299,52 @@ def _joined_compounds(compounds: list[str], combinators: list[str]) -> str:
         text += " " if combinator == " " else f" {combinator} "
         text += compound
     return text
+
+
+# Pseudo-classes an engine defines: CSS's, jQuery's own and jQuery UI's (vendor-prefixed ones
+# are taken as defined).
+KNOWN_PSEUDO_CLASSES = frozenset(
+    {
+        # CSS (Selectors 4, HTML, CSS Scoping, Fullscreen, Popover, media), and the legacy
+        # one-colon pseudo-elements.
+        "active", "any-link", "autofill", "blank", "buffering", "checked", "current",
+        "default", "defined", "dir", "disabled", "empty", "enabled", "first", "first-child",
+        "first-of-type", "focus", "focus-visible", "focus-within", "fullscreen", "future",
+        "has", "host", "host-context", "hover", "in-range", "indeterminate", "invalid", "is",
+        "lang", "last-child", "last-of-type", "left", "link", "local-link", "matches", "modal",
+        "muted", "not", "nth-child", "nth-col", "nth-last-child", "nth-last-col",
+        "nth-last-of-type", "nth-of-type", "only-child", "only-of-type", "open", "closed",
+        "optional", "out-of-range", "past", "paused", "picture-in-picture",
+        "placeholder-shown", "playing", "popover-open", "read-only", "read-write", "required",
+        "right", "root", "scope", "seeking", "stalled", "state", "target", "target-within",
+        "user-invalid", "user-valid", "valid", "visited", "volume-locked", "where",
+        "before", "after", "first-line", "first-letter", "selection", "placeholder",
+        "backdrop", "marker",
+        # jQuery's selector engine.
+        "animated", "button", "checkbox", "contains", "eq", "even", "file", "gt", "header",
+        "hidden", "image", "input", "last", "lt", "nth", "odd", "parent", "password", "radio",
+        "reset", "selected", "submit", "text", "visible",
+        # jQuery UI.
+        "data", "focusable", "tabbable",
+    }
+)  # fmt: skip
+_PSEUDO_CLASS = re.compile(r"::?(-?[A-Za-z][\w-]*)")
+
+
+def _has_matches_nothing(compound: str) -> bool:
+    """Whether the compound's `:has()` names a pseudo-class no engine defines: `:has()` reads
+    its argument unforgivingly (Selectors 4), so the selector throws in the browser, and in
+    jQuery's engine, which knows no such pseudo-class either. Libraries run such selectors to
+    see the browser throw (jQuery 3.7's `querySelector(":has(*,:jqfake)")`): read as a rule,
+    `:has(*, ...)` would keep every element of every page of the site from being wrapped."""
+    for name, argument in _pseudo_arguments(compound):
+        if name != "has":
+            continue
+        # (Strings and attribute tests blanked: `[href^="http:x"]` names no pseudo-class.)
+        for pseudo in _PSEUDO_CLASS.findall(_BRACKETS.sub("[]", _masked_strings(argument))):
+            if not pseudo.startswith("-") and pseudo.lower() not in KNOWN_PSEUDO_CLASSES:
+                return True
+    return False
 
 
 def _has_sees_wrappers(compound: str, keys: Keys) -> bool:

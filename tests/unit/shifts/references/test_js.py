@@ -5,6 +5,7 @@ from __future__ import annotations
 from shifts.references import (
     js_refs,
 )
+from tests.helpers.fixtures import FIXTURES
 from tests.unit.shifts.references.helpers import element
 
 
@@ -94,3 +95,21 @@ def test_two_combinators_in_a_row_are_no_selector() -> None:
     refs = js_refs("insert('~~~'); sig = '~~~~'; x = '>>'")
     assert refs.follows_held == frozenset()
     assert not refs.structure_matters(element(page, "//*[@id='b']"))
+
+
+def test_a_feature_test_that_throws_in_every_engine_is_no_rule() -> None:
+    """jQuery 3.7 runs `querySelector(":has(*,:jqfake)")` to see whether the browser throws
+    (`:has()` reads its argument unforgivingly): read as a rule, `:has(*, ...)` held every
+    element of every page that loads jQuery, and nothing was wrapped (a Django admin, a
+    django-oscar shop: a locator share of 0 on most seeds)."""
+    jquery = (FIXTURES / "scripts" / "jquery-3.7.1.min.js").read_text()
+    assert ":has(*,:jqfake)" in jquery
+    page = "<html><body><main><ul><li id='i'><a>x</a></li></ul></main></body></html>"
+    refs = js_refs(jquery)
+    assert not any(rule.kind == "subtree" for rule in refs.structure)
+    assert not refs.looks_inside(element(page, "//main"))
+    # A `:has()` of what an engine defines stays a rule, jQuery's and jQuery UI's too.
+    for defined in ("div:has(> img)", "li:has(> :visible)", "ul:has(> :tabbable)"):
+        assert js_refs(f"$('{defined}')").structure, defined
+    assert not js_refs("q(':has(> :no-such-thing)')").structure
+    assert js_refs("q(':has(> :-moz-focusring)')").structure  # (another engine's own)
