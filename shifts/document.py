@@ -221,6 +221,9 @@ class HtmlDocument:
             if root is None:
                 # lxml returns None for documents with no element at all (e.g. only whitespace).
                 root = etree.fromstring(b"<html></html>", parser)
+            elif _reports_stray_end_tags(parser):
+                reparsed = _with_stray_end_tags(source, parser, self.encoding)
+                root = root if reparsed is None else reparsed
             self._tree = root
         return self._tree
 
@@ -370,6 +373,77 @@ def _without_document_end_tags(body: bytes) -> bytes:
         position = raw_text.end()
     kept.append(_DOCUMENT_END_TAG.sub(b"", body[position:]))
     return b"".join(kept)
+
+
+# A browser makes an element of an end tag that has nothing to close: `</p>` with no open <p>
+# an empty <p> (templates that wrap rich text in a paragraph, `<p>{{ html }}</p>`, close one
+# twice), and `</br>` a <br>. libxml2 drops both, so a parsed page would lose those elements,
+# and every later sibling its position. Where libxml2 reports one, the page is parsed again
+# with a comment marking each such end tag, and the comment becomes the element a browser makes
+# there (in the element then open: a comment moves no tag as an element would, which closes
+# an open <i> or <span> in libxml2).
+_STRAY_END_TAG = re.compile(r"Unexpected end tag : (?:p|br)\b")
+_END_TAG_OR_SKIPPED = re.compile(
+    rb"<!--.*?-->|<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>|</(p|br)(?=[\s/>])[^>]*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_END_TAG_MARK = "end-tag-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
+
+
+def _reports_stray_end_tags(parser: etree.HTMLParser) -> bool:
+    return any(_STRAY_END_TAG.match(entry.message) for entry in parser.error_log)
+
+
+def _with_stray_end_tags(
+    source: bytes, parser: etree.HTMLParser, encoding: str
+) -> etree._Element | None:
+    """The page parsed with an empty <p> for each `</p>` that closes nothing and a <br> for
+    each `</br>`, as a browser builds it; None where that cannot be done safely (a marker would
+    land in an attribute, or the page is not in an ASCII-compatible encoding)."""
+    if not is_ascii_compatible(encoding) or _END_TAG_MARK.encode() in source:
+        return None
+    marked: list[bytes] = []
+    position, count = 0, 0
+    for found in _END_TAG_OR_SKIPPED.finditer(source):
+        if found.group(2) is None:  # a comment or a raw-text element: kept as it is
+            continue
+        name = found.group(2).lower().decode()
+        marked += [source[position : found.start()], f"<!--{_END_TAG_MARK} {name}-->".encode()]
+        if name == "p":  # (a matched </p> still closes its paragraph)
+            marked.append(found.group(0))
+        position, count = found.end(), count + 1
+    root = etree.fromstring(b"".join(marked) + source[position:], parser)
+    marks = [
+        comment
+        for comment in (root.iter(etree.Comment) if root is not None else ())
+        if (comment.text or "").startswith(_END_TAG_MARK)
+    ]
+    if root is None or len(marks) != count:
+        return None  # a marker inside an attribute, or one libxml2 did not keep
+    for mark in marks:
+        name = (mark.text or "").split()[-1]
+        parent = mark.getparent()
+        closes_nothing = name == "br" or not any(a.tag == "p" for a in mark.iterancestors())
+        if closes_nothing and parent is not None and parent.tag not in ("html", "head"):
+            element = etree.Element(name)
+            element.tail = mark.tail
+            parent.replace(mark, element)
+        else:
+            _remove_keeping_tail(mark)
+    return cast(etree._Element, root)
+
+
+def _remove_keeping_tail(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    if node.tail:
+        previous = node.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + node.tail
+        else:
+            parent.text = (parent.text or "") + node.tail
+    parent.remove(node)
 
 
 def _splice(body: bytes, markup: str, encoding: str, where: Callable[[bytes], int]) -> bytes:

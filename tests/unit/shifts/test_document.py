@@ -5,6 +5,7 @@ from lxml import etree
 
 from shifts.document import HtmlDocument, UnparsablePage
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
+from tests.helpers.fixtures import FIXTURES
 
 PAGE = b"<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>caf\xc3\xa9</p></body></html>"
 
@@ -197,3 +198,47 @@ def test_a_parsed_page_keeps_its_link_values_verbatim_even_holding_the_placehold
     assert f'<p class="changed">{held}</p>'.encode() in out
     assert f'href="/{held}"'.encode() in out
     assert b'src="/ok.png"' in out
+
+
+OSCAR_PRODUCT = FIXTURES / "excerpts" / "django-oscar-4.2.1" / "product-detail.html"
+
+
+def test_an_end_tag_that_closes_nothing_becomes_the_element_a_browser_makes() -> None:
+    # django-oscar's product page wraps the product's rich-text description in a paragraph
+    # (`<p>{{ product.description|safe }}</p>`), so a description that is a paragraph closes
+    # one twice. A browser makes the stray `</p>` an empty <p> (and a `</br>` a <br>); dropped,
+    # every later element of the page moved up a place.
+    doc = HtmlDocument(OSCAR_PRODUCT.read_bytes())
+    article = doc.tree.find(".//article")
+    assert [child.tag for child in article if isinstance(child.tag, str)] == [
+        "div", "p", "p", "p", "div", "table",
+    ]  # fmt: skip
+    doc.mark_changed()
+    assert b"<p></p><p>The Quiet Harbour: a lab book.</p><p></p>" in doc.to_bytes()
+    # Where the browser puts them: in the element then open (libxml2 would close an <i> before
+    # a <p> tag), and nowhere for a </p> that closes a paragraph.
+    doc = HtmlDocument(
+        b"<html><body><div><i>a</p>b</i> x</br>y <p><span>z</p>w</div></body></html>"
+    )
+    doc.tree.find(".//body").set("class", "shifted")
+    doc.mark_changed()
+    assert doc.to_bytes() == (
+        b'<html><body class="shifted"><div><i>a<p></p>b</i> x<br>y '
+        b"<p><span>z</span></p>w</div></body></html>"
+    )
+    # Raw text and comments are no markup; an end tag inside an attribute value leaves the page
+    # as libxml2 parses it (nothing is put into the attribute).
+    doc = HtmlDocument(
+        b"<html><body><script>s = '</p>';</script><!-- </p> --><p>x</p></p></body></html>"
+    )
+    doc.tree.find(".//body").set("class", "shifted")
+    doc.mark_changed()
+    assert doc.to_bytes().endswith(
+        b"<script>s = '</p>';</script><!-- </p> --><p>x</p><p></p></body></html>"
+    )
+    doc = HtmlDocument(b'<html><body><a title="</p>">t</a></p></body></html>')
+    doc.tree.find(".//body").set("class", "shifted")
+    doc.mark_changed()
+    assert (
+        doc.to_bytes() == b'<html><body class="shifted"><a title="&lt;/p&gt;">t</a></body></html>'
+    )
