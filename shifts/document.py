@@ -224,6 +224,7 @@ class HtmlDocument:
             elif _reports_stray_end_tags(parser):
                 reparsed = _with_stray_end_tags(source, parser, self.encoding)
                 root = root if reparsed is None else reparsed
+            _add_implied_table_bodies(root)
             self._tree = root
         return self._tree
 
@@ -431,6 +432,35 @@ def _with_stray_end_tags(
         else:
             _remove_keeping_tail(mark)
     return cast(etree._Element, root)
+
+
+# What a table body holds once a row opened it: a browser inserts these into the `<tbody>` it
+# implied, until a section or caption of the table's own, or the table's end, closes it.
+_IN_TABLE_BODY = frozenset({"tr", "script", "style", "template"})
+
+
+def _add_implied_table_bodies(root: etree._Element) -> None:
+    """A browser puts a table's rows that are in no section in a `<tbody>` it adds (the
+    "in table" insertion mode), libxml2 leaves them children of the table: each row's element
+    path (`table/tr[2]` against the browser's `table/tbody/tr[2]`) and what `table > tr` and
+    `tbody > tr` rules match would differ from what the agent's browser holds. Served, the
+    body is written out, and the browser builds the same tree of it."""
+    for table in root.iter("table"):
+        children = list(table)
+        start = 0
+        while start < len(children):
+            if children[start].tag != "tr":
+                start += 1
+                continue
+            end = start
+            while end < len(children) and (
+                not isinstance(children[end].tag, str) or children[end].tag in _IN_TABLE_BODY
+            ):
+                end += 1
+            body = table.makeelement("tbody")
+            children[start].addprevious(body)
+            body.extend(children[start:end])  # (their tails with them, as the browser's)
+            start = end
 
 
 def _remove_keeping_tail(node: etree._Element) -> None:

@@ -242,3 +242,45 @@ def test_an_end_tag_that_closes_nothing_becomes_the_element_a_browser_makes() ->
     assert (
         doc.to_bytes() == b'<html><body class="shifted"><a title="&lt;/p&gt;">t</a></body></html>'
     )
+
+
+@pytest.mark.parametrize(
+    ("table", "built"),
+    [
+        # What Chromium builds of each (`document.body.innerHTML`, scripting off).
+        (
+            b"<table><tr><td>a</td></tr><!-- c --><tr><td>b</td></tr></table>",
+            b"<table><tbody><tr><td>a</td></tr><!-- c --><tr><td>b</td></tr></tbody></table>",
+        ),
+        (
+            b"<table><thead><tr><th>h</th></tr></thead><tr><td>a</td></tr>"
+            b"<tfoot><tr><td>f</td></tr></tfoot></table>",
+            b"<table><thead><tr><th>h</th></tr></thead><tbody><tr><td>a</td></tr></tbody>"
+            b"<tfoot><tr><td>f</td></tr></tfoot></table>",
+        ),
+        (
+            b"<table>\n <tr><td>a</td></tr>\n</table>",
+            b"<table>\n <tbody><tr><td>a</td></tr>\n</tbody></table>",
+        ),
+        (
+            b"<table><caption>c</caption><tr><td>1</td></tr><tbody><tr><td>2</td></tr></tbody>"
+            b"<tr><td>3</td></tr></table>",
+            b"<table><caption>c</caption><tbody><tr><td>1</td></tr></tbody><tbody><tr><td>2</td>"
+            b"</tr></tbody><tbody><tr><td>3</td></tr></tbody></table>",
+        ),
+        (
+            b"<table><tr><td>a</td></tr><script>1</script><tr><td>b</td></tr>"
+            b"<colgroup></colgroup><tr><td>c</td></tr></table>",
+            b"<table><tbody><tr><td>a</td></tr><script>1</script><tr><td>b</td></tr></tbody>"
+            b"<colgroup></colgroup><tbody><tr><td>c</td></tr></tbody></table>",
+        ),
+    ],
+)
+def test_a_tables_rows_in_no_section_are_in_the_body_a_browser_adds(
+    table: bytes, built: bytes
+) -> None:
+    """Their element paths are the browser's (`table/tbody/tr`, not `table/tr`)."""
+    doc = HtmlDocument(b"<html><body>" + table + b"</body></html>")
+    assert doc.tree is not None
+    doc.mark_changed()
+    assert doc.to_bytes() == b"<html><body>" + built + b"</body></html>"
