@@ -295,16 +295,15 @@ class HtmlDocument:
     def _body_so_far(self) -> bytes:
         self._settle_changes()
         if self._tree is not None and self._tree_changed:
-            body = _serialize(self._tree, self.encoding)
-            if not _DOCTYPE.search(self.original[:4096]):
-                # libxml2 invents an HTML 4.0 doctype for pages that have none, which would move
-                # a quirks-mode page into another rendering mode: drop it again.
-                body = _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
-            if self.original.startswith(codecs.BOM_UTF8) and not body.startswith(codecs.BOM_UTF8):
+            body = _without_invented_doctype(
+                _serialize(self._tree, self.encoding), self.original, self.encoding
+            )
+            bom = _bom_of(self.original)
+            if bom and not body.startswith(bom):
                 # libxml2 writes no BOM, and the BOM is what the page was decoded by: without
                 # it a browser reads the bytes by a <meta charset> that says otherwise, or by
                 # its guess (windows-1252), and every non-ASCII label comes out garbled.
-                body = codecs.BOM_UTF8 + body
+                body = bom + body
             return body
         return self._apply_bytes_edits(self.original)
 
@@ -474,6 +473,30 @@ def _remove_keeping_tail(node: etree._Element) -> None:
         else:
             parent.text = (parent.text or "") + node.tail
     parent.remove(node)
+
+
+def _bom_of(raw: bytes) -> bytes:
+    for bom in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        if raw.startswith(bom):
+            return bom
+    return b""
+
+
+def _without_invented_doctype(body: bytes, original: bytes, encoding: str) -> bytes:
+    """libxml2 invents an HTML 4.0 doctype for a page that has none, which would move a page
+    from one rendering mode to another: it is dropped again (in the page's own encoding: in
+    UTF-16, the doctype's bytes are not ASCII's)."""
+    if is_ascii_compatible(encoding):
+        if _DOCTYPE.search(original[:4096]):
+            return body
+        return _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
+    start = original[:8192].decode(encoding, "replace")
+    if _DOCTYPE.search(start.encode("ascii", "replace")):
+        return body
+    text = body.decode(encoding)
+    bom = text[:1] if text[:1] == "\ufeff" else ""
+    kept = _DOCTYPE.sub(b"", text[len(bom) :].encode("utf-8"), count=1).lstrip(b"\n")
+    return (bom + kept.decode("utf-8")).encode(encoding)
 
 
 def _splice(body: bytes, markup: str, encoding: str, where: Callable[[bytes], int]) -> bytes:

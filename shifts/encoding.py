@@ -13,8 +13,10 @@ _META_CHARSET = re.compile(
 )
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
+    # By its byte order: libxml2 takes a plain "UTF-16" for little-endian, and read a
+    # big-endian page as noise.
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 
 

@@ -284,3 +284,21 @@ def test_a_tables_rows_in_no_section_are_in_the_body_a_browser_adds(
     assert doc.tree is not None
     doc.mark_changed()
     assert doc.to_bytes() == b"<html><body>" + built + b"</body></html>"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_page_gets_no_doctype_it_did_not_have(encoding: str) -> None:
+    """libxml2 invents an HTML 4.0 doctype; it was dropped again in ASCII-compatible pages
+    only, so a UTF-16 page that had none was served with one."""
+    page = "<html><body><p>caf\u00e9</p></body></html>"
+    bom = "\ufeff" if encoding != "utf-16" else ""  # (Python's utf-16 writes its own)
+    for original in (page, "<!DOCTYPE html>" + page):
+        raw = (bom + original).encode(encoding)
+        doc = HtmlDocument(raw)
+        doc.tree.find(".//p").text = "th\u00e9"
+        doc.mark_changed()
+        served = doc.to_bytes()
+        out = served.decode(doc.encoding).lstrip("\ufeff")
+        assert out.lower().startswith("<!doctype html>") is original.startswith("<!DOCTYPE")
+        assert "DTD HTML 4.0" not in out and "<p>th\u00e9</p>" in out
+        assert served[:2] == raw[:2]  # (its byte order mark)
