@@ -39,12 +39,21 @@ def _completed(literal: str) -> str:
 
 
 _TWO_COMBINATORS = re.compile(r"[>+~]\s*[>+~]")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
+# `[name]`, `[name=value]`, `[name~="value" i]`: an attribute name first, as no regex class is.
+_ATTRIBUTE_TEST = re.compile(
+    r"\[\s*(?:(?:[\w-]*|\*)\|)?-?[A-Za-z_][\w-]*\s*"
+    r"(?:[~|^$*]?=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\]\"']+)\s*(?:[iIsS]\s*)?)?\]"
+)
 
 
 def _is_selector_list(literal: str) -> bool:
     """Whether a script's string is a CSS selector list (`.menu > li`), not a regex or text:
     every compound, between combinators, is made of simple selectors only."""
-    bare = re.sub(r"\[[^\[\]]*\]", "[]", literal)
+    brackets = _BRACKETS.findall(literal)
+    if not all(map(_ATTRIBUTE_TEST.fullmatch, brackets)):
+        return False  # a regex's class (`[^>]*>`: TinyMCE's), no attribute test
+    bare = _BRACKETS.sub("[]", literal)
     while re.search(r"\([^()]+\)", bare):  # innermost arguments first
         bare = re.sub(r"\([^()]+\)", "()", bare)
     if _TWO_COMBINATORS.search(bare):

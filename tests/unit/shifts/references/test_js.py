@@ -113,3 +113,13 @@ def test_a_feature_test_that_throws_in_every_engine_is_no_rule() -> None:
         assert js_refs(f"$('{defined}')").structure, defined
     assert not js_refs("q(':has(> :no-such-thing)')").structure
     assert js_refs("q(':has(> :-moz-focusring)')").structure  # (another engine's own)
+
+
+def test_a_regex_class_is_no_attribute_test() -> None:
+    """TinyMCE builds `new RegExp("</" + tag + "[^>]*>", "gi")`: the piece `[^>]*>` was read
+    as a selector (`[^>]* > *`), a `* > *` rule that held every element of every page loading
+    the editor (a django-oscar dashboard: a locator share of 0 on every seed)."""
+    assert not js_refs('x = new RegExp("</" + e + "[^>]*>", "gi")').structure
+    assert not js_refs('s.match("[a-z]+ > b")').structure
+    for selector in ("[data-x] > li", "a[href^='http:'] + b", "li[data-id='3' i] > a"):
+        assert js_refs(f'q("{selector}")').structure, selector
