@@ -47,7 +47,7 @@ from proxy.responses import error_response
 from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts import ShiftContext
-from shifts.document import UnparsablePage
+from shifts.parsing import UnparsablePage
 
 logger = logging.getLogger(__name__)
 

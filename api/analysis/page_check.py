@@ -20,7 +20,7 @@ from proxy.options import ASSET_MAX_BYTES
 from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.contextual import origin_of_url, route
-from shifts.document import UnparsablePage
+from shifts.parsing import UnparsablePage
 from shifts.references import EMPTY, UNKNOWN, AssetRefs, merge_refs
 
 FETCH_TIMEOUT_S = 15.0

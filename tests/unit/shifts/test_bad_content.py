@@ -11,7 +11,8 @@ from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
 from shifts.alignment import check_alignment
 from shifts.conditions import CONDITIONS
-from shifts.document import HtmlDocument, UnparsablePage
+from shifts.document import HtmlDocument
+from shifts.parsing import UnparsablePage
 from tests.helpers.pages import RELABEL_ONLY
 
 HEAD = b"<!DOCTYPE html><html><head><title>t</title></head><body>"

@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from shifts.document import HtmlDocument, UnparsablePage
+from shifts.document import HtmlDocument
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
+from shifts.parsing import UnparsablePage
 from tests.helpers.fixtures import FIXTURES
 
 PAGE = b"<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>caf\xc3\xa9</p></body></html>"

@@ -1,0 +1,233 @@
+"""HTML parsed into the tree a browser builds of the same bytes.
+
+The shifts edit an lxml tree (libxml2's HTML parser: fast, and the elements' own API), and a
+changed page is served as that tree written out. libxml2 parses HTML 4 as it was in 2000, not
+as browsers do: where it builds another tree, the page served is another page, and element
+paths (the change maps', the structural rules') are not the browser's. What it is known to
+build otherwise on real pages is repaired here, each repair held to Chromium's tree
+(`tests/integration/test_parse_parity.py`):
+
+- an end tag that closes nothing (`</p>`, `</br>`) is the element a browser makes of it;
+- a `<form>` in a list, a heading, a `<pre>` or an `<address>` stays in it (libxml2 closed them);
+- a table's rows in no section are in the `<tbody>` a browser adds;
+- a page nested deeper than libxml2 reads at all is refused, never cut short.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+from lxml import etree
+
+from shifts.encoding import is_ascii_compatible, libxml2_encoding
+
+# libxml2's error when a page is past what it parses (its depth with `huge_tree`): it stops.
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+MAX_DEPTH = 2048
+
+
+class UnparsablePage(ValueError):
+    """A page the parser would not read whole: shifting it would drop some of it."""
+
+
+def _past_the_parser(message: str) -> str:
+    if "depth" in message.lower():
+        return (
+            f"the page nests elements deeper than the parser reads ({MAX_DEPTH} levels): "
+            "what is deeper would be dropped"
+        )
+    return f"the parser stopped before the page's end ({message.strip()})"
+
+
+def parse_html(source: bytes, encoding: str) -> etree._Element:
+    """The page's tree as a browser builds it (see above). `UnparsablePage` for a page libxml2
+    would read only in part."""
+    # The plain etree parser: lxml.html's element-class lookup costs ~30% on big pages.
+    # `huge_tree`: libxml2 stops at 256 levels of nesting otherwise, where Chromium renders 512
+    # (and flattens what is deeper).
+    parser = etree.HTMLParser(
+        encoding=libxml2_encoding(encoding), remove_comments=False, huge_tree=True
+    )
+    root = etree.fromstring(source, parser)
+    errors = _errors_of(parser)
+    if root is None:
+        # lxml returns None for documents with no element at all (e.g. only whitespace).
+        return cast(etree._Element, etree.fromstring(b"<html></html>", parser))
+    if is_ascii_compatible(encoding):
+        kept = _with_forms_in_place(source, parser, errors)
+        if kept is not None:
+            source, root, errors = kept
+        if _reports_stray_end_tags(errors):
+            reparsed = _with_stray_end_tags(source, parser)
+            root = root if reparsed is None else reparsed
+        _name_forms_again(root)
+    _add_implied_table_bodies(root)
+    return root
+
+
+def _errors_of(parser: etree.HTMLParser) -> list[str]:
+    """The parse's error messages; `UnparsablePage` if libxml2 stopped before the end."""
+    messages = []
+    for error in parser.error_log:
+        if error.type == _RESOURCE_LIMIT:
+            # libxml2 dropped the rest of the page: never served as if it were all.
+            raise UnparsablePage(_past_the_parser(error.message))
+        messages.append(error.message)
+    return messages
+
+
+# libxml2 closes an open list, heading, `<pre>`, `<address>`, `<menu>` or `<dir>` when a `<form>`
+# starts, where a browser closes only an open `<p>`: a navigation bar's logout form in its
+# `<ul>` (Bootstrap's, django-oscar's dashboard) was served after the list. Where libxml2 then
+# finds that element's end tag closing nothing, the page is parsed again with each form under a
+# name libxml2 closes nothing for, and named a form again; kept only where each such form sits
+# where a browser puts a form: in no `<p>` (a browser closes it), in no other form (a browser
+# ignores a form in a form), and in no table part (a browser moves it), and where the reparse
+# leaves no such end tag closing nothing.
+_CLOSED_BY_A_FORM = re.compile(r"Unexpected end tag : (?:ul|ol|dl|menu|dir|pre|address|h[1-6])\b")
+_FORM_TAG_OR_SKIPPED = re.compile(
+    rb"<!--.*?-->|<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>|<(/?)form(?=[\s/>])",
+    re.IGNORECASE | re.DOTALL,
+)
+_FORM_STAND_IN = "form-kept-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
+_NO_FORM_INSIDE = frozenset({"p", "table", "thead", "tbody", "tfoot", "tr", _FORM_STAND_IN})
+
+
+def _with_forms_in_place(
+    source: bytes, parser: etree.HTMLParser, errors: list[str]
+) -> tuple[bytes, etree._Element, list[str]] | None:
+    if not any(_CLOSED_BY_A_FORM.match(message) for message in errors):
+        return None
+    if _FORM_STAND_IN.encode() in source:
+        return None
+    renamed, position, count = [], 0, 0
+    for found in _FORM_TAG_OR_SKIPPED.finditer(source):
+        slash = found.group(2)
+        if slash is None:  # a comment or a raw-text element: kept as it is
+            continue
+        renamed += [source[position : found.start()], b"<", slash, _FORM_STAND_IN.encode()]
+        position = found.end()
+        count += not slash
+    kept = b"".join(renamed) + source[position:]
+    root = etree.fromstring(kept, parser)
+    kept_errors = _errors_of(parser)
+    if root is None or any(_CLOSED_BY_A_FORM.match(message) for message in kept_errors):
+        return None
+    forms = list(root.iter(_FORM_STAND_IN))
+    if len(forms) != count or _STAND_IN_ELSEWHERE(root):
+        return None  # a tag inside an attribute value, or one libxml2 did not keep
+    for form in forms:
+        if any(ancestor.tag in _NO_FORM_INSIDE for ancestor in form.iterancestors()):
+            return None
+    return kept, root, kept_errors
+
+
+# The stand-in's name anywhere but as an element's (an attribute's value, a text).
+_STAND_IN_ELSEWHERE = etree.XPath(
+    f"boolean(//@*[contains(., '{_FORM_STAND_IN}')] | //text()[contains(., '{_FORM_STAND_IN}')]"
+    f" | //comment()[contains(., '{_FORM_STAND_IN}')])"
+)
+
+
+def _name_forms_again(root: etree._Element) -> None:
+    for form in root.iter(_FORM_STAND_IN):
+        form.tag = "form"
+
+
+# A browser makes an element of an end tag that has nothing to close: `</p>` with no open <p>
+# an empty <p> (templates that wrap rich text in a paragraph, `<p>{{ html }}</p>`, close one
+# twice), and `</br>` a <br>. libxml2 drops both, so a parsed page would lose those elements,
+# and every later sibling its position. Where libxml2 reports one, the page is parsed again
+# with a comment marking each such end tag, and the comment becomes the element a browser makes
+# there (in the element then open: a comment moves no tag as an element would, which closes
+# an open <i> or <span> in libxml2).
+_STRAY_END_TAG = re.compile(r"Unexpected end tag : (?:p|br)\b")
+_END_TAG_OR_SKIPPED = re.compile(
+    rb"<!--.*?-->|<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>|</(p|br)(?=[\s/>])[^>]*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_END_TAG_MARK = "end-tag-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
+
+
+def _reports_stray_end_tags(errors: list[str]) -> bool:
+    return any(_STRAY_END_TAG.match(message) for message in errors)
+
+
+def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Element | None:
+    """The page parsed with an empty <p> for each `</p>` that closes nothing and a <br> for
+    each `</br>`, as a browser builds it; None where that cannot be done safely (a marker would
+    land in an attribute). Of a page in an ASCII-compatible encoding (`parse_html`)."""
+    if _END_TAG_MARK.encode() in source:
+        return None
+    marked: list[bytes] = []
+    position, count = 0, 0
+    for found in _END_TAG_OR_SKIPPED.finditer(source):
+        if found.group(2) is None:  # a comment or a raw-text element: kept as it is
+            continue
+        name = found.group(2).lower().decode()
+        marked += [source[position : found.start()], f"<!--{_END_TAG_MARK} {name}-->".encode()]
+        if name == "p":  # (a matched </p> still closes its paragraph)
+            marked.append(found.group(0))
+        position, count = found.end(), count + 1
+    root = etree.fromstring(b"".join(marked) + source[position:], parser)
+    marks = [
+        comment
+        for comment in (root.iter(etree.Comment) if root is not None else ())
+        if (comment.text or "").startswith(_END_TAG_MARK)
+    ]
+    if root is None or len(marks) != count:
+        return None  # a marker inside an attribute, or one libxml2 did not keep
+    for mark in marks:
+        name = (mark.text or "").split()[-1]
+        parent = mark.getparent()
+        closes_nothing = name == "br" or not any(a.tag == "p" for a in mark.iterancestors())
+        if closes_nothing and parent is not None and parent.tag not in ("html", "head"):
+            element = etree.Element(name)
+            element.tail = mark.tail
+            parent.replace(mark, element)
+        else:
+            _remove_keeping_tail(mark)
+    return cast(etree._Element, root)
+
+
+# What a table body holds once a row opened it: a browser inserts these into the `<tbody>` it
+# implied, until a section or caption of the table's own, or the table's end, closes it.
+_IN_TABLE_BODY = frozenset({"tr", "script", "style", "template"})
+
+
+def _add_implied_table_bodies(root: etree._Element) -> None:
+    """A browser puts a table's rows that are in no section in a `<tbody>` it adds (the
+    "in table" insertion mode), libxml2 leaves them children of the table: each row's element
+    path (`table/tr[2]` against the browser's `table/tbody/tr[2]`) and what `table > tr` and
+    `tbody > tr` rules match would differ from what the agent's browser holds. Served, the
+    body is written out, and the browser builds the same tree of it."""
+    for table in root.iter("table"):
+        children = list(table)
+        start = 0
+        while start < len(children):
+            if children[start].tag != "tr":
+                start += 1
+                continue
+            end = start
+            while end < len(children) and (
+                not isinstance(children[end].tag, str) or children[end].tag in _IN_TABLE_BODY
+            ):
+                end += 1
+            body = table.makeelement("tbody")
+            children[start].addprevious(body)
+            body.extend(children[start:end])  # (their tails with them, as the browser's)
+            start = end
+
+
+def _remove_keeping_tail(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    if node.tail:
+        previous = node.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + node.tail
+        else:
+            parent.text = (parent.text or "") + node.tail
+    parent.remove(node)
