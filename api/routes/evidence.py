@@ -17,6 +17,7 @@ from api.version import version
 from proxy.episode import EpisodeId
 from proxy.har import changes_of, extension
 from shifts import HtmlDocument
+from shifts.document import UnparsablePage
 
 router = APIRouter(prefix="/episodes", tags=["recordings"])
 
@@ -118,7 +119,10 @@ async def page_view(evidence: Evidence, episode_id: str, load: int, version: str
     """A recorded page (`served`, or its `source`) for reading in a frame: its changed elements
     outlined, links resolved against the page's URL, and no script of it ever run."""
     entry, body = await evidence.page_body(episode_id, load, version)
-    root = HtmlDocument(body).tree
+    try:
+        root = HtmlDocument(body).tree
+    except UnparsablePage as error:  # (a page served unshifted, or imported: it is kept as is)
+        raise Invalid(f"page {load} of episode {episode_id} cannot be shown: {error}") from None
     extra = extension(entry)
     side = "before" if version == "source" and extra.get("source") else "after"
     for change in changes_of(entry).get("elements", []):

@@ -378,3 +378,18 @@ async def test_a_replay_needs_the_bodies_it_serves_not_the_pages_they_were_shift
     assert (await api.get("/episodes/shifted/pages")).status_code == 422
     replay = await api.post("/episodes", json={"replay_of": "shifted"})
     assert replay.status_code == 201, replay.text
+
+
+async def test_a_recorded_page_nested_past_the_parser_is_refused_saying_why(
+    recorded: tuple[httpx.AsyncClient, Recording],
+) -> None:
+    """A page served unshifted (or imported) may nest deeper than the parser reads: its view
+    says so, where it was a 500; its bytes are still served as they were kept."""
+    api, _ = recorded
+    deep = "<html><body>" + "<div>" * 3000 + "x" + "</div>" * 3000 + "</body></html>"
+    imported = await api.post("/episodes/import", params={"id": "deep"}, json=har_of_one_page(deep))
+    assert imported.status_code == 201, imported.text
+    view = await api.get("/ui/pages/deep/1/served")
+    assert view.status_code == 422, view.text
+    assert "deeper than the parser reads" in view.json()["error"]
+    assert (await api.get("/episodes/deep/pages/1/served")).text == deep
