@@ -340,8 +340,10 @@ def _has_matches_nothing(compound: str) -> bool:
     for name, argument in _pseudo_arguments(compound):
         if name != "has":
             continue
-        # (Strings and attribute tests blanked: `[href^="http:x"]` names no pseudo-class.)
-        for pseudo in _PSEUDO_CLASS.findall(_BRACKETS.sub("[]", _masked_strings(argument))):
+        # (Strings, attribute tests and escapes blanked: `[href^="http:x"]` and the class
+        # `.md\:flex` name no pseudo-class.)
+        blanked = _BRACKETS.sub("[]", _ESCAPE.sub("_", _masked_strings(argument)))
+        for pseudo in _PSEUDO_CLASS.findall(blanked):
             if not pseudo.startswith("-") and pseudo.lower() not in KNOWN_PSEUDO_CLASSES:
                 return True
     return False

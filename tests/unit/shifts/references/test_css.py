@@ -136,6 +136,15 @@ def test_a_has_about_later_siblings_does_not_look_inside() -> None:
     assert css_refs(".c:has(> i) {}").structure_matters(element(page, "//i"))
 
 
+def test_an_escaped_colon_in_a_has_names_no_pseudo_class() -> None:
+    """`.md\\:flex` is a class (Tailwind's responsive ones): a `:has()` of it is a rule of the
+    page, which holds the children it names, not a selector that throws."""
+    page = "<html><body><div class='c'><i class='md:flex'>x</i></div></body></html>"
+    assert css_refs(r".c:has(> .md\:flex) {}").structure_matters(element(page, "//i"))
+    assert css_refs(r".c:has(> .hover\:bg-red) {}").structure
+    assert not css_refs(".c:has(> :no-such-thing) {}").structure
+
+
 def test_a_flat_selector_splits_as_one_with_brackets_does() -> None:
     """Selectors with no string, bracket or parenthesis take a shortcut (one regex split);
     the same selector with an attribute test takes the character walk: both must agree."""
