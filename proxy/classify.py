@@ -14,7 +14,7 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 DECODABLE_ENCODINGS = ("gzip", "deflate", "br", "zstd")
 CONDITIONAL_HEADERS = ("if-none-match", "if-modified-since")
 # Types that say nothing of what the body is: a browser sniffs it as if there were none.
-UNKNOWN_TYPES = ("unknown/unknown", "application/unknown", "*/*")
+UNKNOWN_TYPES = ("unknown/unknown", "application/unknown")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9a-z-]+")
 _SNIFFED_HTML = re.compile(
     rb"[\t\n\x0c\r ]*(?:<!DOCTYPE HTML|<HTML|<HEAD|<SCRIPT|<IFRAME|<H1|<DIV|<FONT|<TABLE|<A"
@@ -54,12 +54,14 @@ def may_be_rewritten(request: http.Request) -> bool:
 
 def _content_type(response: http.Response) -> str | None:
     """The Content-Type a browser reads (Fetch's "extract a MIME type"): of every value, each
-    comma-separated part, the last one whose type/subtype is one; None when none is (no
-    header, or nonsense)."""
+    comma-separated part, the last one whose type/subtype is one, other than `*/*` (which
+    Fetch skips: `text/html, */*` is HTML); None when none is (no header, or nonsense)."""
     found = None
     for header in response.headers.get_all("content-type"):
         for part in header.split(","):
             kind, slash, subtype = part.split(";")[0].strip().lower().partition("/")
+            if (kind, subtype) == ("*", "*"):
+                continue
             if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
                 found = part
     return found

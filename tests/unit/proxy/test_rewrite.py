@@ -145,6 +145,8 @@ def untyped(body: bytes, *values: str, **headers: str) -> http.Response:
         pytest.param(untyped(PAGE, "nonsense"), id="no type/subtype"),
         pytest.param(untyped(PAGE, "text/plain", "text/html"), id="two, the last html"),
         pytest.param(untyped(PAGE, "text/plain, text/html"), id="two in one, the last html"),
+        # `*/*` is no type a browser reads: the one before it is (a body that does not sniff).
+        pytest.param(untyped(b"Welcome. " + PAGE, "text/html, */*"), id="html, then */*"),
     ],
 )
 async def test_a_page_a_browser_sniffs_as_html_is_shifted(
