@@ -40,6 +40,14 @@ def _past_the_parser(message: str) -> str:
     return f"the parser stopped before the page's end ({message.strip()})"
 
 
+# What the repairs below read past: a comment, and an element whose content is text to libxml2
+# as to a browser (a tag named in it is none; `<style-guide>` is no `<style>`).
+_COMMENT_OR_RAW_TEXT = (
+    rb"<!--.*?-->|<(script|style|textarea|title|xmp|iframe|noembed|noframes)(?=[\s/>])[^>]*>"
+    rb".*?</\1\s*>"
+)
+
+
 def parse_html(source: bytes, encoding: str) -> etree._Element:
     """The page's tree as a browser builds it (see above). `UnparsablePage` for a page libxml2
     would read only in part."""
@@ -87,8 +95,7 @@ def _errors_of(parser: etree.HTMLParser) -> list[str]:
 # leaves no such end tag closing nothing.
 _CLOSED_BY_A_FORM = re.compile(r"Unexpected end tag : (?:ul|ol|dl|menu|dir|pre|address|h[1-6])\b")
 _FORM_TAG_OR_SKIPPED = re.compile(
-    rb"<!--.*?-->|<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>|<(/?)form(?=[\s/>])",
-    re.IGNORECASE | re.DOTALL,
+    _COMMENT_OR_RAW_TEXT + rb"|<(/?)form(?=[\s/>])", re.IGNORECASE | re.DOTALL
 )
 _FORM_STAND_IN = "form-kept-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
 _NO_FORM_INSIDE = frozenset({"p", "table", "thead", "tbody", "tfoot", "tr", _FORM_STAND_IN})
@@ -144,8 +151,7 @@ def _name_forms_again(root: etree._Element) -> None:
 # an open <i> or <span> in libxml2).
 _STRAY_END_TAG = re.compile(r"Unexpected end tag : (?:p|br)\b")
 _END_TAG_OR_SKIPPED = re.compile(
-    rb"<!--.*?-->|<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>|</(p|br)(?=[\s/>])[^>]*>",
-    re.IGNORECASE | re.DOTALL,
+    _COMMENT_OR_RAW_TEXT + rb"|</(p|br)(?=[\s/>])[^>]*>", re.IGNORECASE | re.DOTALL
 )
 _END_TAG_MARK = "end-tag-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
 
@@ -181,8 +187,17 @@ def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Elem
     for mark in marks:
         name = (mark.text or "").split()[-1]
         parent = mark.getparent()
-        closes_nothing = name == "br" or not any(a.tag == "p" for a in mark.iterancestors())
-        if closes_nothing and parent is not None and parent.tag not in ("html", "head"):
+        table = _table_of(parent)
+        # (In a table's rows, no paragraph is in scope: the table bounds the search.)
+        closes_nothing = (
+            name == "br" or table is not None or not any(a.tag == "p" for a in mark.iterancestors())
+        )
+        if table is not None:
+            # Between a table's rows a browser puts the element before the table (it is
+            # "foster-parented"), as it does text and any other tag there.
+            _remove_keeping_tail(mark)
+            table.addprevious(etree.Element(name))
+        elif closes_nothing and parent is not None and parent.tag not in ("html", "head"):
             element = etree.Element(name)
             element.tail = mark.tail
             parent.replace(mark, element)
@@ -218,6 +233,18 @@ def _add_implied_table_bodies(root: etree._Element) -> None:
             children[start].addprevious(body)
             body.extend(children[start:end])  # (their tails with them, as the browser's)
             start = end
+
+
+_TABLE_PARTS = ("table", "tbody", "thead", "tfoot", "tr")
+
+
+def _table_of(parent: etree._Element | None) -> etree._Element | None:
+    """The table whose structure `parent` is (the table, a row group or a row), if it is."""
+    while parent is not None and parent.tag in _TABLE_PARTS:
+        if parent.tag == "table":
+            return parent if parent.getparent() is not None else None
+        parent = parent.getparent()
+    return None
 
 
 def _remove_keeping_tail(node: etree._Element) -> None:

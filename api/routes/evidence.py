@@ -17,7 +17,7 @@ from api.version import version
 from proxy.episode import EpisodeId
 from proxy.har import changes_of, extension
 from shifts import HtmlDocument
-from shifts.document import UnparsablePage
+from shifts.parsing import UnparsablePage
 
 router = APIRouter(prefix="/episodes", tags=["recordings"])
 

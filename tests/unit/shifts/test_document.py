@@ -303,3 +303,38 @@ def test_a_utf16_page_gets_no_doctype_it_did_not_have(encoding: str) -> None:
         assert out.lower().startswith("<!doctype html>") is original.startswith("<!DOCTYPE")
         assert "DTD HTML 4.0" not in out and "<p>th\u00e9</p>" in out
         assert served[:2] == raw[:2]  # (its byte order mark)
+
+
+def test_a_raw_text_element_keeps_no_mark_and_costs_the_page_none() -> None:
+    # An <iframe>, <xmp>, <noembed> or <noframes> holds text, not markup, in libxml2 as in a
+    # browser: a mark put inside one was no comment, so the marks did not add up and the page
+    # lost every element its stray end tags make. A custom element named like a raw-text one
+    # (<style-guide>) holds markup.
+    for raw_text in ("iframe", "xmp", "noembed", "noframes"):
+        doc = HtmlDocument(
+            f"<html><body><div>a</div></p><{raw_text}></p></{raw_text}><div>b</div>"
+            "</body></html>".encode()
+        )
+        body = doc.tree.find(".//body")
+        assert [child.tag for child in body] == ["div", "p", raw_text, "div"], raw_text
+    doc = HtmlDocument(
+        b"<html><body><div>a</div></p><style-guide></p></style-guide><style>a{}</style>"
+        b"</body></html>"
+    )
+    body = doc.tree.find(".//body")
+    assert [child.tag for child in body] == ["div", "p", "style-guide", "style"]
+    assert [child.tag for child in body.find("style-guide")] == ["p"]
+
+
+def test_an_end_tag_between_a_tables_rows_makes_its_element_before_the_table() -> None:
+    # A browser "foster-parents" what is between a table's rows: the <p> of a stray </p> (and
+    # the <br> of a </br>) goes before the table, not among its rows; no paragraph is in scope
+    # there either, the table bounding the search.
+    doc = HtmlDocument(
+        b"<html><body><p>a<table><tr><td>x</td></tr></p><tr><td>y</td></tr></table>b"
+        b"<table><tbody></br><tr><td>z</td></tr></tbody></table></body></html>"
+    )
+    body = doc.tree.find(".//body")
+    assert [child.tag for child in body] == ["p", "p", "table", "br", "table"]
+    assert [row.tag for row in body.findall("table")[0].find("tbody")] == ["tr", "tr"]
+    assert body.findall("table")[1].find("tbody")[0].tag == "tr"
