@@ -6,6 +6,8 @@ Pure functions over mitmproxy's Request/Response, so they are tested on test flo
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 
 from mitmproxy import http
@@ -52,36 +54,71 @@ def may_be_rewritten(request: http.Request) -> bool:
     return request.method != "HEAD" and request_kind(request) is not RequestKind.SUBRESOURCE
 
 
-def _content_type(response: http.Response) -> str | None:
-    """The Content-Type a browser reads (Fetch's "extract a MIME type"): of every value, each
-    comma-separated part, the last one whose type/subtype is one, other than `*/*` (which
-    Fetch skips: `text/html, */*` is HTML); None when none is (no header, or nonsense)."""
-    found = None
-    for header in response.headers.get_all("content-type"):
-        for part in header.split(","):
-            kind, slash, subtype = part.split(";")[0].strip().lower().partition("/")
-            if (kind, subtype) == ("*", "*"):
-                continue
-            if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
-                found = part
-    return found
+@dataclass(frozen=True)
+class BodyType:
+    """What a browser takes a response's body for, by its headers: the type of its
+    Content-Type (Fetch's "extract a MIME type": of every value, each comma-separated part,
+    the last one whose type/subtype is one, other than `*/*`, which Fetch skips: `text/html,
+    */*` is HTML), that value's charset, and whether sniffing is refused (`nosniff`). `mime`
+    None: no type the browser reads (no header, or nonsense), and the body decides."""
+
+    mime: str | None
+    charset: str | None
+    nosniff: bool
+
+    @classmethod
+    def of(cls, content_types: Iterable[str], content_type_options: str = "") -> BodyType:
+        found = None
+        for header in content_types:
+            for part in header.split(","):
+                kind, slash, subtype = part.split(";")[0].strip().lower().partition("/")
+                if (kind, subtype) == ("*", "*"):
+                    continue
+                if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
+                    found = part
+        charset = None
+        for parameter in (found or "").split(";")[1:]:
+            name, _, value = parameter.strip().partition("=")
+            if name.strip().lower() == "charset":
+                charset = value.strip().strip("\"'") or None
+        return cls(
+            mime=None if found is None else found.split(";")[0].strip().lower(),
+            charset=charset,
+            nosniff=content_type_options.strip().lower() == "nosniff",
+        )
+
+    @property
+    def is_html(self) -> bool:
+        return self.mime in HTML_TYPES
+
+    @property
+    def is_sniffed(self) -> bool:
+        """Whether a browser decides what the body is by its first bytes: it has no type that
+        says (WHATWG MIME Sniffing), and sniffing is not refused."""
+        return self.mime in (None, *UNKNOWN_TYPES) and not self.nosniff
+
+    def renders_as_html(self, body: bytes) -> bool:
+        return self.is_html or (self.is_sniffed and sniffs_as_html(body))
+
+
+def body_type(response: http.Response) -> BodyType:
+    return BodyType.of(
+        response.headers.get_all("content-type"),
+        response.headers.get("x-content-type-options", ""),
+    )
 
 
 def mime_type(response: http.Response) -> str | None:
     """The type a browser reads the response as, by its headers; None when the body decides."""
-    found = _content_type(response)
-    return None if found is None else found.split(";")[0].strip().lower()
+    return body_type(response).mime
 
 
 def is_html(response: http.Response) -> bool:
-    return mime_type(response) in HTML_TYPES
+    return body_type(response).is_html
 
 
 def is_sniffed(response: http.Response) -> bool:
-    """Whether a browser decides what the response is by its body's first bytes: it has no
-    type that says (WHATWG MIME Sniffing), and no `X-Content-Type-Options: nosniff`."""
-    nosniff = response.headers.get("x-content-type-options", "").strip().lower() == "nosniff"
-    return mime_type(response) in (None, *UNKNOWN_TYPES) and not nosniff
+    return body_type(response).is_sniffed
 
 
 def sniffs_as_html(body: bytes) -> bool:
@@ -103,11 +140,7 @@ def declared_length(response: http.Response) -> int | None:
 
 
 def charset(response: http.Response) -> str | None:
-    for part in (_content_type(response) or "").split(";")[1:]:
-        name, _, value = part.strip().partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip("\"'") or None
-    return None
+    return body_type(response).charset
 
 
 def strip_conditionals(request: http.Request) -> None:

@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 
-from api.analysis.verdicts import Unchecked, html_problem, of_violations
+from api.analysis.verdicts import Unchecked, of_violations, status_problem
 from api.fetchable import url_problem
+from proxy.classify import BodyType
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge import Learner, LearnFailed, LearnRequest
@@ -92,8 +93,7 @@ async def fetch_page(
             raw = b"".join([chunk async for chunk in response.aiter_raw()])
     except httpx.HTTPError as error:
         raise Unchecked(f"could not fetch {shown}: {error or type(error).__name__}") from None
-    content_type = response.headers.get("content-type", "")
-    problem = html_problem(response.status_code, response.reason_phrase, content_type)
+    problem = status_problem(response.status_code, response.reason_phrase)
     if problem:
         raise Unchecked(f"{shown}: {problem}")
     encoding = response.headers.get("content-encoding", "").strip().lower() or "identity"
@@ -101,7 +101,16 @@ async def fetch_page(
         content = decode_body(raw, encoding)
     except UndecodableBody as error:
         raise Unchecked(f"{shown}: its body could not be decoded: {error}") from None
-    return FetchedPage(content, response.charset_encoding, response.headers, response.url)
+    # What the proxy shifts, as a browser reads it (`proxy.classify`): a type of several
+    # values, or none and a body that sniffs as HTML.
+    body_type = BodyType.of(
+        response.headers.get_list("content-type"),
+        response.headers.get("x-content-type-options", ""),
+    )
+    if not body_type.renders_as_html(content):
+        shown_type = response.headers.get("content-type") or "no content type"
+        raise Unchecked(f"{shown}: it answered {shown_type}, not an HTML page")
+    return FetchedPage(content, body_type.charset, response.headers, response.url)
 
 
 async def fetch_and_check(

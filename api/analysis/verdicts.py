@@ -48,12 +48,10 @@ def unchecked(reason: str, **fields: Any) -> dict[str, Any]:
     return {**fields, "status": UNCHECKED, "reason": reason, "violations": []}
 
 
-def html_problem(status: int, reason: str, content_type: str) -> str | None:
-    """Why a fetched response is no page to check (not 2xx, not HTML); None when it is one."""
+def status_problem(status: int, reason: str) -> str | None:
+    """Why a fetched response is no page to check by its status (not 2xx); None if it may be."""
     if not 200 <= status < 300:
         return f"it answered {status} {reason}".rstrip() + ": a check needs a page that loads"
-    if "html" not in content_type:
-        return f"it answered {content_type or 'no content type'}, not an HTML page"
     return None
 
 

@@ -159,6 +159,25 @@ def test_check_of_a_page_that_does_not_load_could_not_check(
     assert result["violations"] == []
 
 
+def test_a_check_reads_a_pages_type_as_the_proxy_does(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    """As a browser reads it: the case of a type, a type of several values (the last), none
+    and a body that sniffs as HTML. The check said "not an HTML page" of pages the proxy
+    shifts, and checked one it passes on as text."""
+    page = b"<!DOCTYPE html><html><body><a href='/x'>Go</a></body></html>"
+    cases = {
+        "/typed-upper.html": ("Text/HTML; charset=UTF-8", "aligned"),
+        "/typed-none.html": ("", "aligned"),
+        "/typed-last-text.html": ("text/html, text/plain", "not an HTML page"),
+    }
+    for path, (content_type, _) in cases.items():
+        upstream.extra[path] = (content_type, page)
+    for path, (_, verdict) in cases.items():
+        shown = cli(service, "check", f"{upstream.origin}{path}", "--condition", "Src-Perc")
+        assert verdict in shown.stdout.splitlines()[-1], (path, shown.stdout)
+
+
 def test_check_of_a_page_that_loads_is_aligned(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
