@@ -25,6 +25,7 @@ from proxy.options import add_options
 from proxy.responses import answer
 from proxy.runtime_scripts import current_script_response, runtime_script_asked
 from proxy.store import EpisodeStore, StoreUnavailable
+from proxy.streaming import may_stream
 from shifts.runtime import BEACON_NAME
 
 logger = logging.getLogger(__name__)
@@ -55,9 +56,11 @@ class InternalEndpoints:
         return flow.request.path.startswith(ctx.options.ss_internal_prefix)
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        # Answered in `request`, once the body is in; make sure it is never streamed upstream.
-        if flow.response is None and self.is_internal(flow):
-            flow.request.stream = False
+        # Answered in `request`, once the body is in. A body that may be streamed (over the
+        # size limit, or of no declared length: proxy/streaming.py) would reach the app's
+        # upstream before that, and no endpoint here takes one: it is cut off.
+        if flow.response is None and self.is_internal(flow) and may_stream(flow.request):
+            flow.kill()
 
     async def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None or not self.is_internal(flow):

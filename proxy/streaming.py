@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from mitmproxy import http
 
-# The methods whose requests carry a body; an HTTP/2 request of another method declares none.
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+# The methods a browser declares a length for, even of no body (Chromium sets Content-Length
+# on every POST and PUT that is not an upload stream, `Content-Length: 0` when empty; a PATCH
+# or DELETE with no body has none, and is no upload stream).
+BODY_METHODS = frozenset({"POST", "PUT"})
 
 
 def may_stream(request: http.Request) -> bool:
@@ -27,5 +29,6 @@ def may_stream(request: http.Request) -> bool:
     if "chunked" in request.headers.get("transfer-encoding", "").lower():
         return True
     # HTTP/2 and 3 frame a body with no header saying so: a browser declares the length of
-    # any body it knows (forms, fetch and XHR bodies), so one without is an upload stream.
+    # any body it knows (forms, fetch and XHR bodies), so a POST or PUT without one is an
+    # upload stream.
     return (request.is_http2 or request.is_http3) and request.method.upper() in BODY_METHODS

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 from mitmproxy.addonmanager import AddonManager
+from mitmproxy.proxy.layers.http import HttpRequestHeadersHook
 
 from proxy.store import MemoryStore
 from shifts.runtime import runtime_source
@@ -61,3 +62,18 @@ async def test_unknown_internal_path_is_404_not_forwarded(
     flow = request_flow("/__ss/secret", headers={"X-SkillShift-Episode": episode.id})
     await run_request(addons, flow)
     assert flow.response is not None and flow.response.status_code == 404
+
+
+async def test_a_body_that_may_be_streamed_to_the_proxys_own_path_is_cut_off(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """It would reach the app's upstream before the endpoint answers (mitmproxy streams a body
+    over the limit, and a chunked one once it grows past it): no endpoint takes one."""
+    episode = await make_episode(store)
+    for headers in ({"Transfer-Encoding": "chunked"}, {"Content-Length": "99999999"}):
+        flow = request_flow(
+            "/__ss/b", headers={"X-SkillShift-Episode": episode.id, **headers}, method="POST"
+        )
+        flow.request.stream = "Content-Length" in headers  # (as mitmproxy sets it, by length)
+        await addons.handle_lifecycle(HttpRequestHeadersHook(flow))
+        assert flow.error is not None and flow.error.msg == "Connection killed.", headers

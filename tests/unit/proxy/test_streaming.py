@@ -23,6 +23,7 @@ from proxy.streaming import may_stream
         ("POST", "HTTP/2.0", {"content-length": "0"}, False, False),
         ("GET", "HTTP/2.0", {}, False, False),
         ("DELETE", "HTTP/2.0", {}, False, False),
+        ("PATCH", "HTTP/2.0", {}, False, False),  # (no body: Chromium declares no length)
     ],
 )
 def test_what_may_be_streamed(
