@@ -129,10 +129,12 @@ class PageRewriter:
                 # mitmproxy switched it to streaming (`stream_large_bodies`): it went out whole
                 # and unshifted, which the log must say.
                 _skipped(events, flow, "body over ss_max_rewrite_bytes (chunked)")
+                await self._audit_navigation(flow, episode, events)
             elif decision == BUFFER:
                 await self._rewrite(flow, episode, response, events)
             elif decision == OVERSIZE:
                 _skipped(events, flow, "body over ss_max_rewrite_bytes")
+                await self._audit_navigation(flow, episode, events)
             elif is_page(flow, response) and response.stream:
                 # Unshifted conditions (Src, suspended) still log navigations, so every
                 # condition has the same audit trail and load indices.
@@ -178,6 +180,7 @@ class PageRewriter:
             return
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
             _skipped(events, flow, "body over ss_max_rewrite_bytes")
+            await self._audit_navigation(flow, episode, events)
             return
         if not classify.is_html(response) and not classify.sniffs_as_html(raw):
             # Of no type, and not what a browser takes for HTML (a download): a navigation
