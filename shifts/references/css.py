@@ -324,11 +324,29 @@ KNOWN_PSEUDO_CLASSES = frozenset(
         "animated", "button", "checkbox", "contains", "eq", "even", "file", "gt", "header",
         "hidden", "image", "input", "last", "lt", "nth", "odd", "parent", "password", "radio",
         "reset", "selected", "submit", "text", "visible",
-        # jQuery UI.
-        "data", "focusable", "tabbable",
+        # jQuery UI, and jquery.validate's.
+        "data", "focusable", "tabbable", "filled", "unchecked",
+        # Chromium's newer ones.
+        "active-view-transition", "active-view-transition-type", "has-slotted",
+        "target-current", "interest-source", "interest-target", "xr-overlay",
     }
 )  # fmt: skip
 _PSEUDO_CLASS = re.compile(r"::?(-?[A-Za-z][\w-]*)")
+
+
+_INNERMOST_ARGUMENT = re.compile(r"(:(?:is|where|matches|-webkit-any|-moz-any))?\(([^()]*)\)")
+
+
+def _without_forgiving_lists(text: str) -> str:
+    """`text` without the arguments of `:is()` and `:where()`, which read a selector they do
+    not know as one that matches nothing, not as an error: `:has(:is(:x, a))` is valid."""
+    while True:
+        reduced = _INNERMOST_ARGUMENT.sub(
+            lambda m: "" if m.group(1) else "{" + m.group(2) + "}", text
+        )
+        if reduced == text:
+            return text
+        text = reduced
 
 
 def _has_matches_nothing(compound: str) -> bool:
@@ -343,7 +361,7 @@ def _has_matches_nothing(compound: str) -> bool:
         # (Strings, attribute tests and escapes blanked: `[href^="http:x"]` and the class
         # `.md\:flex` name no pseudo-class.)
         blanked = _BRACKETS.sub("[]", _ESCAPE.sub("_", _masked_strings(argument)))
-        for pseudo in _PSEUDO_CLASS.findall(blanked):
+        for pseudo in _PSEUDO_CLASS.findall(_without_forgiving_lists(blanked)):
             if not pseudo.startswith("-") and pseudo.lower() not in KNOWN_PSEUDO_CLASSES:
                 return True
     return False

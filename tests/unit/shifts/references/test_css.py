@@ -145,6 +145,16 @@ def test_an_escaped_colon_in_a_has_names_no_pseudo_class() -> None:
     assert not css_refs(".c:has(> :no-such-thing) {}").structure
 
 
+def test_a_has_is_dropped_only_for_what_throws() -> None:
+    """`:is()` and `:where()` read a selector they do not know as one that matches nothing (a
+    forgiving list): a `:has()` holding one is valid. A plugin's pseudo-class that pages use
+    (jquery.validate's `:filled`) is one an engine defines."""
+    assert css_refs("div:has(> :is(:jqfake, a)) {}").structure
+    assert css_refs("div:has(> :where(:not(:x), a)) {}").structure
+    assert css_refs("form:has(> :filled) {}").structure
+    assert not css_refs("div:has(> :not(:jqfake)) {}").structure  # (`:not()` does not forgive)
+
+
 def test_a_flat_selector_splits_as_one_with_brackets_does() -> None:
     """Selectors with no string, bracket or parenthesis take a shortcut (one regex split);
     the same selector with an attribute test takes the character walk: both must agree."""
