@@ -59,7 +59,8 @@ class BodyType:
     """What a browser takes a response's body for, by its headers: the type of its
     Content-Type (Fetch's "extract a MIME type": of every value, each comma-separated part,
     the last one whose type/subtype is one, other than `*/*`, which Fetch skips: `text/html,
-    */*` is HTML), that value's charset, and whether sniffing is refused (`nosniff`). `mime`
+    */*` is HTML), that value's charset (or that of the value of the same type before it, as
+    Fetch keeps it), and whether sniffing is refused (`nosniff`). `mime`
     None: no type the browser reads (no header, or nonsense), and the body decides."""
 
     mime: str | None
@@ -68,21 +69,22 @@ class BodyType:
 
     @classmethod
     def of(cls, content_types: Iterable[str], content_type_options: str = "") -> BodyType:
-        found = None
+        mime: str | None = None
+        charset: str | None = None
         for header in content_types:
             for part in header.split(","):
-                kind, slash, subtype = part.split(";")[0].strip().lower().partition("/")
+                essence, *parameters = part.split(";")
+                kind, slash, subtype = essence.strip().lower().partition("/")
                 if (kind, subtype) == ("*", "*"):
                     continue
                 if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
-                    found = part
-        charset = None
-        for parameter in (found or "").split(";")[1:]:
-            name, _, value = parameter.strip().partition("=")
-            if name.strip().lower() == "charset":
-                charset = value.strip().strip("\"'") or None
+                    given = _charset_of(parameters)
+                    # A value of the type before keeps its charset unless it gives one.
+                    if f"{kind}/{subtype}" != mime or given is not None:
+                        charset = given
+                    mime = f"{kind}/{subtype}"
         return cls(
-            mime=None if found is None else found.split(";")[0].strip().lower(),
+            mime=mime,
             charset=charset,
             nosniff=content_type_options.strip().lower() == "nosniff",
         )
@@ -99,6 +101,14 @@ class BodyType:
 
     def renders_as_html(self, body: bytes) -> bool:
         return self.is_html or (self.is_sniffed and sniffs_as_html(body))
+
+
+def _charset_of(parameters: list[str]) -> str | None:
+    for parameter in parameters:
+        name, _, value = parameter.strip().partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip("\"'") or None
+    return None
 
 
 def body_type(response: http.Response) -> BodyType:

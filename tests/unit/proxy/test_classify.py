@@ -127,6 +127,9 @@ def test_charset(content_type: str, expected: str | None) -> None:
         (["text/html", "text/plain"], "text/plain", None),
         (["text/html; charset=utf-8, text/plain"], "text/plain", None),
         (["text/html", "nonsense"], "text/html", None),
+        # A value of the same type keeps the charset of the one before (Fetch).
+        (["text/html; charset=koi8-r", "text/html"], "text/html", "koi8-r"),
+        (["text/html; charset=koi8-r", "text/plain", "text/html"], "text/html", None),
         (["*/*"], None, None),
         # `*/*` is skipped, not read as the last type (Fetch, and Chromium's parser).
         (["text/html; charset=koi8-r, */*"], "text/html", "koi8-r"),
