@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,13 +103,30 @@ def test_a_sweep_writes_what_the_service_reports(
     assert again == table
 
 
-def test_a_call_of_the_agent_the_service_refuses_is_its_failure_and_the_sweep_goes_on(
-    memory_demo_service: ServiceProcess, tmp_path: Path
+def _refused_call(trial: Trial) -> bool:
+    trial.step("click", note="x" * 3000)  # a free field over 2,048 characters: 422
+    return True
+
+
+def _refused_result(trial: Trial) -> dict[str, object]:
+    return {"success": True, "detail": "y" * 3000}  # over 2,048 characters: 422
+
+
+@pytest.mark.parametrize(
+    ("refused", "why"),
+    [
+        (_refused_call, "SkillShiftError: 422: step: note:"),
+        (_refused_result, "the service refused the agent's result: 422: task_result: detail"),
+    ],
+)
+def test_what_the_service_refuses_of_an_agent_is_its_failure_and_the_sweep_goes_on(
+    memory_demo_service: ServiceProcess, tmp_path: Path, refused: Callable[[Trial], Any], why: str
 ) -> None:
-    def agent(trial: Trial) -> bool:
-        if trial.task.uid == "refused":
-            trial.step("click", note="x" * 3000)  # a free field over 2,048 characters: 422
-        return True
+    """A call or a result the API refuses (422) is the agent's doing, as an exception of its
+    own: stopping the sweep stopped every rerun at that attempt too."""
+
+    def agent(trial: Trial) -> Any:
+        return refused(trial) if trial.task.uid == "refused" else True
 
     with SkillShift(memory_demo_service.api) as client:
         sweep(
@@ -122,7 +140,7 @@ def test_a_call_of_the_agent_the_service_refuses_is_its_failure_and_the_sweep_go
     written = [json.loads(line) for line in (tmp_path / "run" / "per_task.jsonl").open()]
     assert {r["uid"]: r["success"] for r in written} == {"refused": False, "fine": True}
     (reason,) = [r["reason"] for r in attempts(tmp_path / "run") if r.get("reason")]
-    assert reason.startswith("SkillShiftError: 422: step: note:")
+    assert reason.startswith(why)
 
 
 def test_a_task_given_twice_is_refused_before_anything_runs(
@@ -138,29 +156,6 @@ def test_a_task_given_twice_is_refused_before_anything_runs(
     ):
         sweep(client, tasks, lambda trial: ran.append(trial.cell.key), tmp_path / "run")
     assert ran == [] and not (tmp_path / "run").exists()
-
-
-def test_a_result_of_the_agent_the_service_refuses_is_its_failure_and_the_sweep_goes_on(
-    memory_demo_service: ServiceProcess, tmp_path: Path
-) -> None:
-    def agent(trial: Trial) -> dict[str, object]:
-        if trial.task.uid == "refused":
-            return {"success": True, "detail": "y" * 3000}  # over 2,048 characters: 422
-        return {"success": True}
-
-    with SkillShift(memory_demo_service.api) as client:
-        sweep(
-            client,
-            ["refused", "fine"],
-            agent,
-            tmp_path / "run",
-            conditions=["Src"],
-            stream=(tmp_path / "progress.log").open("w"),
-        )
-    written = [json.loads(line) for line in (tmp_path / "run" / "per_task.jsonl").open()]
-    assert {r["uid"]: r["success"] for r in written} == {"refused": False, "fine": True}
-    (reason,) = [r["reason"] for r in attempts(tmp_path / "run") if r.get("reason")]
-    assert reason.startswith("the service refused the agent's result: 422: task_result: detail")
 
 
 def test_a_task_on_a_site_profile_reaches_its_target_under_tgt(
