@@ -46,6 +46,11 @@ _COMMENT_OR_RAW_TEXT = (
     rb"<!--.*?-->|<(script|style|textarea|title|xmp|iframe|noembed|noframes)(?=[\s/>])[^>]*>"
     rb".*?</\1\s*>"
 )
+# ... and a tag's attributes, their values with them (a Bootstrap popover's
+# `data-content="<p>...</p>"` holds end tags that are text): any start tag whole, the last
+# alternative of a pattern.
+_ATTRIBUTES = rb"(?:\s+[^\s\"'>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?|\s*/)*\s*>"
+_START_TAG = rb"|<[A-Za-z][^\s/>]*" + _ATTRIBUTES
 
 
 def parse_html(source: bytes, encoding: str) -> etree._Element:
@@ -95,7 +100,8 @@ def _errors_of(parser: etree.HTMLParser) -> list[str]:
 # leaves no such end tag closing nothing.
 _CLOSED_BY_A_FORM = re.compile(r"Unexpected end tag : (?:ul|ol|dl|menu|dir|pre|address|h[1-6])\b")
 _FORM_TAG_OR_SKIPPED = re.compile(
-    _COMMENT_OR_RAW_TEXT + rb"|<(/?)form(?=[\s/>])", re.IGNORECASE | re.DOTALL
+    _COMMENT_OR_RAW_TEXT + rb"|<(/?)form(?=[\s/>])" + _ATTRIBUTES + _START_TAG,
+    re.IGNORECASE | re.DOTALL,
 )
 _FORM_STAND_IN = "form-kept-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
 _NO_FORM_INSIDE = frozenset({"p", "table", "thead", "tbody", "tfoot", "tr", _FORM_STAND_IN})
@@ -114,7 +120,7 @@ def _with_forms_in_place(
         if slash is None:  # a comment or a raw-text element: kept as it is
             continue
         renamed += [source[position : found.start()], b"<", slash, _FORM_STAND_IN.encode()]
-        position = found.end()
+        position = found.start() + len(b"<form") + len(slash)  # (its attributes as they are)
         count += not slash
     kept = b"".join(renamed) + source[position:]
     root = etree.fromstring(kept, parser)
@@ -151,7 +157,7 @@ def _name_forms_again(root: etree._Element) -> None:
 # an open <i> or <span> in libxml2).
 _STRAY_END_TAG = re.compile(r"Unexpected end tag : (?:p|br)\b")
 _END_TAG_OR_SKIPPED = re.compile(
-    _COMMENT_OR_RAW_TEXT + rb"|</(p|br)(?=[\s/>])[^>]*>", re.IGNORECASE | re.DOTALL
+    _COMMENT_OR_RAW_TEXT + rb"|</(p|br)(?=[\s/>])[^>]*>" + _START_TAG, re.IGNORECASE | re.DOTALL
 )
 _END_TAG_MARK = "end-tag-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
 

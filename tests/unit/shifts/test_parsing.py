@@ -50,3 +50,17 @@ def test_a_form_in_a_form_is_parsed_as_before() -> None:
     libxml2's tree is kept (what it was before)."""
     nested = b"<form><ul><form><b>n</b></form></ul></form>"
     assert body_of(nested) == b"<form><ul></ul></form><form><b>n</b></form>"
+
+
+def test_an_end_tag_or_a_form_in_an_attribute_value_is_text() -> None:
+    """A Bootstrap popover holds HTML in an attribute (`data-content="<p>...</p>"`): its tags
+    are text, and the page's own stray end tags and forms are repaired all the same (the page
+    was parsed as libxml2 does, when a repair's mark would have landed in the attribute)."""
+    built = body_of(
+        b"<div>a</div></p><a data-content=\"<p>x</p>\" title='</br>'>t</a>"
+        b'<ul><li>1</li><form data-x="<form>" action=/go>f</form></ul>'
+    )
+    assert built == (
+        b'<div>a</div><p></p><a data-content="&lt;p&gt;x&lt;/p&gt;" title="&lt;/br&gt;">t</a>'
+        b'<ul><li>1</li><form data-x="&lt;form&gt;" action="/go">f</form></ul>'
+    )
