@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -101,6 +102,30 @@ def _relative_to_held(selector: str) -> tuple[str, str | None]:
     return rest, found.group(1)
 
 
+# A suffix: what a literal appended to a value not known until run time starts with, from a
+# `-` or `_` (`"-group .inline-related"`: `-group`).
+_SUFFIX = re.compile(r"[-_][\w-]*[\w]")
+# ... and where a script cannot be read in step: a literal after a `+`.
+_APPENDED = re.compile(r"""\+\s*["'`]([-_][\w-]*[\w])""")
+
+
+def _suffixes(concatenations: list[jslex.Concatenation]) -> set[str]:
+    """What scripts append to values they hold at run time: each literal that follows an
+    operand not known until then (`m + "_form"`, `"#" + prefix + "-empty"`)."""
+    found = set()
+    for operands in concatenations:
+        for before, operand in itertools.pairwise(operands):
+            if before is jslex.UNKNOWN and isinstance(operand, str):
+                suffix = _SUFFIX.match(operand)
+                if suffix:
+                    found.add(suffix.group(0))
+    return found
+
+
+def _suffixes_in_text(text: str) -> set[str]:
+    return set(_APPENDED.findall(text))
+
+
 def _is_structural_selector(literal: str) -> bool:
     return len(literal) <= 300 and bool(_SELECTORISH.search(literal)) and _is_selector_list(literal)
 
@@ -161,6 +186,7 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     }
     words |= dataset
     prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
+    suffixes = _suffixes(concatenations) if concatenations else _suffixes_in_text(text)
     # A selector built from pieces is read whole where it can be (`"a#" + id + "+*"` is about
     # what follows an `<a>` with an id); its pieces are then no selectors of their own.
     pieces = Counter(held)
@@ -186,6 +212,7 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     return AssetRefs(
         words=frozenset(words),
         prefixes=frozenset(prefixes),
+        suffixes=frozenset(suffixes),
         free_names=frozenset(free_names),
         attributes=frozenset(attributes | dataset),
         structure=read.structure,

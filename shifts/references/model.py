@@ -42,6 +42,9 @@ class AssetRefs:
     tags: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()  # the words of the values scripts hold (jslex)
     prefixes: frozenset[str] = frozenset()  # words ending in '-' or '_' ("btn-")
+    # What scripts append to a value they hold at run time (`name + "-group"`, `m + "_form"`:
+    # Django's admin): a name ending in one may be the one they build.
+    suffixes: frozenset[str] = frozenset()
     # Identifiers scripts use unqualified or through named access (`main`, `window.main`):
     # the ids they may reach without a value naming them (jslex).
     free_names: frozenset[str] = frozenset()
@@ -63,9 +66,13 @@ class AssetRefs:
         return tuple(self.prefixes)
 
     @functools.cached_property
+    def _suffixes(self) -> tuple[str, ...]:
+        return tuple(self.suffixes)
+
+    @functools.cached_property
     def names_anything_for_scripts(self) -> bool:
         """Whether scripts may name anything at all (`scripts_use`, `reaches_id`)."""
-        return bool(self.words or self.prefixes or self.free_names)
+        return bool(self.words or self.prefixes or self.suffixes or self.free_names)
 
     @functools.cached_property
     def reads_widget_attributes(self) -> bool:
@@ -75,15 +82,16 @@ class AssetRefs:
 
     def references(self, name: str) -> bool:
         """Whether any asset may refer to `name` (an id, class or attribute value)."""
-        return name in self.names or name.startswith(self._prefixes)
+        return name in self.names or _built(name, self._prefixes, self._suffixes)
 
     def reads_attribute(self, name: str) -> bool:
         """Whether a stylesheet selects by, or a script reads or queries, the attribute."""
         return name.lower() in self.attributes
 
     def scripts_use(self, name: str) -> bool:
-        """Whether a script may use `name` (a word of it, or one of its prefixes)."""
-        return name in self.words or name.startswith(self._prefixes)
+        """Whether a script may use `name` (a word of it, or a name it builds with a prefix
+        or a suffix of its own)."""
+        return name in self.words or _built(name, self._prefixes, self._suffixes)
 
     def reaches_id(self, element_id: str) -> bool:
         """Whether a script may reach the element with this id: by a value naming it, or by
@@ -235,7 +243,7 @@ class PageRefs:
         return (
             name in self.assets.words
             or name in self.inline.words
-            or name.startswith(self._prefixes)
+            or _built(name, self._prefixes, self._suffixes)
         )
 
     def reaches_id(self, element_id: str) -> bool:
@@ -248,6 +256,10 @@ class PageRefs:
     @functools.cached_property
     def _prefixes(self) -> tuple[str, ...]:
         return tuple(self.assets.prefixes | self.inline.prefixes)
+
+    @functools.cached_property
+    def _suffixes(self) -> tuple[str, ...]:
+        return tuple(self.assets.suffixes | self.inline.suffixes)
 
     def structure_matters(self, element: etree._Element) -> bool:
         return self.assets.structure_matters(
@@ -270,6 +282,12 @@ class PageRefs:
         return self.assets.follows_held | self.inline.follows_held
 
 
+def _built(name: str, prefixes: tuple[str, ...], suffixes: tuple[str, ...]) -> bool:
+    """Whether `name` may be built of a value held at run time and a script's own prefix
+    (`"is-" + state`) or suffix (`name + "-group"`)."""
+    return name.startswith(prefixes) or name.endswith(suffixes)
+
+
 def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
     items = list(refs)
     return AssetRefs(
@@ -280,6 +298,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         tags=frozenset().union(*(r.tags for r in items)),
         words=frozenset().union(*(r.words for r in items)),
         prefixes=frozenset().union(*(r.prefixes for r in items)),
+        suffixes=frozenset().union(*(r.suffixes for r in items)),
         free_names=frozenset().union(*(r.free_names for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
         follows_held=frozenset().union(*(r.follows_held for r in items)),

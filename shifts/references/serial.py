@@ -8,7 +8,7 @@ from shifts.references.model import AssetRefs, Keys, StructuralRule
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 8
+REFS_VERSION = 9
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -21,6 +21,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
         "tags": sorted(refs.tags),
         "words": sorted(refs.words),
         "prefixes": sorted(refs.prefixes),
+        "suffixes": sorted(refs.suffixes),
         "free_names": sorted(refs.free_names),
         "structure": sorted(
             (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
@@ -46,6 +47,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         tags=names("tags"),
         words=names("words"),
         prefixes=names("prefixes"),
+        suffixes=names("suffixes"),
         free_names=names("free_names"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
         follows_held=names("follows_held"),

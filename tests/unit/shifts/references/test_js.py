@@ -123,3 +123,22 @@ def test_a_regex_class_is_no_attribute_test() -> None:
     assert not js_refs('s.match("[a-z]+ > b")').structure
     for selector in ("[data-x] > li", "a[href^='http:'] + b", "li[data-id='3' i] > a"):
         assert js_refs(f'q("{selector}")').structure, selector
+
+
+def test_a_name_a_script_builds_with_a_suffix_of_its_own_is_referenced() -> None:
+    """Django's admin builds ids of a value it reads at run time and a literal suffix
+    (`getElementById(modelName + "_form")`, `$("#" + prefix + "-empty")`, `name + "-group"`):
+    renamed, its add form threw and its inlines never started. A name ending in a suffix a
+    script appends may be one it builds; one ending otherwise is free."""
+    refs = js_refs(
+        "var m = el.dataset.modelName; document.getElementById(m + '_form').elements;"
+        '$(o.name + "-group .tabular.inline-related tbody > tr.form-row");'
+        '$("#" + o.prefix + "-empty");',
+        ['{"name": "#reviews", "options": {"prefix": "reviews"}}'],
+    )
+    for built in ("book_form", "reviews-group", "reviews-empty"):
+        assert refs.references(built) and refs.reaches_id(built), built
+    assert not refs.references("reviews-list") and not refs.reaches_id("book-form")
+    # A script that cannot be read in step: its literals after a `+`.
+    unread = js_refs("x = 'not closed\n; el = $(id + '-empty')")
+    assert unread.references("reviews-empty")
