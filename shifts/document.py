@@ -25,6 +25,7 @@ from shifts.encoding import detect_encoding, is_ascii_compatible, libxml2_encodi
 from shifts.parsing import parse_html
 
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
+_DOCUMENT_START = re.compile(rb"<(?:html|head|body)(?=[\s/>])", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!doctype[^>]*>", re.IGNORECASE)
 _HTML_START = re.compile(rb"<html(?:\s[^>]*)?>", re.IGNORECASE)
 _HEAD_START = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
@@ -262,7 +263,9 @@ class HtmlDocument:
         self._settle_changes()
         if self._tree is not None and self._tree_changed:
             body = _without_invented_doctype(
-                _serialize(self._tree, self.encoding), self.original, self.encoding
+                _serialize(self._tree, self.encoding, is_fragment(self.original, self.encoding)),
+                self.original,
+                self.encoding,
             )
             bom = _bom_of(self.original)
             if bom and not body.startswith(bom):
@@ -294,7 +297,31 @@ _URI_SAFE = re.compile(r"[A-Za-z0-9\-_.!~*'()@/:=?;#%&,+<>]*")
 _MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the next one)
 
 
-def _serialize(root: etree._Element, encoding: str) -> bytes:
+def _written(root: etree._Element, encoding: str, fragment: bool) -> bytes:
+    """The tree as bytes; of a fragment, what is in the `<head>` and `<body>` libxml2 put
+    around it, in order, without them (`fragment_of`)."""
+    if not fragment:
+        return cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
+    parts = []
+    for container in (root.find("head"), root.find("body")):
+        if container is None:
+            continue
+        parts.append((container.text or "").encode(encoding, "xmlcharrefreplace"))
+        parts += [etree.tostring(child, method="html", encoding=encoding) for child in container]
+    return b"".join(parts)
+
+
+def is_fragment(original: bytes, encoding: str) -> bool:
+    """Whether the markup is a fragment (what an XHR loads into a page: a `<tr>`, a `<li>`),
+    not a page: no doctype, and no `<html>`, `<head>` or `<body>`. libxml2 puts one around it, and a
+    script inserting what comes back reads its first tag (jQuery parses `<tr>...` in a table,
+    `<html>...` in a `<div>`, where a row's tags are dropped: WordPress's Quick Edit)."""
+    if not is_ascii_compatible(encoding):  # (UTF-16: the tags' bytes are not ASCII's)
+        original = original.decode(encoding, "replace").encode("utf-8")
+    return _DOCUMENT_START.search(original) is None and not _DOCTYPE.search(original[:4096])
+
+
+def _serialize(root: etree._Element, encoding: str, fragment: bool = False) -> bytes:
     written_as = libxml2_encoding(encoding)
     kept: list[tuple[etree._Element, str, str]] = []
     for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
@@ -305,14 +332,14 @@ def _serialize(root: etree._Element, encoding: str) -> bytes:
             if not _URI_SAFE.fullmatch(value):
                 kept.append((element, name, value))
     if not kept:  # (most pages: nothing to keep, one serialization)
-        return cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=written_as))
+        return _written(root, written_as, fragment)
     # The placeholders' prefix must occur nowhere else in the page: one the serialization holds
     # more often than it was put in is taken again with the next prefix.
     for attempt in itertools.count():
         marker = f"x-keep-{attempt}-{_MARKER_SALT}"
         for index, (element, name, _) in enumerate(kept):
             element.set(name, f"{marker}-{index}")
-        body = cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=written_as))
+        body = _written(root, written_as, fragment)
         for element, name, value in kept:
             element.set(name, value)
         if body.count(marker.encode(encoding)) == len(kept):

@@ -372,6 +372,26 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     assert "was not loaded in this episode" in reasons[0] and "without a Referer" in reasons[1]
 
 
+@pytest.mark.parametrize("seed", range(6))
+async def test_a_fragment_comes_back_as_a_fragment_its_first_tag_its_own(
+    store: MemoryStore, addons: AddonManager, seed: int
+) -> None:
+    """WordPress's Quick Edit inserts the `<tr>` an XHR answers with jQuery, which parses it
+    by its first tag: written as `<html><body><tr>` (or a wrapper's `<style>` first), the row's
+    tags were dropped and the list lost its row, on every seed."""
+    episode = await make_episode(store, condition="Src-Perc", seed=seed)
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    fetch = {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors", "Referer": "http://site.test/app"}
+    row = (
+        b'<tr id="post-5" class="iedit author-self"><td class="title"><strong>'
+        b'<a class="row-title" href="/p/5">Lemon</a></strong><div class="row-actions">'
+        b'<span class="edit"><a href="/e/5">Edit</a></span></div></td></tr>\n'
+    )
+    flow = await serve(addons, episode, html_response(row), headers=fetch, path="/ajax")
+    assert flow.response.content.startswith(b"<tr "), flow.response.content[:80]
+    assert b"<html" not in flow.response.content and b"<style" not in flow.response.content
+
+
 class CountingStore(MemoryStore):
     """The memory store, counting the calls the proxy makes of it: on Redis each is a round
     trip, about 0.2 ms of the proxy's CPU."""

@@ -337,3 +337,24 @@ def test_an_end_tag_between_a_tables_rows_makes_its_element_before_the_table() -
     assert [child.tag for child in body] == ["p", "p", "table", "br", "table"]
     assert [row.tag for row in body.findall("table")[0].find("tbody")] == ["tr", "tr"]
     assert body.findall("table")[1].find("tbody")[0].tag == "tr"
+
+
+def test_a_fragment_is_written_without_the_page_libxml2_puts_around_it() -> None:
+    """What an XHR loads into a page (WordPress's Quick Edit answers a `<tr>`): written as
+    `<html><body><tr>...`, jQuery parsed it in a `<div>`, where a row's tags are dropped, and
+    the list lost its row. A page that omits its `<html>` and `<body>` (a doctype says it is
+    one) is written whole, as the browser builds it."""
+    row = HtmlDocument(b'<tr id="post-5" class="iedit"><td><a href="/p/5">T</a></td></tr>\n')
+    row.tree.find(".//tr").set("class", "x1y2z3")
+    row.mark_changed()
+    assert row.to_bytes() == b'<tr id="post-5" class="x1y2z3"><td><a href="/p/5">T</a></td></tr>\n'
+    items = HtmlDocument(b"<script>var a = 1;</script>\n<li class=x><a href='/a b'>A</a></li>")
+    items.tree.find(".//li").set("class", "y")
+    items.mark_changed()
+    assert (
+        items.to_bytes() == b'<script>var a = 1;</script>\n<li class="y"><a href="/a b">A</a></li>'
+    )
+    page = HtmlDocument(b"<!DOCTYPE html><title>t</title><p class=x>p")
+    page.tree.find(".//p").set("class", "y")
+    page.mark_changed()
+    assert page.to_bytes().startswith(b"<!DOCTYPE html>\n<html><head><title>t</title></head>")
