@@ -307,7 +307,10 @@ def _written(root: etree._Element, encoding: str, fragment: bool) -> bytes:
         if container is None:
             continue
         parts.append((container.text or "").encode(encoding, "xmlcharrefreplace"))
-        parts += [etree.tostring(child, method="html", encoding=encoding) for child in container]
+        parts += [
+            cast(bytes, etree.tostring(child, method="html", encoding=encoding))
+            for child in container
+        ]
     return b"".join(parts)
 
 
