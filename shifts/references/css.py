@@ -190,6 +190,11 @@ def _structure(selector: str) -> set[StructuralRule]:
             # So `blockquote > :first-child` concerns blockquotes only.
             parent = previous if combinator == ">" else None
             ancestor = previous if combinator == " " else None
+            if combinator == ">":
+                # `.panel div > *`: what the parent sits in is the child's ancestor too (the
+                # rule was `div > *`, every child of every div: WordPress's admin stylesheet).
+                before_parent, before_ancestor = contexts[index - 1]
+                ancestor = before_parent or before_ancestor
             if previous == ANY_ELEMENT:
                 # `.a > * > E`, `.a * E`: the universal compound names nothing, but E still
                 # sits inside what it sits in (an `.a`), kept as an ancestor (which can only
