@@ -119,12 +119,7 @@ async def test_a_replay_of_an_archived_episode_reports_with_its_pages_key(
 ) -> None:
     api, recording = recorded
     original = (await api.post("/episodes", json={"id": "orig"})).json()
-    entry = {
-        "startedDateTime": "2026-01-01T00:00:00+00:00",
-        "request": {"method": "GET", "url": "http://site/"},
-        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
-        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
-    }
+    entry = page_entry()
     await recording.append_entry("orig", entry, b"<p>page</p>", None)
     await api.delete("/episodes/orig")
     replay = (await api.post("/episodes", json={"replay_of": "orig"})).json()
@@ -187,12 +182,7 @@ async def test_a_recording_that_cannot_be_read_is_refused_naming_the_file_and_li
 ) -> None:
     api, recording = recorded
     await api.post("/episodes", json={"id": "torn"})
-    entry = {
-        "startedDateTime": "2026-01-01T00:00:00+00:00",
-        "request": {"method": "GET", "url": "http://site/"},
-        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
-        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
-    }
+    entry = page_entry()
     await recording.append_entry("torn", entry, b"<p>page</p>", None)
     await recording.flush()
     with (recording.root / "episodes" / "torn" / "entries.jsonl").open("a") as entries:
@@ -216,6 +206,16 @@ async def test_a_replay_of_an_episode_that_recorded_nothing_says_why(
     assert (
         "no recorded page" in refused.json()["error"] and "record: off" in refused.json()["error"]
     )
+
+
+def page_entry() -> dict[str, object]:
+    """A recorded navigation's entry (load 1 of http://site/), its bodies given as it is kept."""
+    return {
+        "startedDateTime": "2026-01-01T00:00:00+00:00",
+        "request": {"method": "GET", "url": "http://site/"},
+        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
+        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
+    }
 
 
 def har_of_one_page(text: str) -> dict[str, object]:
@@ -290,12 +290,7 @@ async def test_a_recorded_body_that_cannot_be_read_is_refused_naming_its_file(
     file, not a replay that answers that page with a 502."""
     api, recording = recorded
     await api.post("/episodes", json={"id": "bad"})
-    entry = {
-        "startedDateTime": "2026-01-01T00:00:00+00:00",
-        "request": {"method": "GET", "url": "http://site/"},
-        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
-        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
-    }
+    entry = page_entry()
     await recording.append_entry("bad", entry, b"<p>page</p>", None)
     await recording.flush()
     (written,) = await recording.entries("bad")
@@ -364,12 +359,7 @@ async def test_a_replay_needs_the_bodies_it_serves_not_the_pages_they_were_shift
     going missing refuses its pages' view (which reads it), not the replay."""
     api, recording = recorded
     await api.post("/episodes", json={"id": "shifted"})
-    entry = {
-        "startedDateTime": "2026-01-01T00:00:00+00:00",
-        "request": {"method": "GET", "url": "http://site/"},
-        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html"}},
-        "_skillshift": {"navigation": True, "load": 1, "changes": {"elements": []}},
-    }
+    entry = page_entry()
     await recording.append_entry("shifted", entry, b"<p>served</p>", b"<p>upstream</p>")
     await recording.flush()
     (written,) = await recording.entries("shifted")
