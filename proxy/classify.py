@@ -139,7 +139,12 @@ def sniffs_as_html(body: bytes) -> bool:
 
 
 def content_encoding(response: http.Response) -> str:
-    return response.headers.get("content-encoding", "identity").strip().lower() or "identity"
+    return coding_of(response.headers.get("content-encoding", ""))
+
+
+def coding_of(content_encoding: str) -> str:
+    """A Content-Encoding header's value as `proxy.codec` takes it (none: `identity`)."""
+    return content_encoding.strip().lower() or "identity"
 
 
 def declared_length(response: http.Response) -> int | None:

@@ -182,7 +182,7 @@ class PageRewriter:
             _skipped(events, flow, "body over ss_max_rewrite_bytes")
             await self._audit_navigation(flow, episode, events)
             return
-        if not classify.is_html(response) and not classify.sniffs_as_html(raw):
+        if not classify.body_type(response).renders_as_html(raw):
             # Of no type, and not what a browser takes for HTML (a download): a navigation
             # all the same, counted as the unshifted conditions count it.
             await self._audit_navigation(flow, episode, events)
@@ -326,14 +326,11 @@ def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
     reads is one too, until its body says otherwise (`_rewrite`): the browser renders it as
     HTML if it sniffs as HTML."""
     status = response.status_code
-    return (
-        classify.may_be_rewritten(flow.request)
-        and (200 <= status < 300 or 400 <= status < 600)
-        and (
-            classify.is_html(response)
-            or (
-                classify.request_kind(flow.request) in RENDERED_BY_SNIFFING
-                and classify.is_sniffed(response)
-            )
-        )
+    if not classify.may_be_rewritten(flow.request) or not (
+        200 <= status < 300 or 400 <= status < 600
+    ):
+        return False
+    body_type = classify.body_type(response)  # (its headers read once)
+    return body_type.is_html or (
+        body_type.is_sniffed and classify.request_kind(flow.request) in RENDERED_BY_SNIFFING
     )

@@ -13,7 +13,7 @@ import httpx
 
 from api.analysis.verdicts import Unchecked, of_violations, status_problem
 from api.fetchable import url_problem
-from proxy.classify import BodyType
+from proxy.classify import BodyType, coding_of
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.knowledge import Learner, LearnFailed, LearnRequest
@@ -96,9 +96,8 @@ async def fetch_page(
     problem = status_problem(response.status_code, response.reason_phrase)
     if problem:
         raise Unchecked(f"{shown}: {problem}")
-    encoding = response.headers.get("content-encoding", "").strip().lower() or "identity"
     try:
-        content = decode_body(raw, encoding)
+        content = decode_body(raw, coding_of(response.headers.get("content-encoding", "")))
     except UndecodableBody as error:
         raise Unchecked(f"{shown}: its body could not be decoded: {error}") from None
     # What the proxy shifts, as a browser reads it (`proxy.classify`): a type of several
