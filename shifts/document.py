@@ -134,6 +134,12 @@ class HtmlDocument:
         # A thawed document's splice points, valid while its body is the frozen one.
         self._splice_points: tuple[bytes, int, int] | None = None
 
+    @functools.cached_property
+    def is_fragment(self) -> bool:
+        """Whether the markup is a fragment, not a page (`is_fragment`): asked by the drift and
+        the serialization, read once."""
+        return is_fragment(self.original, self.encoding)
+
     @property
     def changed(self) -> bool:
         return (
@@ -263,7 +269,7 @@ class HtmlDocument:
         self._settle_changes()
         if self._tree is not None and self._tree_changed:
             body = _without_invented_doctype(
-                _serialize(self._tree, self.encoding, is_fragment(self.original, self.encoding)),
+                _serialize(self._tree, self.encoding, self.is_fragment),
                 self.original,
                 self.encoding,
             )
@@ -299,7 +305,7 @@ _MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the
 
 def _written(root: etree._Element, encoding: str, fragment: bool) -> bytes:
     """The tree as bytes; of a fragment, what is in the `<head>` and `<body>` libxml2 put
-    around it, in order, without them (`fragment_of`)."""
+    around it, in order, without them (`is_fragment`)."""
     if not fragment:
         return cast(bytes, etree.tostring(root.getroottree(), method="html", encoding=encoding))
     parts = []
@@ -319,9 +325,16 @@ def is_fragment(original: bytes, encoding: str) -> bool:
     not a page: no doctype, and no `<html>`, `<head>` or `<body>`. libxml2 puts one around it, and a
     script inserting what comes back reads its first tag (jQuery parses `<tr>...` in a table,
     `<html>...` in a `<div>`, where a row's tags are dropped: WordPress's Quick Edit)."""
-    if not is_ascii_compatible(encoding):  # (UTF-16: the tags' bytes are not ASCII's)
-        original = original.decode(encoding, "replace").encode("utf-8")
-    return _DOCUMENT_START.search(original) is None and not _DOCTYPE.search(original[:4096])
+    markup = _as_ascii_markup(original, encoding)
+    return _DOCUMENT_START.search(markup) is None and not _DOCTYPE.search(markup[:4096])
+
+
+def _as_ascii_markup(raw: bytes, encoding: str) -> bytes:
+    """Bytes whose tags are ASCII's, as the patterns here read them: `raw` itself, or, in an
+    encoding whose tags' bytes are not ASCII's (UTF-16), its text in UTF-8."""
+    if is_ascii_compatible(encoding):
+        return raw
+    return raw.decode(encoding, "replace").encode("utf-8")
 
 
 def _serialize(root: etree._Element, encoding: str, fragment: bool = False) -> bytes:
@@ -382,13 +395,10 @@ def _without_invented_doctype(body: bytes, original: bytes, encoding: str) -> by
     """libxml2 invents an HTML 4.0 doctype for a page that has none, which would move a page
     from one rendering mode to another: it is dropped again (in the page's own encoding: in
     UTF-16, the doctype's bytes are not ASCII's)."""
-    if is_ascii_compatible(encoding):
-        if _DOCTYPE.search(original[:4096]):
-            return body
-        return _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
-    start = original[:8192].decode(encoding, "replace")
-    if _DOCTYPE.search(start.encode("ascii", "replace")):
+    if _DOCTYPE.search(_as_ascii_markup(original[:8192], encoding)[:4096]):
         return body
+    if is_ascii_compatible(encoding):
+        return _DOCTYPE.sub(b"", body, count=1).lstrip(b"\n")
     text = body.decode(encoding)
     bom = text[:1] if text[:1] == "\ufeff" else ""
     kept = _DOCTYPE.sub(b"", text[len(bom) :].encode("utf-8"), count=1).lstrip(b"\n")

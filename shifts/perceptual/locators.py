@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from shifts import interactive, volatile
 from shifts.base import ShiftKind, register
-from shifts.document import HtmlDocument, is_fragment
+from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
@@ -165,7 +165,7 @@ class LocatorDrift:
         # A fragment's wrappers are declared by the page it is loaded into (a style put
         # first in a fragment is its first tag, which a script inserting it reads: jQuery
         # parses a `<tr>` after a `<style>` in a `<div>`, where a row's tags are dropped).
-        inserted = bool(counts.get("wrappers")) and not is_fragment(doc.original, doc.encoding)
+        inserted = bool(counts.get("wrappers")) and not doc.is_fragment
         if inserted or (ctx.is_navigation and refs.complete):
             # Declared on every navigation, so HTML fragments loaded into it later can be
             # wrapped too; the wrapper generates no box and keeps the accessibility tree.
