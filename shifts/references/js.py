@@ -122,10 +122,6 @@ def _suffixes(concatenations: list[jslex.Concatenation]) -> set[str]:
     return found
 
 
-def _suffixes_in_text(text: str) -> set[str]:
-    return set(_APPENDED.findall(text))
-
-
 def _is_structural_selector(literal: str) -> bool:
     return len(literal) <= 300 and bool(_SELECTORISH.search(literal)) and _is_selector_list(literal)
 
@@ -174,10 +170,12 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     concatenations: list[jslex.Concatenation] = []
     try:
         held = [*jslex.literals(text, free_names, concatenations), *values]
+        suffixes = _suffixes(concatenations)
     except jslex.Unreadable:
         held = [text, *values]  # every word, and what looks like a string
         held += [literal for pair in _JS_STRING.findall(text) for literal in pair if literal]
         concatenations = []
+        suffixes = set(_APPENDED.findall(text))
     words = set(_WORD.findall("\n".join(held)))
     # `element.dataset.fooBar` reads the attribute data-foo-bar.
     dataset = {
@@ -186,7 +184,6 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     }
     words |= dataset
     prefixes = {word for word in words if word.endswith(("-", "_")) and len(word) > 1}
-    suffixes = _suffixes(concatenations) if concatenations else _suffixes_in_text(text)
     # A selector built from pieces is read whole where it can be (`"a#" + id + "+*"` is about
     # what follows an `<a>` with an id); its pieces are then no selectors of their own.
     pieces = Counter(held)
