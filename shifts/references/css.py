@@ -189,18 +189,17 @@ def _structure(selector: str) -> set[StructuralRule]:
         else:
             # So `blockquote > :first-child` concerns blockquotes only.
             parent = previous if combinator == ">" else None
-            ancestor = previous if combinator == " " else None
-            if combinator == ">":
-                # `.panel div > *`: what the parent sits in is the child's ancestor too (the
-                # rule was `div > *`, every child of every div: WordPress's admin stylesheet).
+            if combinator == ">" or previous == ANY_ELEMENT:
+                # What the previous compound sits in is E's ancestor too: `.panel div > *` is
+                # about children of divs in a `.panel` (read as `div > *`, every child of every
+                # div: WordPress's admin stylesheet); `.a > * > E`, `.a * E`: the universal
+                # compound names nothing, but E still sits inside an `.a`, kept as an ancestor
+                # (which can only widen what the rule matches), not `* > E`, which every
+                # element matches.
                 before_parent, before_ancestor = contexts[index - 1]
                 ancestor = before_parent or before_ancestor
-            if previous == ANY_ELEMENT:
-                # `.a > * > E`, `.a * E`: the universal compound names nothing, but E still
-                # sits inside what it sits in (an `.a`), kept as an ancestor (which can only
-                # widen what the rule matches), not `* > E`, which every element matches.
-                before_parent, before_ancestor = contexts[index - 1]
-                ancestor = before_parent or before_ancestor
+            else:
+                ancestor = previous if combinator == " " else None
         contexts.append((parent, ancestor))
         if _POSITIONAL.search(compound):  # `:not(:last-child)` is about this element too
             rules.add(StructuralRule("sibling", keys, parent, ancestor))
