@@ -152,6 +152,8 @@ class _Call(Generic[T]):  # not `_Call[T]`: the client runs on Python 3.10
 # An agent event's free field is at most this many characters once encoded as JSON (escapes
 # included: a character outside ASCII is 6, one outside the BMP 12).
 MAX_FIELD = 2048
+# A task result's reason, as the helpers cut it (an exception's message can be pages long).
+MAX_REASON = 300
 
 
 def fit_text(text: str, chars: int) -> str:

@@ -27,10 +27,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillshift_client import AsyncSkillShift, Episode, SkillShift, fit_text
-
-# A task result's free fields are at most 2,048 characters once encoded.
-MAX_REASON = 300
+from skillshift_client import MAX_REASON, AsyncSkillShift, Episode, SkillShift, fit_text
 
 
 @dataclass

@@ -50,14 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from skillshift_client import Episode, SkillShift, SkillShiftError, fit_text
+from skillshift_client import MAX_REASON, Episode, SkillShift, SkillShiftError, fit_text
 from skillshift_client.tables import format_benchmark
 
 __all__ = ["CONDITIONS", "REGIMES", "Cell", "SweepIncomplete", "Task", "Trial", "sweep"]
 
 CONDITIONS = ("Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec")
 REGIMES = ("once", "multiple", "random")
-MAX_REASON = 300  # a task result's free fields are at most 2,048 characters once encoded
 # Answers to a request the agent made that say the request was wrong (a bad field, too big):
 # the attempt's failure. Any other error is the service's (unreachable, a refused token, down).
 REFUSED = (400, 413, 422)
@@ -353,11 +352,9 @@ def _attempt(
             raise  # the service failed, not the task: stop, and a rerun makes this attempt again
         # The service refused what the agent sent: the agent's doing, as any exception of its
         # own (stopping would stop every rerun at this attempt too).
-        reason = fit_text(f"{type(error).__name__}: {error}", MAX_REASON)
-        result = {"success": False, "steps": trial.steps, "reason": reason}
+        result = _failure(trial, f"{type(error).__name__}: {error}")
     except Exception as error:
-        reason = fit_text(f"{type(error).__name__}: {error}", MAX_REASON)
-        result = {"success": False, "steps": trial.steps, "reason": reason}
+        result = _failure(trial, f"{type(error).__name__}: {error}")
     posted = _posted_result(client, trial.episode.id)
     if posted is None:
         try:
@@ -366,10 +363,8 @@ def _attempt(
             if error.status not in REFUSED:
                 raise
             # The service refused what the agent returned (a detail over the API's limit): a
-            # failure saying why, as for a call of its own refused (stopping would stop
-            # every rerun at this attempt too).
-            why = fit_text(f"the service refused the agent's result: {error}", MAX_REASON)
-            result = {"success": False, "steps": trial.steps, "reason": why}
+            # failure saying why, as for a call of its own refused.
+            result = _failure(trial, f"the service refused the agent's result: {error}")
             client.task_result(trial.episode.id, **result)
     else:
         result = posted  # the agent's own (through the BrowserGym wrapper, say) is the one
@@ -378,6 +373,11 @@ def _attempt(
     progress.write(record)
     progress.done[cell.key] = record
     return result
+
+
+def _failure(trial: Trial, why: str) -> dict[str, Any]:
+    """The attempt's result when it failed: `why`, cut to what a result's reason holds."""
+    return {"success": False, "steps": trial.steps, "reason": fit_text(why, MAX_REASON)}
 
 
 def _count(
