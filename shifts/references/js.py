@@ -96,10 +96,16 @@ def _relative_to_held(selector: str) -> tuple[str, str | None]:
     if found is None:
         return selector, None
     rest = selector[found.end() :]
-    compounds, _ = split_compounds(rest)
+    compounds, combinators = split_compounds(rest)
     if not compounds or compound_keys(compounds[0]) != ANY_ELEMENT:
         return selector, None
-    return rest, found.group(1)
+    held = found.group(1)
+    if all(compound_keys(c) == ANY_ELEMENT for c in compounds) and set(combinators) <= {"+", "~"}:
+        # Siblings of what it selects, naming nothing: `> * + *` (WordPress's block editor) is
+        # children of the held element still, `+ * + *` what follows it further on. Read as
+        # `* + *`, it held every element beside another.
+        return "", "~" if held == "+" and combinators else held
+    return rest, held
 
 
 # A suffix: what a literal appended to a value not known until run time starts with, from a
@@ -137,8 +143,9 @@ _UNKNOWN_IN_NAME = re.compile(r"([#.])(?:[\w-]*[-_])?\0(?:[\w-]*[-_]\0)*[\w-]*")
 
 def _joined_selector(operands: jslex.Concatenation) -> str | None:
     """A concatenation read as one selector, an operand whose value is not known widened to
-    what it may be: in an id, a class or an attribute's value, any (`"li." + kind + " > a"`
-    is `li[class] > a`). None where it may be more (a tag, a combinator, a whole selector):
+    what it may be: in an id or a class, any holding the known pieces (`"li." + kind + " > a"`
+    is `li[class] > a`, `"#" + id + "-empty"` is `[id$="-empty"]`); in an attribute's value,
+    any. None where it may be more (a tag, a combinator, a whole selector):
     then its pieces are read one by one. One that starts with such an operand
     (`sel + " > li"`) is relative to what that selector found: read by its pieces, as a
     relative selector."""
@@ -146,8 +153,23 @@ def _joined_selector(operands: jslex.Concatenation) -> str | None:
         return None
     text = "".join("\0" if operand is jslex.UNKNOWN else operand for operand in operands)
     text = _UNKNOWN_IN_VALUE.sub(r"[\1]", text)
-    text = _UNKNOWN_IN_NAME.sub(lambda m: "[id]" if m.group(1) == "#" else "[class]", text)
+    text = _UNKNOWN_IN_NAME.sub(_widened_name, text)
     return None if "\0" in text else text
+
+
+def _widened_name(found: re.Match[str]) -> str:
+    """A name partly known (`"#" + id + "-empty"`, `"." + prefix + "controls"`) as the
+    attribute tests its known pieces make: an id starts and ends with them, a class holds
+    them (`[class*="controls"]`; `[class]` alone held every element with a class beside
+    another, WordPress's media player)."""
+    first, *middle, last = found.group(0)[1:].split("\0")
+    if found.group(1) == ".":
+        tests = [f'[class*="{piece}"]' for piece in (first, *middle, last) if piece]
+        return "".join(tests) or "[class]"
+    tests = [f'[id^="{first}"]'] if first else []
+    tests += [f'[id*="{piece}"]' for piece in middle if piece]
+    tests += [f'[id$="{last}"]'] if last else []
+    return "".join(tests) or "[id]"
 
 
 # Attributes a script reads or queries (not those it only writes): in selector syntax

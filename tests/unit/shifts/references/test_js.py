@@ -48,6 +48,43 @@ def test_a_relative_selector_that_names_something_stays_about_every_parent() -> 
     assert not js_refs("$(m).menu({items: '> *'})").structure_matters(element(page, "//*[@id='i']"))
 
 
+def test_siblings_relative_to_what_a_script_holds_are_about_its_children_only() -> None:
+    """WordPress's block editor holds `e + " > * + *"`: read as `* + *`, every element
+    beside another was held in place on `post-new.php`. It is about the children of what the
+    script holds (which a script walking them keeps in place: locators), as `> *` is."""
+    page = "<html><body><p id='a'>a</p><p id='b'>b</p></body></html>"
+    for relative in ('x = e + " > * + *"', "q(':scope > * ~ *')", "q('> :last-child')"):
+        refs = js_refs(relative)
+        assert not refs.structure_matters(element(page, "//*[@id='b']")), relative
+        assert refs.follows_held == frozenset(), relative
+    # What follows the held element further on than the next one: any later sibling.
+    assert js_refs('$(sel + "+ * + *")').follows_held == {"~"}
+    assert js_refs('$(sel + "+ *")').follows_held == {"+"}
+    # One that names something stays a rule of its own.
+    items = page.replace("p", "li")
+    assert js_refs("q('> * + li')").structure_matters(element(items, "//*[@id='b']"))
+
+
+def test_a_name_built_of_known_pieces_is_widened_to_what_holds_them() -> None:
+    """WordPress's media player builds `"." + prefix + "controls ." + prefix +
+    "button:last-child > button"`: widened to `[class] [class]:last-child`, it held every
+    last child with a class inside anything with a class. It is about classes holding
+    `controls` and `button`; an id built so starts and ends with its known pieces."""
+    page = (
+        "<html><body><div class='mejs__controls'><div class='x'>1</div>"
+        "<div id='held' class='mejs__button'><button>b</button></div></div>"
+        "<div class='menu'><span class='x'>2</span><span id='free' class='item'>3</span></div>"
+        "<ul id='f-3-list'><li id='in-list'>a</li></ul><ul id='f-3'><li id='in-f'>a</li></ul>"
+        "</body></html>"
+    )
+    player = js_refs('$(t).find("." + p + "controls ." + p + "button:last-child > button")')
+    assert player.structure_matters(element(page, "//*[@id='held']"))
+    assert not player.structure_matters(element(page, "//*[@id='free']"))
+    by_id = js_refs('q("#f-" + n + "-list > li")')
+    assert by_id.structure_matters(element(page, "//*[@id='in-list']"))
+    assert not by_id.structure_matters(element(page, "//*[@id='in-f']"))
+
+
 def test_a_selector_piece_that_ends_with_a_combinator_is_about_any_element_after_it() -> None:
     page = "<html><body><h2>t</h2><div id='d'>x</div><p><i id='i'>y</i></p></body></html>"
     refs = js_refs('list = root.querySelectorAll("h2 + " + tag)')
