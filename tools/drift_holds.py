@@ -1,6 +1,7 @@
 """What holds a page's interactive elements still under locator drift.
 
     .venv/bin/python -m tools.drift_holds URL [URL...] [--static] [--seeds 5]
+        [--header "Cookie: sessionid=..."]...
 
 Learns each page as the service would on its first load (its stylesheets and scripts, and,
 unless --static, what it loads in a headless Chromium), then prints the share of interactive
@@ -9,7 +10,9 @@ keeps its locator what holds it: its id and classes that a stylesheet or script 
 and, for the element and each ancestor up to `<body>`, why no wrapper may go there (a parent
 whose children HTML fixes, a structural rule of the page's CSS or scripts that matches it, a
 `:has()` that looks inside, a script that holds it or its parent). A low share is the app's
-own code referencing what an agent could locate by; this shows which code.
+own code referencing what an agent could locate by; this shows which code. A page behind a
+login is fetched and learnt with the headers given (`--header`: a logged-in browser's cookie),
+as the service learns it with the agent's.
 """
 
 from __future__ import annotations
@@ -118,14 +121,26 @@ def report(url: str, raw: bytes, assets: AssetRefs, seeds: int) -> None:
             node = node.getparent()
 
 
-async def learn(url: str, static: bool) -> tuple[bytes, AssetRefs]:
+def header(text: str) -> tuple[str, str]:
+    """A `--header` value, `Name: value`."""
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip() or name.strip() != name or " " in name:
+        raise argparse.ArgumentTypeError(f"expected 'Name: value', got {text!r}")
+    return name, value.strip()
+
+
+async def learn(
+    url: str, static: bool, headers: dict[str, str] | None = None
+) -> tuple[bytes, AssetRefs]:
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
+    headers = headers or {}
     async with httpx.AsyncClient() as client:
-        raw = (await client.get(url)).content
+        raw = (await client.get(url, headers=headers)).content
     learner = Learner(mode="static" if static else "browser")
     try:
-        learned = await learner.learn(LearnRequest(url, origin, raw, browser=not static))
+        request = LearnRequest(url, origin, raw, headers=headers, browser=not static)
+        learned = await learner.learn(request)
     finally:
         await learner.close()
     return raw, merge_refs(learned.refs.values())
@@ -136,9 +151,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("urls", nargs="+")
     parser.add_argument("--static", action="store_true", help="no browser pass")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument(
+        "--header",
+        type=header,
+        action="append",
+        default=[],
+        help="a request header for the page and what it loads, 'Name: value' (repeatable; "
+        "a logged-in session's Cookie)",
+    )
     args = parser.parse_args(argv)
     for url in args.urls:
-        raw, assets = asyncio.run(learn(url, args.static))
+        raw, assets = asyncio.run(learn(url, args.static, dict(args.header)))
         report(url, raw, assets, args.seeds)
     return 0
 

@@ -8,6 +8,7 @@ from lxml import etree
 from shifts.document import HtmlDocument
 from shifts.references import PageRefs, css_refs, inline_refs
 from shifts.selectors import elements
+from tests.helpers.upstream import UpstreamServer
 from tools import drift_holds
 
 PAGE = (
@@ -38,3 +39,36 @@ def test_the_report_gives_shares_per_seed_and_referenced_names(
     assert "<button #send> 'Send'" in printed
     assert "names referenced: send" in printed
     assert "child: form > button" in printed
+
+
+def test_a_page_behind_a_login_is_learnt_with_the_headers_given(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Admin pages answer a login form to a request with no session: the page and what it
+    loads are fetched with the headers given, as the service does with the agent's."""
+    upstream = UpstreamServer().start()
+    try:
+        upstream.extra["/admin/"] = ("text/html", PAGE.replace(b"<body>", LINK))
+        upstream.extra["/admin.css"] = ("text/css", b"form > button {}")
+        url = f"{upstream.origin}/admin/"
+        cookie = "sessionid=s3cret"
+        assert (
+            drift_holds.main([url, "--static", "--seeds", "1", "--header", f"Cookie: {cookie}"])
+            == 0
+        )
+        asked = {
+            entry["path"]: {name.lower(): value for name, value in entry["headers"].items()}.get(
+                "cookie"
+            )
+            for entry in upstream.requests
+        }
+        assert asked == {"/admin/": cookie, "/admin.css": cookie}
+        assert "child: form > button" in capsys.readouterr().out
+    finally:
+        upstream.stop()
+    with pytest.raises(SystemExit):
+        drift_holds.main([url, "--header", "Cookie sessionid=s3cret"])
+    assert "expected 'Name: value'" in capsys.readouterr().err
+
+
+LINK = b"<body><link rel='stylesheet' href='/admin.css'>"
