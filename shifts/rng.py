@@ -45,9 +45,24 @@ def token_for(seed: int, *keys: object, length: int = 6) -> str:
     return _token(seed, keys, length)
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_ALPHABET = _LETTERS + "0123456789"
+
+
 @lru_cache(maxsize=MEMO)
 def _token(seed: int, keys: tuple[object, ...], length: int) -> str:
-    rng = rng_for(seed, "token", *keys)
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    alphabet = letters + "0123456789"
-    return rng.choice(letters) + "".join(rng.choice(alphabet) for _ in range(length - 1))
+    # `rng_for(...).choice(letters)`, then `.choice(alphabet)` for the rest, drawn on the C
+    # generator as `random.Random.choice` draws (the fewest bits that hold the alphabet's
+    # size, drawn again while past it): the same token, without the Python-level Random and
+    # its method calls (a first load under a new seed names thousands of elements anew).
+    bits = _random.Random(derive_seed(seed, "token", *keys)).getrandbits
+
+    def pick(alphabet: str) -> str:
+        size = len(alphabet)
+        width = size.bit_length()
+        drawn = bits(width)
+        while drawn >= size:
+            drawn = bits(width)
+        return alphabet[drawn]
+
+    return pick(_LETTERS) + "".join([pick(_ALPHABET) for _ in range(length - 1)])

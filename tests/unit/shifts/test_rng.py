@@ -33,3 +33,9 @@ def test_tokens_are_pinned_neutral_identifiers() -> None:
     assert token_for(4, "popup") != "yrhe93"
     token = token_for(3, "popup")
     assert token[0].isalpha() and token.isalnum() and len(token) == 6
+    # (drawn without `random.Random`'s Python layer: the tokens its `choice` draws)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for key in range(3000):
+        rng = rng_for(5, "token", "id", key)
+        drawn = rng.choice(letters) + "".join(rng.choice(letters + "0123456789") for _ in range(7))
+        assert token_for(5, "id", key, length=8) == drawn
