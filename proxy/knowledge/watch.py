@@ -133,6 +133,19 @@ class KnowledgeWatch:
                 if (await self.lookup.record(digest)).asset(page) is not None
             ]
         if not digests:
+            # A route a single-page app's router put in the address bar (`history.pushState`:
+            # JupyterLab's `/lab/tree/x.ipynb` after `/lab`): no load of this episode was of that
+            # URL, yet its code runs in a page of this origin the episode did load. The records
+            # of those pages are what its code was shifted against.
+            digests = sorted(
+                {
+                    d
+                    for url, held in by_page.items()
+                    if _origin(url) == _origin(upstream)
+                    for d in held
+                }
+            )
+        if not digests:
             return None  # nothing this episode loaded was shifted against knowledge
         asset_url = on_upstream(upstream, asset)
         for digest in sorted(set(digests)):
