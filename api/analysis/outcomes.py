@@ -1,4 +1,5 @@
-"""Outcomes across episodes, as the paper reports them: SR, AS, ASC, SFR, plus popups.
+"""Outcomes across episodes, as the paper reports them: SR, AS, ASC, SFR, plus popups and the
+pages the perceptual drift changed.
 
 Agent code reports `task_result` (`success`, optionally `steps`), `skill_call` and
 `skill_failure` events (and `step` events when it does not count steps itself). One episode is
@@ -20,6 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from api.analysis.drift import drift_counts
 from api.episodes.evidence import Evidence
 from proxy.episode import Episode
 from shifts.conditions import CONDITIONS
@@ -28,6 +30,9 @@ EPISODE_FIELDS = ("condition", "regime", "seed", "site")
 # What a skill failure is blamed on (its `attribution.shift`); anything else is unattributed.
 ATTRIBUTIONS = ("perceptual", "execution", "contextual", "unattributed")
 FAILURE_COLUMNS = tuple(f"failures_{shift}" for shift in ATTRIBUTIONS)
+# Navigations the perceptual drift changed something on, and those it changed nothing on (an
+# app rendering into `<body>` itself: there the `-Perc` condition is its base condition).
+DRIFT_COLUMNS = ("pages_drifted", "pages_not_drifted")
 COLUMNS = (
     "episodes",
     "finished",
@@ -43,6 +48,7 @@ COLUMNS = (
     "popups_shown",
     "popups_dismissed",
     "blocked_interactions",
+    *DRIFT_COLUMNS,
 )
 METRICS = ("SR", "AS", "ASC", "SFR")
 DIGITS = {"SR": 4, "AS": 3, "ASC": 3, "SFR": 4}  # of a group's or a cell's value
@@ -109,6 +115,7 @@ def episode_outcome(events: list[dict[str, Any]]) -> dict[str, Any]:
         "popups_shown": count["popup_shown"],
         "popups_dismissed": count["popup_dismissed"],
         "blocked_interactions": count["blocked_interaction"],
+        **drift_counts(events),
     }
 
 
@@ -148,6 +155,7 @@ def aggregate(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
                 "popups_shown",
                 "popups_dismissed",
                 "blocked_interactions",
+                *DRIFT_COLUMNS,
             )
         },
     }

@@ -1,4 +1,5 @@
-"""An episode's events summarised: what was served, what popped up, what it cost the agent."""
+"""An episode's events summarised: what was served, what the drift changed, what popped up,
+what it cost the agent."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
+from api.analysis.drift import drift_summary
 from proxy.store import EpisodeStore
 
 PAGE = 1000
@@ -68,6 +70,7 @@ def summarise(events: list[dict[str, Any]]) -> dict[str, Any]:
             "blocked_interactions": by_type["blocked_interaction"],
             "time_to_dismiss_ms": _stats(dismiss_ms),
         },
+        "perceptual": drift_summary(events),
         "random_draws": {"draws": len(draws), "fired": sum(bool(d.get("fired")) for d in draws)},
         "agent_events": dict(Counter(e["type"] for e in events if e.get("source") == "agent")),
     }

@@ -198,6 +198,12 @@ def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
         out.write(json.dumps(result, indent=2) + "\n")
         return
     out.write(format_table(result["rows"], [*group_by, *result["columns"]]) + "\n")
+    not_drifted = sum(row.get("pages_not_drifted") or 0 for row in result["rows"])
+    if not_drifted:
+        out.write(
+            f"note: the perceptual drift changed nothing on {not_drifted} page load(s) "
+            "(pages_not_drifted): there a -Perc condition is its base condition\n"
+        )
 
 
 def _episodes(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:

@@ -166,6 +166,47 @@ def attempt(
     return str(episode["id"])
 
 
+def test_reports_count_the_page_loads_the_drift_changed_nothing_on(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    """An app that renders everything into `<body>` itself (JupyterLab) serves markup with no
+    control and no mount point: under `-Perc` the drift changes nothing there, and the
+    reports say so rather than let its results pass for drifted ones."""
+    upstream.extra["/drift/shell"] = ("text/html", SHELL)
+    upstream.extra["/drift/list"] = ("text/html", LINKS)
+    tags = {"run": "drift-counts"}
+    episode = service.create_episode(condition="Src-Perc", seed=2, tags=tags)
+    navigation = {"Sec-Fetch-Dest": "document", "Sec-Fetch-Mode": "navigate"}
+    with service.client(episode) as client:
+        for path in ("/drift/shell", "/drift/list"):
+            response = client.get(f"{upstream.origin}{path}", headers=navigation)
+            assert response.status_code == 200, response.text
+    episode_id = str(episode["id"])
+    report = httpx.get(f"{service.api}/episodes/{episode_id}/report", timeout=10).json()
+    assert report["perceptual"]["pages_drifted"] == 1
+    assert report["perceptual"]["pages_not_drifted"] == 1
+    (row,) = httpx.get(f"{service.api}/reports?tag=run=drift-counts", timeout=10).json()["rows"]
+    assert (row["pages_drifted"], row["pages_not_drifted"]) == (1, 1)
+    shown = admin(service, "report", "--tag", "run=drift-counts")
+    assert shown.returncode == 0, shown.stderr
+    assert "the perceptual drift changed nothing on 1 page load(s)" in shown.stdout
+
+
+SHELL = (
+    b"<!DOCTYPE html><html><head><title>Lab</title></head><body>"
+    b"<script>document.body.append(document.createElement('main'))</script></body></html>"
+)
+LINKS = (
+    b"<!DOCTYPE html><html><head><title>List</title></head><body><main>"
+    + b"".join(
+        b'<div class="row"><a id="item-%d" class="item" href="/drift/%d">Item %d</a></div>'
+        % (i, i, i)
+        for i in range(12)
+    )
+    + b"</main></body></html>"
+)
+
+
 def test_report_prints_the_benchmark_table_and_per_task_lines(service: ServiceProcess) -> None:
     conditions = ["Src", "Src-Perc", "Src-Exec", "Tgt", "Tgt-Perc", "Tgt-Exec"]
     for site in ("alpha", "beta"):

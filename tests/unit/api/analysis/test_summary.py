@@ -33,5 +33,10 @@ def test_report_pairs_shown_and_dismissed_per_load() -> None:
         "mean": 1500.0,
         "max": 1500.0,
     }
+    assert report["perceptual"] == {
+        "pages_drifted": 0,
+        "pages_not_drifted": 0,
+        "median_share": None,
+    }
     assert report["random_draws"] == {"draws": 2, "fired": 1}
     assert report["agent_events"] == {"task_result": 1}

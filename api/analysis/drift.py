@@ -1,0 +1,54 @@
+"""Whether the perceptual drift changed anything an agent could locate by, page by page.
+
+A `-Perc` condition is `Src` (or `Tgt`) on a page where its drift changed nothing: an app that
+renders everything into `<body>` itself (JupyterLab's Lumino, Ember) serves markup with no
+interactive element and no mount point to wrap, and a page shifted without its assets'
+knowledge renames nothing. A result there says nothing about the perceptual shift, so the
+reports count such navigations instead of leaving them to look like drifted ones. Read from
+the `page_served` events' `shifts.locator_drift` notes.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from typing import Any
+
+# The notes that count an element the drift changed (`shifts/perceptual/locators.py`): test
+# hooks dropped, classes and ids renamed, wrappers put in (one around a single-page app's mount
+# point moves the path of everything it renders).
+_CHANGE_COUNTS = ("locators_changed", "hooks", "classes", "ids", "wrappers")
+
+
+def drift_notes(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The locator drift's notes of a navigation it ran on; None for any other event."""
+    if event.get("type") != "page_served" or event.get("kind") != "document":
+        return None
+    shifts = event.get("shifts")
+    notes = shifts.get("locator_drift") if isinstance(shifts, dict) else None
+    return notes if isinstance(notes, dict) else None
+
+
+def drifted(notes: dict[str, Any]) -> bool:
+    """Whether the drift changed an element of the page (a locator, a name or a path)."""
+    return any(isinstance(notes.get(name), int) and notes[name] > 0 for name in _CHANGE_COUNTS)
+
+
+def drift_counts(events: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Navigations served under the locator drift, those it changed and those it did not."""
+    found = [notes for event in events if (notes := drift_notes(event)) is not None]
+    changed = sum(map(drifted, found))
+    return {"pages_drifted": changed, "pages_not_drifted": len(found) - changed}
+
+
+def drift_summary(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """`drift_counts`, and the median share of interactive elements whose locator changed
+    over the navigations that had any (`share`: None without one)."""
+    events = list(events)
+    shares = [
+        float(notes["share"])
+        for event in events
+        if (notes := drift_notes(event)) is not None and isinstance(notes.get("share"), int | float)
+    ]
+    median = round(statistics.median(shares), 3) if shares else None
+    return {**drift_counts(events), "median_share": median}

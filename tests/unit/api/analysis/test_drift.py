@@ -1,0 +1,34 @@
+"""Which page loads the perceptual drift changed, from the `page_served` events' notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.analysis.drift import drift_counts, drift_summary
+
+
+def served(kind: str = "document", **notes: Any) -> dict[str, Any]:
+    shifts = {"locator_drift": notes} if notes else {}
+    return {"type": "page_served", "kind": kind, "shifts": shifts, "changed": bool(notes)}
+
+
+def test_a_load_counts_as_drifted_when_the_drift_changed_an_element() -> None:
+    events = [
+        served(interactive=12, locators_changed=5, share=0.417, ids=3),  # a page of controls
+        served(interactive=0, wrappers=1, share=None),  # an SPA's mount point wrapped
+        served(interactive=4, hooks=2, locators_changed=0, share=0.0),  # hooks dropped only
+        # An app that renders into <body> itself: nothing in its markup to change.
+        served(interactive=0, locators_changed=0, share=None, assets="complete"),
+        # A page shifted without its assets' knowledge renames nothing.
+        served(interactive=9, locators_changed=0, share=0.0, assets="incomplete"),
+        served(kind="fragment", interactive=3, locators_changed=3),  # no navigation
+        served(),  # Src: no drift ran
+        {"type": "popup_shown", "shifts": {"locator_drift": {"wrappers": 1}}},
+    ]
+    assert drift_counts(events) == {"pages_drifted": 3, "pages_not_drifted": 2}
+    assert drift_summary(events)["median_share"] == 0.0  # of 0.417, 0.0, 0.0
+    assert drift_summary([served()]) == {
+        "pages_drifted": 0,
+        "pages_not_drifted": 0,
+        "median_share": None,
+    }
