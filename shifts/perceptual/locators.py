@@ -429,8 +429,13 @@ def _wrap(
     wrapped = sum(wrap_if_safe(e) for coin, e in candidates if coin < params.wrap_rate)
     if not targets and params.min_share > 0:
         # A single-page app's shell: its controls are all rendered later into a mount point,
-        # so wrapping the mount point is what moves every one of their element paths.
-        for _, element in candidates:
+        # so wrapping the mount point is what moves every one of their element paths. No
+        # coin is drawn for one of a custom element's name (Angular's `<app-root>`): those
+        # are wrapped here only.
+        mounts = [e for _, e in candidates] + [
+            e for e in body.iterdescendants() if _is_custom(e) and e.tag != tag
+        ]
+        for element in mounts:
             parent = element.getparent()
             if _is_mount_point(element) and parent is not None and parent.tag != tag:
                 wrapped += wrap_if_safe(element)  # (unless the pass above wrapped it)
@@ -577,8 +582,16 @@ def _follows_held(element: etree._Element, ask: WrapQuestions) -> bool:
 
 
 def _is_mount_point(element: etree._Element) -> bool:
-    """An empty element with an id: where a framework renders an app (`#root`, `#app`)."""
-    return bool(element.get("id")) and len(element) == 0 and not (element.text or "").strip()
+    """An empty element with an id or of a custom element's name: where a framework renders an
+    app (React's `#root`, Vue's `#app`, Angular's `<app-root>`, found by its tag)."""
+    named = bool(element.get("id")) or _is_custom(element)
+    return named and len(element) == 0 and not (element.text or "").strip()
+
+
+def _is_custom(element: etree._Element) -> bool:
+    """An element of a custom element's name (it holds a hyphen, as no HTML tag does)."""
+    tag = element.tag
+    return isinstance(tag, str) and "-" in tag and not tag.startswith("{")
 
 
 def _signature(element: etree._Element) -> str:

@@ -209,6 +209,27 @@ def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed() -> None:
         assert notes["wrappers"] == 1
 
 
+def test_an_angular_apps_mount_point_is_wrapped_too() -> None:
+    """Angular's shell holds `<app-root></app-root>`, found by its tag (the component's
+    selector), no id: it is the mount point, wrapped as `#root` is. A custom element that
+    holds something, or with a structural rule on it, is left as it is."""
+    shell = (
+        b"<html><head><base href='/'><script src='main.js' type='module'></script></head>"
+        b"<body><app-root></app-root><noscript>Enable JavaScript</noscript></body></html>"
+    )
+    bundle = js_refs('Ut(App, {selectors: [["app-root"]], standalone: true})')
+    for seed in range(10):
+        ctx = replace(CTX, seed=seed, shift_params={})
+        out, notes = drift(shell, ctx, assets=bundle)
+        tag = wrapper_tag(seed).encode()
+        assert b"<" + tag + b"><app-root></app-root></" + tag + b">" in out, seed
+        assert notes["wrappers"] == 1
+    filled = shell.replace(b"<app-root></app-root>", b"<app-root><p>Loading</p></app-root>")
+    assert "wrappers" not in drift(filled, replace(CTX, shift_params={}), assets=bundle)[1]
+    positional = merge_refs([bundle, css_refs("body > :first-child { margin: 0 }")])
+    assert "wrappers" not in drift(shell, replace(CTX, shift_params={}), assets=positional)[1]
+
+
 @pytest.mark.parametrize("perceptual", ["benchmark", "extended"])
 def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str) -> None:
     """Every change's `before.path` finds the element in the page as sent, its `after.path`
