@@ -221,14 +221,17 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
 
 
 def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
-    """Whether a script may find `element` by a widget's attribute an asset reads (Stimulus's
+    """Whether a script may find `element` by a widget's attribute it reads (Stimulus's
     `[data-controller]`, `[data-sortable]`, `[role=tablist]`). Reading an attribute that HTML
     gives an element its meaning by (a form's `action`, a link's `href`) is reading what a
-    script holds already, not finding it."""
+    script holds already, not finding it. A stylesheet that selects by one finds nothing a
+    script walks (its structural rules are asked apart): WordPress's admin styles its file
+    tree by `[role="treeitem"]`, which held the children of every element with a role
+    (`#wpbody`, role main: every admin page's content)."""
     return any(
         isinstance(name, str)
         and name.startswith(WIDGET_ATTRIBUTE_PREFIXES)
-        and refs.reads_attribute(name)
+        and refs.scripts_read_attribute(name)
         for name in element.attrib
     )
 

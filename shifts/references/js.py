@@ -234,6 +234,7 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         suffixes=frozenset(suffixes),
         free_names=frozenset(free_names),
         attributes=frozenset(attributes | dataset),
+        script_attributes=frozenset(attributes | dataset),
         structure=read.structure,
         follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
     )

@@ -53,6 +53,9 @@ class AssetRefs:
     # the next sibling, `"~ *"`: any later one; the right side of a selector built from pieces,
     # or jQuery's relative `.find("+ li")`).
     follows_held: frozenset[str] = frozenset()
+    # The attributes scripts read or query (a subset of `attributes`, which a stylesheet's
+    # selectors add to): how a script may find a widget (`[data-controller]`, `[role=tablist]`).
+    script_attributes: frozenset[str] = frozenset()
     # False when some asset of the page could not be read: nothing may be assumed unreferenced.
     complete: bool = True
 
@@ -76,9 +79,9 @@ class AssetRefs:
 
     @functools.cached_property
     def reads_widget_attributes(self) -> bool:
-        """Whether any asset reads a `data-*`, `aria-*` or `role` attribute (how scripts find a
-        widget: locator drift's `_found_by_widget_attribute`)."""
-        return any(name.startswith(WIDGET_ATTRIBUTE_PREFIXES) for name in self.attributes)
+        """Whether any script reads a `data-*`, `aria-*` or `role` attribute (how scripts find
+        a widget: locator drift's `_found_by_widget_attribute`)."""
+        return any(name.startswith(WIDGET_ATTRIBUTE_PREFIXES) for name in self.script_attributes)
 
     def references(self, name: str) -> bool:
         """Whether any asset may refer to `name` (an id, class or attribute value)."""
@@ -87,6 +90,11 @@ class AssetRefs:
     def reads_attribute(self, name: str) -> bool:
         """Whether a stylesheet selects by, or a script reads or queries, the attribute."""
         return name.lower() in self.attributes
+
+    def scripts_read_attribute(self, name: str) -> bool:
+        """Whether a script reads or queries the attribute (a stylesheet's selector finds
+        nothing a script then walks)."""
+        return name.lower() in self.script_attributes
 
     def scripts_use(self, name: str) -> bool:
         """Whether a script may use `name` (a word of it, or a name it builds with a prefix
@@ -238,6 +246,11 @@ class PageRefs:
     def reads_attribute(self, name: str) -> bool:
         return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
 
+    def scripts_read_attribute(self, name: str) -> bool:
+        return self.assets.scripts_read_attribute(name) or self.inline.scripts_read_attribute(
+            name
+        )
+
     def scripts_use(self, name: str) -> bool:
         # (both assets' `scripts_use` in one: asked of every class of every wrap candidate)
         return (
@@ -302,6 +315,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         free_names=frozenset().union(*(r.free_names for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
         follows_held=frozenset().union(*(r.follows_held for r in items)),
+        script_attributes=frozenset().union(*(r.script_attributes for r in items)),
         complete=all(r.complete for r in items),
     )
 

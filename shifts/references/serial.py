@@ -8,7 +8,7 @@ from shifts.references.model import AssetRefs, Keys, StructuralRule
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 11
+REFS_VERSION = 12
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -27,6 +27,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
             (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
         ),
         "follows_held": sorted(refs.follows_held),
+        "script_attributes": sorted(refs.script_attributes),
         "complete": refs.complete,
     }
 
@@ -51,6 +52,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         free_names=names("free_names"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
         follows_held=names("follows_held"),
+        script_attributes=names("script_attributes"),
         complete=bool(data.get("complete", True)),
     )
 

@@ -283,6 +283,20 @@ def test_a_scripts_relative_selector_holds_the_children_of_what_it_holds_only() 
     assert b'<a href="/1">1</a><a href="/2">2</a></nav>' in out
 
 
+def test_an_attribute_only_a_stylesheet_selects_by_holds_no_children() -> None:
+    # WordPress's admin styles its file tree by `[role="treeitem"]`: no script finds an
+    # element by its role, so the children of `role="main"` are free (they were held on every
+    # admin page). A script that reads the attribute holds them.
+    page = LIST_PAGE.replace(b"class='menu'", b"role='navigation'")
+    styled = css_refs('[role="treeitem"] span[aria-hidden] { display: none }')
+    out, notes = drift(page, assets=styled)
+    assert b'<nav role="navigation"><a href="/1">1</a><a href="/2">2</a></nav>' not in out
+    assert notes["wrappers"] >= 1
+    read = merge_refs([styled, js_refs('el.getAttribute("role"); x.find("> a")')])
+    out, _ = drift(page, assets=read)
+    assert b'<a href="/1">1</a><a href="/2">2</a></nav>' in out
+
+
 def test_what_follows_an_element_a_script_holds_stays_when_a_script_selects_such() -> None:
     page = LIST_PAGE.replace(b"<a href='/1'>", b"<a class='first' href='/1'>")
     out, _ = drift(page, assets=js_refs('$(".first").find("+ a")'))
