@@ -11,7 +11,7 @@ from proxy.claims import ClaimedFlags
 from proxy.episode import Episode
 from proxy.events import record_event
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
-from proxy.knowledge.records import page_record_flag, page_records
+from proxy.knowledge.records import page_record_flag, page_records, records_on_origin
 from proxy.routing import origin_of
 from proxy.store import EpisodeStore
 
@@ -55,7 +55,10 @@ async def page_knowledge(
         found = PageKnowledge(request.upstream_origin, None, error=reason)
     else:
         page = request.upstream_url(referer.split("#")[0])
-        records = page_records(await store.get_flags(episode.id)).get(page, [])
+        by_page = page_records(await store.get_flags(episode.id))
+        # A route a single-page app's router pushed is no page the episode loaded: the
+        # fragment is inserted by code of the pages of that origin it did load.
+        records = by_page.get(page) or records_on_origin(by_page, page)
         found = await lookup.for_fragment(episode.knowledge, request.upstream_origin, page, records)
     if found.learnt is not None:
         record = found.learnt.record

@@ -36,6 +36,7 @@ from proxy.knowledge.records import (
     markup_digest,
     on_upstream,
     refs_key,
+    url_origin,
 )
 from proxy.options import ASSET_MAX_BYTES
 from shifts.references import (
@@ -129,7 +130,7 @@ class _Learn:
         self.learner = learner
         self.request = request
         self.client = client
-        self.origin = _origin(request.page_url)
+        self.origin = url_origin(request.page_url)
         self.assets: dict[str, AssetRecord] = {}  # upstream URL -> record
         self.refs: dict[str, AssetRefs] = {}
         self.fetched: dict[str, _Fetched] = {}  # browser URL -> what the upstream answered
@@ -309,7 +310,7 @@ class Learner:
             page = await run.fetch(seen[-1], self.forwarded(request.headers))
             if page.status in (301, 302, 303, 307, 308) and page.location:
                 target = urljoin(seen[-1], page.location).split("#")[0]
-                if _origin(target) != run.origin:
+                if url_origin(target) != run.origin:
                     raise LearnFailed(f"{seen[-1]} redirects to another origin ({target})")
                 if target in seen or len(seen) > MAX_REDIRECTS:
                     raise LearnFailed(
@@ -361,7 +362,7 @@ class Learner:
             url = asked.url.split("#")[0]
             if (
                 asked.method != "GET"
-                or _origin(url) != run.origin
+                or url_origin(url) != run.origin
                 or asked.resource_type not in ROUTED_TYPES
             ):
                 await route.abort("blockedbyclient")
@@ -473,8 +474,3 @@ def _charset(content_type: str) -> str:
                 return "utf-8"
             return charset
     return "utf-8"
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()

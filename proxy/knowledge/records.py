@@ -52,6 +52,12 @@ def on_upstream(upstream_origin: str, url: str) -> str:
     return upstream_origin + (parts.path or "/") + query
 
 
+def url_origin(url: str) -> str:
+    """The origin of a URL, lowercased (a `Referer`'s, an asset's), to tell same-origin ones."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
 def markup_digest(assets: list[PageAsset]) -> str:
     """Which same-origin assets a page's markup loads, in order: two loads of one URL that load
     other code (a signed-in user's admin bar, another set of modules) are two pages to learn."""
@@ -214,3 +220,14 @@ def page_records(flags: Iterable[str]) -> dict[str, list[str]]:
             page, _, digest = flag.removeprefix(PAGE_RECORD_FLAG).rpartition(" ")
             found.setdefault(page, []).append(digest)
     return found
+
+
+def records_on_origin(by_page: dict[str, list[str]], url: str) -> list[str]:
+    """The record digests of an episode's pages (`page_records`) on `url`'s origin, sorted:
+    what code running on a route a single-page app's router put in the address bar
+    (`history.pushState`: JupyterLab's `/lab/tree/x.ipynb` after `/lab`, WordPress's block
+    editor's `post.php?post=N` after `post-new.php`) was shifted against. No load of the
+    episode was of that URL; its code runs in a page of the origin the episode did load, and
+    the union of their records can only protect more."""
+    origin = url_origin(url)
+    return sorted({d for page, held in by_page.items() if url_origin(page) == origin for d in held})

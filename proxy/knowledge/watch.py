@@ -14,7 +14,6 @@ import asyncio
 import hashlib
 import logging
 from typing import Any
-from urllib.parse import urlsplit
 
 from mitmproxy import ctx, http
 
@@ -25,7 +24,13 @@ from proxy.events import event
 from proxy.flowstate import state_of
 from proxy.knowledge.learner import asset_kind_of
 from proxy.knowledge.lookup import KnowledgeLookup
-from proxy.knowledge.records import body_digest, on_upstream, page_records
+from proxy.knowledge.records import (
+    body_digest,
+    on_upstream,
+    page_records,
+    records_on_origin,
+    url_origin,
+)
 from proxy.options import add_options
 from proxy.page_shift import active_shifts
 from proxy.routing import browser_url, origin_of
@@ -68,7 +73,7 @@ class KnowledgeWatch:
         if kind is None or not referer or not 200 <= response.status_code < 300:
             return
         asset = browser_url(flow).split("#")[0]
-        if _origin(referer) != _origin(asset):
+        if url_origin(referer) != url_origin(asset):
             return  # another origin's code: knowledge holds a page's own origin only
         limit = ctx.options.ss_asset_max_bytes
         encoding = classify.content_encoding(response)
@@ -133,18 +138,7 @@ class KnowledgeWatch:
                 if (await self.lookup.record(digest)).asset(page) is not None
             ]
         if not digests:
-            # A route a single-page app's router put in the address bar (`history.pushState`:
-            # JupyterLab's `/lab/tree/x.ipynb` after `/lab`): no load of this episode was of that
-            # URL, yet its code runs in a page of this origin the episode did load. The records
-            # of those pages are what its code was shifted against.
-            digests = sorted(
-                {
-                    d
-                    for url, held in by_page.items()
-                    if _origin(url) == _origin(upstream)
-                    for d in held
-                }
-            )
+            digests = records_on_origin(by_page, upstream)  # a route its router pushed
         if not digests:
             return None  # nothing this episode loaded was shifted against knowledge
         asset_url = on_upstream(upstream, asset)
@@ -159,8 +153,3 @@ class KnowledgeWatch:
                     "served_sha256": served,
                 }
         return "knowledge_gap", {"version": generation.number, "records": sorted(set(digests))}
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()

@@ -348,7 +348,8 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     store: MemoryStore, addons: AddonManager
 ) -> None:
     """A fragment uses the records its page (its Referer) was shifted against in the same
-    episode; one whose page this episode never loaded, or that names no page, is served
+    episode, or, from a route its router pushed, those of the episode's pages of that origin;
+    one from an origin this episode never loaded a page of, or that names no page, is served
     without drift and says why (never a record some other episode learnt)."""
     episode = await make_episode(store, condition="Src-Perc")
     page = await serve(addons, episode, html_response(PAGE), path="/app")
@@ -359,6 +360,13 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     )
     assert state_of(fragment).knowledge.records == state_of(page).knowledge.records
     assert state_of(fragment).knowledge.refs is not None
+    # A route the app's router pushed (WordPress's block editor: `post.php?post=N` after
+    # `post-new.php`) is no page the episode loaded: its code is the origin's pages'.
+    pushed = await serve(
+        addons, episode, part, headers={**fetch, "Referer": "http://site.test/app/item/7"}
+    )
+    assert state_of(pushed).knowledge.records == state_of(page).knowledge.records
+    assert state_of(pushed).knowledge.refs is not None
     other = await make_episode(store, condition="Src-Perc")  # never loaded /app
     orphan = await serve(
         addons, other, part, headers={**fetch, "Referer": "http://site.test/app"}, path="/part"
