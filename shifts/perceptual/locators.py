@@ -555,6 +555,10 @@ class WrapQuestions:
 def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuestions) -> str | None:
     """Why the element may get no wrapper, its ancestry being clear (`_wrap`); None if it may.
     The reasons are what `tools.drift_holds` prints."""
+    # A shadow host assigns an element to a named slot only as its direct child: inside a
+    # wrapper it leaves the slot (and, with no default slot, disappears from the page).
+    if element.get("slot") is not None:
+        return "it fills a slot of its parent's shadow tree"
     if ask.structure_matters(element):
         return "a structural rule matches it"
     # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched

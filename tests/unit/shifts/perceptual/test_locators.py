@@ -230,6 +230,35 @@ def test_an_angular_apps_mount_point_is_wrapped_too() -> None:
     assert "wrappers" not in drift(shell, replace(CTX, shift_params={}), assets=positional)[1]
 
 
+def test_an_element_given_to_a_named_slot_is_not_wrapped() -> None:
+    """A web component's shell: `<app-main slot="content">` is shown in its host's named slot
+    only while it is the host's direct child; wrapped, Chromium renders it nowhere. The mount
+    point is left as it is; one without a slot attribute is wrapped."""
+    host = (
+        "customElements.define('my-shell', class extends HTMLElement { constructor() {"
+        " super(); this.attachShadow({mode: 'open'}).innerHTML ="
+        " '<slot name=\"content\"></slot>'; } });"
+    )
+    bundle = js_refs(host + ' Ut(App, {selectors: [["app-main"]]})')
+    shell = (
+        b"<html><head><script src='main.js' type='module'></script></head>"
+        b"<body><my-shell><app-main slot='content'></app-main></my-shell></body></html>"
+    )
+    for seed in range(5):
+        out, notes = drift(shell, replace(CTX, seed=seed, shift_params={}), assets=bundle)
+        assert wrapper_tag(seed).encode() not in out, seed
+        assert "wrappers" not in notes
+    unslotted = shell.replace(b" slot='content'", b"")
+    assert drift(unslotted, replace(CTX, shift_params={}), assets=bundle)[1]["wrappers"] == 1
+    slotted_div = (
+        b"<html><body><my-card><div slot='title'><a href='/x'>X</a></div></my-card>"
+        b"<div><a href='/y'>Y</a></div></body></html>"
+    )
+    for seed in range(5):
+        out, _ = drift(slotted_div, replace(CTX, seed=seed, shift_params={}), assets=js_refs(host))
+        assert b"<my-card><div slot=" in out, seed
+
+
 @pytest.mark.parametrize("perceptual", ["benchmark", "extended"])
 def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str) -> None:
     """Every change's `before.path` finds the element in the page as sent, its `after.path`
