@@ -14,11 +14,6 @@ import statistics
 from collections.abc import Iterable
 from typing import Any
 
-# The notes that count an element the drift changed (`shifts/perceptual/locators.py`): test
-# hooks dropped, classes and ids renamed, wrappers put in (one around a single-page app's mount
-# point moves the path of everything it renders).
-_CHANGE_COUNTS = ("locators_changed", "hooks", "classes", "ids", "wrappers")
-
 
 def drift_notes(event: dict[str, Any]) -> dict[str, Any] | None:
     """The locator drift's notes of a navigation it ran on; None for any other event."""
@@ -29,9 +24,20 @@ def drift_notes(event: dict[str, Any]) -> dict[str, Any] | None:
     return notes if isinstance(notes, dict) else None
 
 
+def _count(notes: dict[str, Any], name: str) -> int:
+    value = notes.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def drifted(notes: dict[str, Any]) -> bool:
-    """Whether the drift changed an element of the page (a locator, a name or a path)."""
-    return any(isinstance(notes.get(name), int) and notes[name] > 0 for name in _CHANGE_COUNTS)
+    """Whether the drift changed what an agent could locate by on the page: a control's
+    locator (id, classes, test hooks, path), a test hook anywhere, or, where the markup holds
+    no control (a single-page app's shell), a wrapper around what the app renders into. An id
+    renamed on something no agent locates (Angular's `<script id="ng-event-dispatch-
+    contract">`) is no drift of the task's page."""
+    if _count(notes, "locators_changed") or _count(notes, "hooks"):
+        return True
+    return not _count(notes, "interactive") and _count(notes, "wrappers") > 0
 
 
 def drift_counts(events: Iterable[dict[str, Any]]) -> dict[str, int]:

@@ -21,12 +21,14 @@ def test_a_load_counts_as_drifted_when_the_drift_changed_an_element() -> None:
         served(interactive=0, locators_changed=0, share=None, assets="complete"),
         # A page shifted without its assets' knowledge renames nothing.
         served(interactive=9, locators_changed=0, share=0.0, assets="incomplete"),
+        # Angular's prerendered page: only its event-dispatch script's id renamed.
+        served(interactive=5, locators_changed=0, ids=1, share=0.0),
         served(kind="fragment", interactive=3, locators_changed=3),  # no navigation
         served(),  # Src: no drift ran
         {"type": "popup_shown", "shifts": {"locator_drift": {"wrappers": 1}}},
     ]
-    assert drift_counts(events) == {"pages_drifted": 3, "pages_not_drifted": 2}
-    assert drift_summary(events)["median_share"] == 0.0  # of 0.417, 0.0, 0.0
+    assert drift_counts(events) == {"pages_drifted": 3, "pages_not_drifted": 3}
+    assert drift_summary(events)["median_share"] == 0.0  # of 0.417, 0.0, 0.0, 0.0
     assert drift_summary([served()]) == {
         "pages_drifted": 0,
         "pages_not_drifted": 0,
