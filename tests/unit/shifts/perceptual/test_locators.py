@@ -193,37 +193,41 @@ def test_the_first_words_on_real_pages() -> None:
                 assert _first_words(element) == _first_words_by_parts(element), page.name
 
 
-def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed() -> None:
-    """The shell of a React/Vue app has no controls of its own: they render into `#root`,
-    which its script finds by id. The id stays; a wrapper moves every element path under it."""
-    shell = (
+# A React/Vue shell renders into `#root`, which its script finds by id; Angular's into
+# `<app-root>`, found by its tag (the component's selector), no id.
+SHELLS = {
+    "react": (
         b"<html><head><script type='module' src='/assets/index.js'></script></head>"
-        b"<body><div id='root'></div></body></html>"
-    )
-    bundle = js_refs('createRoot(document.getElementById("root")).render(App)')
-    for seed in range(10):
-        ctx = replace(CTX, seed=seed, shift_params={})
-        out, notes = drift(shell, ctx, assets=bundle)
-        tag = wrapper_tag(seed).encode()
-        assert b"<" + tag + b'><div id="root"></div></' + tag + b">" in out, seed
-        assert notes["wrappers"] == 1
-
-
-def test_an_angular_apps_mount_point_is_wrapped_too() -> None:
-    """Angular's shell holds `<app-root></app-root>`, found by its tag (the component's
-    selector), no id: it is the mount point, wrapped as `#root` is. A custom element that
-    holds something, or with a structural rule on it, is left as it is."""
-    shell = (
+        b"<body><div id='root'></div></body></html>",
+        'createRoot(document.getElementById("root")).render(App)',
+        b'<div id="root"></div>',
+    ),
+    "angular": (
         b"<html><head><base href='/'><script src='main.js' type='module'></script></head>"
-        b"<body><app-root></app-root><noscript>Enable JavaScript</noscript></body></html>"
-    )
-    bundle = js_refs('Ut(App, {selectors: [["app-root"]], standalone: true})')
+        b"<body><app-root></app-root><noscript>Enable JavaScript</noscript></body></html>",
+        'Ut(App, {selectors: [["app-root"]], standalone: true})',
+        b"<app-root></app-root>",
+    ),
+}
+
+
+@pytest.mark.parametrize("app", SHELLS)
+def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed(app: str) -> None:
+    """The shell of a single-page app has no controls of its own: they render into its mount
+    point. Its id or tag stays; a wrapper moves every element path under it."""
+    shell, script, mount = SHELLS[app]
+    bundle = js_refs(script)
     for seed in range(10):
         ctx = replace(CTX, seed=seed, shift_params={})
         out, notes = drift(shell, ctx, assets=bundle)
         tag = wrapper_tag(seed).encode()
-        assert b"<" + tag + b"><app-root></app-root></" + tag + b">" in out, seed
+        assert b"<" + tag + b">" + mount + b"</" + tag + b">" in out, seed
         assert notes["wrappers"] == 1
+
+
+def test_a_custom_element_that_holds_something_or_that_a_rule_places_is_no_mount_point() -> None:
+    shell, script, _ = SHELLS["angular"]
+    bundle = js_refs(script)
     filled = shell.replace(b"<app-root></app-root>", b"<app-root><p>Loading</p></app-root>")
     assert "wrappers" not in drift(filled, replace(CTX, shift_params={}), assets=bundle)[1]
     positional = merge_refs([bundle, css_refs("body > :first-child { margin: 0 }")])
