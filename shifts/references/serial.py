@@ -40,6 +40,9 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
 
     structure = data.get("structure", [])
     assert isinstance(structure, list)
+    # Refs stored by readers before version 12 hold no `script_attributes`: what they read was
+    # asked as `attributes` (a stylesheet's too), and a page learnt then is shifted as before.
+    script_attributes = "script_attributes" if "script_attributes" in data else "attributes"
     return AssetRefs(
         ids=names("ids"),
         classes=names("classes"),
@@ -52,7 +55,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         free_names=names("free_names"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
         follows_held=names("follows_held"),
-        script_attributes=names("script_attributes"),
+        script_attributes=names(script_attributes),
         complete=bool(data.get("complete", True)),
     )
 
