@@ -100,7 +100,12 @@ def _relative_to_held(selector: str) -> tuple[str, str | None]:
     if not compounds or compound_keys(compounds[0]) != ANY_ELEMENT:
         return selector, None
     held = found.group(1)
-    if all(compound_keys(c) == ANY_ELEMENT for c in compounds) and set(combinators) <= {"+", "~"}:
+    # (A compound's keys leave its pseudo-classes out: `:has(> a)` names nothing, yet is about
+    # what is inside the siblings, which no script holding their parent keeps in place.)
+    names_nothing = all(
+        compound_keys(c) == ANY_ELEMENT and ":has(" not in c.lower() for c in compounds
+    )
+    if names_nothing and set(combinators) <= {"+", "~"}:
         # Siblings of what it selects, naming nothing: `> * + *` (WordPress's block editor) is
         # children of the held element still, `+ * + *` what follows it further on. Read as
         # `* + *`, it held every element beside another.

@@ -365,3 +365,17 @@ def test_an_id_a_script_reaches_by_named_access_stays_and_holds_its_children() -
     assert b'<nav id="menu"><a href="/1">1</a></nav>' in out
     out, _ = drift(page, assets=js_refs("this.menu.focus()"))  # a property: no named access
     assert b'<nav id="menu"><a href="/1">1</a></nav>' not in out
+
+
+def test_a_relative_selector_that_looks_inside_what_it_selects_holds_that_inside() -> None:
+    # `$(".menu").find("> :has(> a)")`: the children of the menu that hold a link as a child.
+    # The script keeps the menu's children in place, not their links: a wrapper around a link
+    # leaves its `<div>` no link child, and the script finds nothing.
+    page = (
+        b"<html><body><nav class='menu'><div><a href='/1'>1</a></div>"
+        b"<div><a href='/2'>2</a></div></nav></body></html>"
+    )
+    for script in ('$(".menu").find("> :has(> a)")', '$(".menu").find("+ :has(> a)")'):
+        out, _ = drift(page, assets=js_refs(script))
+        links = etree.HTML(out).xpath("//a")
+        assert [link.getparent().tag for link in links] == ["div", "div"], script
