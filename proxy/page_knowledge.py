@@ -11,7 +11,12 @@ from proxy.claims import ClaimedFlags
 from proxy.episode import Episode
 from proxy.events import record_event
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
-from proxy.knowledge.records import page_record_flag, page_records, records_on_origin
+from proxy.knowledge.records import (
+    page_record_flag,
+    page_records,
+    records_on_origin,
+    url_origin,
+)
 from proxy.routing import origin_of
 from proxy.store import EpisodeStore
 
@@ -56,9 +61,12 @@ async def page_knowledge(
     else:
         page = request.upstream_url(referer.split("#")[0])
         by_page = page_records(await store.get_flags(episode.id))
-        # A route a single-page app's router pushed is no page the episode loaded: the
-        # fragment is inserted by code of the pages of that origin it did load.
-        records = by_page.get(page) or records_on_origin(by_page, page)
+        records = by_page.get(page, [])
+        if not records and url_origin(referer) == url_origin(url):
+            # A route a single-page app's router pushed is no page the episode loaded: the
+            # fragment is inserted by code of the pages of that origin it did load. (A page
+            # of another origin, which fetched it by CORS, holds code none of those hold.)
+            records = records_on_origin(by_page, page)
         found = await lookup.for_fragment(episode.knowledge, request.upstream_origin, page, records)
     if found.learnt is not None:
         record = found.learnt.record

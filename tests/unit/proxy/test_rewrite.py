@@ -380,6 +380,24 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     assert "was not loaded in this episode" in reasons[0] and "without a Referer" in reasons[1]
 
 
+async def test_a_fragment_fetched_by_a_page_of_another_origin_gets_no_records_of_this_one(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A fragment of site.test fetched by app.test's page (CORS) is inserted by app.test's
+    code: the records of the episode's site.test pages hold none of it, so it is served
+    without drift and says why, as a page the episode never loaded is."""
+    episode = await make_episode(store, condition="Src-Perc")
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    fetch = {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "cross-site"}
+    part = html_response(b"<div><a class='more' href='/m'>More</a></div>")
+    fragment = await serve(
+        addons, episode, part, headers={**fetch, "Referer": "http://app.test/inbox"}, path="/part"
+    )
+    assert state_of(fragment).knowledge.refs is None
+    errors = [e for e in await store.read_events(episode.id) if e["type"] == "knowledge_error"]
+    assert len(errors) == 1 and "was not loaded in this episode" in errors[0]["reason"]
+
+
 @pytest.mark.parametrize("seed", range(6))
 async def test_a_fragment_comes_back_as_a_fragment_its_first_tag_its_own(
     store: MemoryStore, addons: AddonManager, seed: int
