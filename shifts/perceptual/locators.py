@@ -559,6 +559,10 @@ def wrap_refusal(element: etree._Element, parent: etree._Element, ask: WrapQuest
     # wrapper it leaves the slot (and, with no default slot, disappears from the page).
     if element.get("slot") is not None:
         return "it fills a slot of its parent's shadow tree"
+    # The same for the default slot: a custom element's children are what its shadow tree
+    # assigns, styles (`::slotted(x-tab)`) and walks (`this.children`); a wrapper is none.
+    if _is_custom(parent):
+        return "its parent is a custom element, whose shadow tree takes its children"
     if ask.structure_matters(element):
         return "a structural rule matches it"
     # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched

@@ -237,7 +237,7 @@ def test_a_custom_element_that_holds_something_or_that_a_rule_places_is_no_mount
 def test_an_element_given_to_a_named_slot_is_not_wrapped() -> None:
     """A web component's shell: `<app-main slot="content">` is shown in its host's named slot
     only while it is the host's direct child; wrapped, Chromium renders it nowhere. The mount
-    point is left as it is; one without a slot attribute is wrapped."""
+    point is left as it is."""
     host = (
         "customElements.define('my-shell', class extends HTMLElement { constructor() {"
         " super(); this.attachShadow({mode: 'open'}).innerHTML ="
@@ -252,8 +252,16 @@ def test_an_element_given_to_a_named_slot_is_not_wrapped() -> None:
         out, notes = drift(shell, replace(CTX, seed=seed, shift_params={}), assets=bundle)
         assert wrapper_tag(seed).encode() not in out, seed
         assert "wrappers" not in notes
+    # Nor in the host's default slot (`test_a_custom_elements_children_are_not_wrapped`); a
+    # mount point beside the host is wrapped.
     unslotted = shell.replace(b" slot='content'", b"")
-    assert drift(unslotted, replace(CTX, shift_params={}), assets=bundle)[1]["wrappers"] == 1
+    assert "wrappers" not in drift(unslotted, replace(CTX, shift_params={}), assets=bundle)[1]
+    beside = shell.replace(
+        b"<app-main slot='content'></app-main></my-shell>", b"</my-shell><app-main></app-main>"
+    )
+    out, _ = drift(beside, replace(CTX, shift_params={}), assets=bundle)
+    tag = wrapper_tag(CTX.seed).encode()
+    assert b"<" + tag + b"><app-main></app-main></" + tag + b">" in out
     slotted_div = (
         b"<html><body><my-card><div slot='title'><a href='/x'>X</a></div></my-card>"
         b"<div><a href='/y'>Y</a></div></body></html>"
@@ -261,6 +269,26 @@ def test_an_element_given_to_a_named_slot_is_not_wrapped() -> None:
     for seed in range(5):
         out, _ = drift(slotted_div, replace(CTX, seed=seed, shift_params={}), assets=js_refs(host))
         assert b"<my-card><div slot=" in out, seed
+
+
+def test_a_custom_elements_children_are_not_wrapped() -> None:
+    """An empty custom element inside another is no mount point but a child its host's
+    shadow tree assigns to its default slot, styles (`::slotted(x-tab)`) and walks
+    (`this.children`): wrapped, `t.attach` is no function of a wrapper. The shell's own
+    mount point is still wrapped."""
+    script = (
+        'customElements.define("x-tabs", class extends HTMLElement { connectedCallback() {'
+        " for (const t of this.children) t.attach(this) } });"
+        ' customElements.define("x-tab", class extends HTMLElement { attach(p) {} });'
+    )
+    shell = (
+        b"<html><head><script src='app.js'></script></head><body>"
+        b"<x-tabs><x-tab></x-tab><x-tab></x-tab></x-tabs><app-root></app-root></body></html>"
+    )
+    for seed in range(5):
+        out, notes = drift(shell, replace(CTX, seed=seed, shift_params={}), assets=js_refs(script))
+        assert b"<x-tabs><x-tab></x-tab><x-tab></x-tab></x-tabs>" in out, seed
+        assert notes["wrappers"] == 1, seed
 
 
 @pytest.mark.parametrize("perceptual", ["benchmark", "extended"])
