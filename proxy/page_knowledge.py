@@ -4,6 +4,8 @@ what is outdated and why there is none are logged to the episode."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from mitmproxy import http
 
 from proxy import classify, metrics
@@ -62,12 +64,15 @@ async def page_knowledge(
         page = request.upstream_url(referer.split("#")[0])
         by_page = page_records(await store.get_flags(episode.id))
         records = by_page.get(page, [])
-        if not records and url_origin(referer) == url_origin(url):
+        of_origin = not records and url_origin(referer) == url_origin(url)
+        if of_origin:
             # A route a single-page app's router pushed is no page the episode loaded: the
             # fragment is inserted by code of the pages of that origin it did load. (A page
             # of another origin, which fetched it by CORS, holds code none of those hold.)
             records = records_on_origin(by_page, page)
         found = await lookup.for_fragment(episode.knowledge, request.upstream_origin, page, records)
+        if of_origin and found.records:
+            found = dataclasses.replace(found, of_origin=True)  # (said in its page_served)
     if found.learnt is not None:
         record = found.learnt.record
         await record_event(

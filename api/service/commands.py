@@ -201,8 +201,9 @@ def _report(client: SkillShift, args: argparse.Namespace, out: TextIO) -> None:
     not_drifted = sum(row.get("pages_not_drifted") or 0 for row in result["rows"])
     if not_drifted:
         out.write(
-            f"note: the perceptual drift changed nothing on {not_drifted} page load(s) "
-            "(pages_not_drifted): there a -Perc condition is its base condition\n"
+            f"note: the locator drift changed nothing on {not_drifted} page load(s) "
+            "(pages_not_drifted): with the benchmark's perceptual set, a -Perc condition is "
+            "its base condition there\n"
         )
 
 

@@ -53,6 +53,9 @@ class PageKnowledge:
     learnt: Learned | None = None  # the page was learnt on this load
     error: str | None = None  # why there is no knowledge
     outdated_by: int | None = None  # a newer generation holds another record for this page
+    # The records are those of the episode's pages of the origin, not of the fragment's own
+    # page: its Referer is a route a router pushed (`records_on_origin`).
+    of_origin: bool = False
 
     @property
     def digest(self) -> str | None:
@@ -74,6 +77,8 @@ class PageKnowledge:
             note["error"] = self.error
         if self.outdated_by is not None:
             note["outdated_by"] = self.outdated_by
+        if self.of_origin:
+            note["records_of"] = "origin"
         return note
 
 

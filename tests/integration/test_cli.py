@@ -189,7 +189,7 @@ def test_reports_count_the_page_loads_the_drift_changed_nothing_on(
     assert (row["pages_drifted"], row["pages_not_drifted"]) == (1, 1)
     shown = admin(service, "report", "--tag", "run=drift-counts")
     assert shown.returncode == 0, shown.stderr
-    assert "the perceptual drift changed nothing on 1 page load(s)" in shown.stdout
+    assert "the locator drift changed nothing on 1 page load(s)" in shown.stdout
 
 
 SHELL = (

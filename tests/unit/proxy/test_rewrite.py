@@ -367,6 +367,9 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     )
     assert state_of(pushed).knowledge.records == state_of(page).knowledge.records
     assert state_of(pushed).knowledge.refs is not None
+    # ... and its page_served says whose records they are.
+    assert state_of(pushed).knowledge.note()["records_of"] == "origin"
+    assert "records_of" not in state_of(fragment).knowledge.note()
     other = await make_episode(store, condition="Src-Perc")  # never loaded /app
     orphan = await serve(
         addons, other, part, headers={**fetch, "Referer": "http://site.test/app"}, path="/part"
