@@ -197,7 +197,12 @@ def _structure(selector: str) -> set[StructuralRule]:
                 # (which can only widen what the rule matches), not `* > E`, which every
                 # element matches.
                 before_parent, before_ancestor = contexts[index - 1]
-                ancestor = before_parent or before_ancestor
+                # A universal parent names nothing: past a run of them (`.table > :not(caption)
+                # > * > *`, Bootstrap's), E still sits inside what came before the run.
+                if before_parent is not None and before_parent != ANY_ELEMENT:
+                    ancestor = before_parent
+                else:
+                    ancestor = before_ancestor or before_parent
             else:
                 ancestor = previous if combinator == " " else None
         contexts.append((parent, ancestor))

@@ -61,6 +61,23 @@ def test_a_universal_compound_keeps_the_context_before_it() -> None:
     assert refs.structure_matters(element(page, "//span"))
 
 
+def test_a_run_of_universal_compounds_keeps_the_context_before_it() -> None:
+    # Bootstrap 5's `.table>:not(caption)>*>*` (phpMyAdmin's theme.css): the cells depend on
+    # sitting three levels inside a `.table`, not on having any grandparent (`* * > *` held
+    # every element of every page loading the stylesheet: shares 0.00-0.33 on its login page).
+    refs = css_refs(".table>:not(caption)>*>* {} .a > * > * > b {}")
+    page = (
+        "<html><body><table class='table'><tbody><tr><td id='held'>x</td></tr></tbody>"
+        "</table><div class='a'><p><span><b id='held-b'>y</b></span></p></div>"
+        "<form><div class='row'><div><input id='free'></div></div></form>"
+        "<p><span><b id='free-b'>z</b></span></p></body></html>"
+    )
+    for held in ("held", "held-b"):
+        assert refs.structure_matters(element(page, f"//*[@id='{held}']")), held
+    for free in ("free", "free-b"):
+        assert not refs.structure_matters(element(page, f"//*[@id='{free}']")), free
+
+
 def test_structure_is_read_past_quoted_values_relative_and_nested_selectors() -> None:
     page = (
         "<html><body><div data-k='x.y'><a>1</a><a>2</a></div>"
