@@ -57,22 +57,8 @@ async def page_knowledge(
         for record_digest in found.records:  # what this episode's fragments of it use
             flag = page_record_flag(request.upstream_page, record_digest)
             await claims.claim(episode, flag)
-    elif referer is None:
-        reason = "a fragment without a Referer: the page it belongs to is unknown"
-        found = PageKnowledge(request.upstream_origin, None, error=reason)
     else:
-        page = request.upstream_url(referer.split("#")[0])
-        by_page = page_records(await store.get_flags(episode.id))
-        records = by_page.get(page, [])
-        of_origin = not records and url_origin(referer) == url_origin(url)
-        if of_origin:
-            # A route a single-page app's router pushed is no page the episode loaded: the
-            # fragment is inserted by code of the pages of that origin it did load. (A page
-            # of another origin, which fetched it by CORS, holds code none of those hold.)
-            records = records_on_origin(by_page, page)
-        found = await lookup.for_fragment(episode.knowledge, request.upstream_origin, page, records)
-        if of_origin and found.records:
-            found = dataclasses.replace(found, of_origin=True)  # (said in its page_served)
+        found = await _fragment_knowledge(store, lookup, flow, episode, request, url, referer)
     if found.learnt is not None:
         record = found.learnt.record
         await record_event(
@@ -109,3 +95,37 @@ async def page_knowledge(
             newer=found.outdated_by,
         )
     return found
+
+
+async def _fragment_knowledge(
+    store: EpisodeStore,
+    lookup: KnowledgeLookup,
+    flow: http.HTTPFlow,
+    episode: Episode,
+    request: LearnRequest,
+    url: str,
+    referer: str | None,
+) -> PageKnowledge:
+    """An XHR fragment's knowledge: the records its page (its Referer) was shifted against in
+    this episode. Where the episode never loaded that page, yet it is of the fragment's own
+    origin, those of the episode's pages of that origin, together: a route a single-page app's
+    router pushed, or a page that sends no Referer (`Referrer-Policy: no-referrer`:
+    phpMyAdmin's), whose browser still says the request is same-origin. A page of another
+    origin, which fetched it by CORS, holds code none of those hold: no records."""
+    by_page = page_records(await store.get_flags(episode.id))
+    if referer is not None:
+        page = request.upstream_url(referer.split("#")[0])
+        records = by_page.get(page, [])
+        same_origin = url_origin(referer) == url_origin(url)
+    else:
+        page, records = request.upstream_page, []
+        same_origin = flow.request.headers.get("sec-fetch-site", "").lower() == "same-origin"
+    of_origin = not records and same_origin
+    if of_origin:
+        records = records_on_origin(by_page, page)
+    if referer is None and not records:
+        reason = "a fragment without a Referer: the page it belongs to is unknown"
+        return PageKnowledge(request.upstream_origin, None, error=reason)
+    found = await lookup.for_fragment(episode.knowledge, request.upstream_origin, page, records)
+    # (said in its page_served: `knowledge.records_of`)
+    return dataclasses.replace(found, of_origin=True) if of_origin and found.records else found

@@ -348,9 +348,10 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     store: MemoryStore, addons: AddonManager
 ) -> None:
     """A fragment uses the records its page (its Referer) was shifted against in the same
-    episode, or, from a route its router pushed, those of the episode's pages of that origin;
-    one from an origin this episode never loaded a page of, or that names no page, is served
-    without drift and says why (never a record some other episode learnt)."""
+    episode, or, from a route its router pushed or a same-origin page that sends no Referer,
+    those of the episode's pages of that origin; one from an origin this episode never loaded
+    a page of, or that names no page and is no same-origin fetch, is served without drift and
+    says why (never a record some other episode learnt)."""
     episode = await make_episode(store, condition="Src-Perc")
     page = await serve(addons, episode, html_response(PAGE), path="/app")
     fetch = {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors"}
@@ -370,6 +371,17 @@ async def test_a_fragment_is_shifted_against_what_its_page_was_in_this_episode(
     # ... and its page_served says whose records they are.
     assert state_of(pushed).knowledge.note()["records_of"] == "origin"
     assert "records_of" not in state_of(fragment).knowledge.note()
+    # A page that sends no Referer (phpMyAdmin's `Referrer-Policy: no-referrer`): its browser
+    # still says whether the fetch is same-origin.
+    same_origin = {**fetch, "Sec-Fetch-Site": "same-origin"}
+    unreferred = await serve(addons, episode, part, headers=same_origin, path="/ajax")
+    assert state_of(unreferred).knowledge.records == state_of(page).knowledge.records
+    assert state_of(unreferred).knowledge.note()["records_of"] == "origin"
+    cross = {**fetch, "Sec-Fetch-Site": "cross-site"}
+    assert (
+        state_of(await serve(addons, episode, part, headers=cross, path="/x")).knowledge.refs
+        is None
+    )
     other = await make_episode(store, condition="Src-Perc")  # never loaded /app
     orphan = await serve(
         addons, other, part, headers={**fetch, "Referer": "http://site.test/app"}, path="/part"
