@@ -113,6 +113,28 @@ def _relative_to_held(selector: str) -> tuple[str, str | None]:
     return rest, held
 
 
+# jQuery's relative selector applied to what a selector literal found (`$("#selflink")
+# .find("> a")`: phpMyAdmin's): `.find` of a string is jQuery's (an array's takes a function).
+_FOUND_THEN_RELATIVE = re.compile(
+    r"""[\w$]\(\s*(["'])([^"'\\\n]{1,300})\1\s*\)\s*\.\s*find\(\s*"""
+    r"""(["'])(\s*[>+~][^"'\\\n]{0,300})\3\s*\)"""
+)
+
+
+def _found_then_relative(text: str) -> list[tuple[str, str]]:
+    """Each relative selector a script applies to what a selector literal found, read whole
+    (`#selflink > a`), and the relative literal itself. Alone, `"> a"` is about every parent
+    (`* > a`: the script's element may have been found in ways no name shows): phpMyAdmin's
+    `$("#selflink").find("> a")` held every link that is a child."""
+    found = []
+    for match in _FOUND_THEN_RELATIVE.finditer(text):
+        receiver, relative = match.group(2), match.group(4)
+        if _is_selector_list(receiver):
+            wholes = (f"{part.strip()} {relative.strip()}" for part in split_top_level(receiver))
+            found.append((", ".join(wholes), relative))
+    return found
+
+
 # A suffix: what a literal appended to a value not known until run time starts with, from a
 # `-` or `_` (`"-group .inline-related"`: `-group`).
 _SUFFIX = re.compile(r"[-_][\w-]*[\w]")
@@ -220,6 +242,10 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         if selector is not None and _is_structural_selector(selector):
             joined.append(selector)
             pieces.subtract(operand for operand in operands if operand is not None)
+    for whole, relative in _found_then_relative(text):
+        if pieces[relative] > 0 and _is_structural_selector(whole):
+            joined.append(whole)
+            pieces[relative] -= 1
     # A piece of a selector built from pieces (`"h2 + " + tag`), not read whole: what follows
     # the combinator is not known, so any element (`h2 + *`).
     alone = [_completed(literal) for literal in pieces.elements()]

@@ -65,6 +65,26 @@ def test_siblings_relative_to_what_a_script_holds_are_about_its_children_only() 
     assert js_refs("q('> * + li')").structure_matters(element(items, "//*[@id='b']"))
 
 
+def test_a_relative_selector_applied_to_what_a_selector_found_is_read_whole() -> None:
+    """phpMyAdmin's `$("#selflink").find("> a")` and `$("#pma_navigation_tree").find("> div")`:
+    read alone, `* > a` held every link that is a child of anything (its logged-in pages: a
+    share of 0.01-0.08). Applied to what `#selflink` found, it is about that one's links."""
+    page = (
+        "<html><body><div id='selflink'><a id='in' href='/'>x</a></div>"
+        "<div><a id='out' href='/'>y</a></div></body></html>"
+    )
+    refs = js_refs("$(\"#selflink\").find(\"> a\"); $('#tree').find('> div')")
+    assert refs.structure_matters(element(page, "//*[@id='in']"))
+    assert not refs.structure_matters(element(page, "//*[@id='out']"))
+    # What a variable holds may have been found in ways no name shows: every parent, as before.
+    assert js_refs('$(menu).find("> a")').structure_matters(element(page, "//*[@id='out']"))
+    both = js_refs('$("#selflink").find("> a"); q.find("> a")')
+    assert both.structure_matters(element(page, "//*[@id='out']"))  # (the other use counts)
+    # jQuery making an element of markup finds nothing of the page's.
+    made = js_refs('$("<div>").find("> a")')
+    assert made.structure_matters(element(page, "//*[@id='out']"))
+
+
 def test_a_name_built_of_known_pieces_is_widened_to_what_holds_them() -> None:
     """WordPress's media player builds `"." + prefix + "controls ." + prefix +
     "button:last-child > button"`: widened to `[class] [class]:last-child`, it held every
