@@ -243,7 +243,10 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
             joined.append(selector)
             pieces.subtract(operand for operand in operands if operand is not None)
     for whole, relative in _found_then_relative(text):
-        if pieces[relative] > 0 and _is_structural_selector(whole):
+        # (One that names nothing, `"+*"`, is read as relative to what scripts hold: the
+        # sibling right after them, which is narrower than any of `.first`'s siblings.)
+        named = _relative_to_held(relative.strip())[1] is None
+        if named and pieces[relative] > 0 and _is_structural_selector(whole):
             joined.append(whole)
             pieces[relative] -= 1
     # A piece of a selector built from pieces (`"h2 + " + tag`), not read whole: what follows

@@ -247,9 +247,7 @@ class PageRefs:
         return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
 
     def scripts_read_attribute(self, name: str) -> bool:
-        return self.assets.scripts_read_attribute(name) or self.inline.scripts_read_attribute(
-            name
-        )
+        return self.assets.scripts_read_attribute(name) or self.inline.scripts_read_attribute(name)
 
     def scripts_use(self, name: str) -> bool:
         # (both assets' `scripts_use` in one: asked of every class of every wrap candidate)

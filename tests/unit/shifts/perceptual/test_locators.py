@@ -225,6 +225,23 @@ def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed(app: str) -
         assert notes["wrappers"] == 1
 
 
+def test_an_empty_element_a_script_holds_on_a_page_of_controls_is_no_mount_point() -> None:
+    """phpMyAdmin fills `#floating_menubar` (empty as served) later, and on each AJAX page
+    change removes every child of `<body>` but it (`$("body").children().not(
+    "#floating_menubar").remove()`): a wrapper around it went with the others, and the menu
+    bar with it. Only a shell's mount point (no control in the markup) is wrapped so."""
+    page = (
+        b"<html><body><div id='floating_menubar' class='d-print-none'></div>"
+        b"<div id='page_content'>"
+        + b"".join(b"<p><a href='/%d'>%d</a></p>" % (i, i) for i in range(30))
+        + b"</div></body></html>"
+    )
+    scripts = js_refs('$("body").children().not("#floating_menubar").remove(); $("#page_content")')
+    for seed in range(10):
+        out, _ = drift(page, replace(CTX, seed=seed, shift_params={}), assets=scripts)
+        assert b'<body><div id="floating_menubar"' in out, seed
+
+
 def test_a_custom_element_that_holds_something_or_that_a_rule_places_is_no_mount_point() -> None:
     shell, script, _ = SHELLS["angular"]
     bundle = js_refs(script)
