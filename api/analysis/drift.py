@@ -42,19 +42,22 @@ def drifted(notes: dict[str, Any]) -> bool:
 
 def drift_counts(events: Iterable[dict[str, Any]]) -> dict[str, int]:
     """Navigations served under the locator drift, those it changed and those it did not."""
-    found = [notes for event in events if (notes := drift_notes(event)) is not None]
-    changed = sum(map(drifted, found))
-    return {"pages_drifted": changed, "pages_not_drifted": len(found) - changed}
+    return _counts(_navigations(events))
 
 
 def drift_summary(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """`drift_counts`, and the median share of interactive elements whose locator changed
     over the navigations that had any (`share`: None without one)."""
-    events = list(events)
-    shares = [
-        float(notes["share"])
-        for event in events
-        if (notes := drift_notes(event)) is not None and isinstance(notes.get("share"), int | float)
-    ]
+    found = _navigations(events)
+    shares = [float(n["share"]) for n in found if isinstance(n.get("share"), int | float)]
     median = round(statistics.median(shares), 3) if shares else None
-    return {**drift_counts(events), "median_share": median}
+    return {**_counts(found), "median_share": median}
+
+
+def _navigations(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [notes for event in events if (notes := drift_notes(event)) is not None]
+
+
+def _counts(found: list[dict[str, Any]]) -> dict[str, int]:
+    changed = sum(map(drifted, found))
+    return {"pages_drifted": changed, "pages_not_drifted": len(found) - changed}

@@ -403,14 +403,14 @@ def _wrap(
             clear[node] = answer
         return answer
 
-    def wrap_if_safe(element: etree._Element, shell: bool = False) -> bool:
+    def wrap_if_safe(element: etree._Element, mount_point: bool = False) -> bool:
         parent = element.getparent()
         if (
             parent is None
             or parent.tag in FIXED_PARENTS
             or not clear_above(element)
             or looks_inside(element)
-            or wrap_refusal(element, parent, ask, shell) is not None
+            or wrap_refusal(element, parent, ask, mount_point) is not None
         ):
             return False
         # Made in the page's own document: `etree.Element` makes a document per wrapper,
@@ -441,7 +441,7 @@ def _wrap(
         for element in mounts:
             parent = element.getparent()
             if _is_mount_point(element) and parent is not None and parent.tag != tag:
-                wrapped += wrap_if_safe(element, shell=True)  # (unless wrapped above)
+                wrapped += wrap_if_safe(element, mount_point=True)  # (unless wrapped above)
         return wrapped
     for _, element in sorted(
         ((coin, e) for coin, e in candidates if coin >= params.wrap_rate), key=lambda c: c[0]
@@ -553,12 +553,15 @@ class WrapQuestions:
 
 
 def wrap_refusal(
-    element: etree._Element, parent: etree._Element, ask: WrapQuestions, shell: bool = False
+    element: etree._Element,
+    parent: etree._Element,
+    ask: WrapQuestions,
+    mount_point: bool = False,
 ) -> str | None:
     """Why the element may get no wrapper, its ancestry being clear (`_wrap`); None if it may.
-    `shell`: the page is a single-page app's shell (no control in its markup), whose mount
-    point a script holding it may still be wrapped. The reasons are what `tools.drift_holds`
-    prints."""
+    `mount_point`: it is the mount point of a single-page app's shell (no control in its
+    markup), which a script holding it may still see wrapped. The reasons are what
+    `tools.drift_holds` prints."""
     # A shadow host assigns an element to a named slot only as its direct child: inside a
     # wrapper it leaves the slot (and, with no default slot, disappears from the page).
     if element.get("slot") is not None:
@@ -582,7 +585,7 @@ def wrap_refusal(
     # page an empty element a script holds is no such promise: phpMyAdmin fills its
     # `#floating_menubar` later, and keeps it by id while it removes every other child of
     # `<body>` (a wrapper around it went with them, and the menu bar with it).
-    if ask.used_by_scripts(element) and not (shell and _is_mount_point(element)):
+    if ask.used_by_scripts(element) and not mount_point:
         return "a script holds it"
     if _follows_held(element, ask):
         return "it follows an element a script holds, and a script selects what follows such"

@@ -47,6 +47,16 @@ def drift(
     return doc.to_bytes(), doc.notes[LocatorDrift.name]
 
 
+def by_default(seed: int = CTX.seed) -> ShiftContext:
+    """The drift's default parameters, under `seed` (the benchmark's rates and `min_share`)."""
+    return replace(CTX, seed=seed, shift_params={})
+
+
+def over_seeds(raw: bytes, assets: AssetRefs, seeds: int = 5) -> list[tuple[int, bytes, dict]]:  # type: ignore[type-arg]
+    """The page drifted with the default parameters under seeds 0.. `seeds` - 1."""
+    return [(seed, *drift(raw, by_default(seed), assets=assets)) for seed in range(seeds)]
+
+
 def test_unreferenced_ids_move_with_their_references() -> None:
     out, notes = drift()
     assert b'id="banner"' not in out and b'id="q"' not in out and notes["ids"] == 2
@@ -217,9 +227,7 @@ def test_a_single_page_apps_mount_point_is_wrapped_whatever_the_seed(app: str) -
     point. Its id or tag stays; a wrapper moves every element path under it."""
     shell, script, mount = SHELLS[app]
     bundle = js_refs(script)
-    for seed in range(10):
-        ctx = replace(CTX, seed=seed, shift_params={})
-        out, notes = drift(shell, ctx, assets=bundle)
+    for seed, out, notes in over_seeds(shell, bundle, seeds=10):
         tag = wrapper_tag(seed).encode()
         assert b"<" + tag + b">" + mount + b"</" + tag + b">" in out, seed
         assert notes["wrappers"] == 1
@@ -237,8 +245,7 @@ def test_an_empty_element_a_script_holds_on_a_page_of_controls_is_no_mount_point
         + b"</div></body></html>"
     )
     scripts = js_refs('$("body").children().not("#floating_menubar").remove(); $("#page_content")')
-    for seed in range(10):
-        out, _ = drift(page, replace(CTX, seed=seed, shift_params={}), assets=scripts)
+    for seed, out, _ in over_seeds(page, scripts, seeds=10):
         assert b'<body><div id="floating_menubar"' in out, seed
 
 
@@ -246,9 +253,9 @@ def test_a_custom_element_that_holds_something_or_that_a_rule_places_is_no_mount
     shell, script, _ = SHELLS["angular"]
     bundle = js_refs(script)
     filled = shell.replace(b"<app-root></app-root>", b"<app-root><p>Loading</p></app-root>")
-    assert "wrappers" not in drift(filled, replace(CTX, shift_params={}), assets=bundle)[1]
+    assert "wrappers" not in drift(filled, by_default(), assets=bundle)[1]
     positional = merge_refs([bundle, css_refs("body > :first-child { margin: 0 }")])
-    assert "wrappers" not in drift(shell, replace(CTX, shift_params={}), assets=positional)[1]
+    assert "wrappers" not in drift(shell, by_default(), assets=positional)[1]
 
 
 def test_an_element_given_to_a_named_slot_is_not_wrapped() -> None:
@@ -265,26 +272,24 @@ def test_an_element_given_to_a_named_slot_is_not_wrapped() -> None:
         b"<html><head><script src='main.js' type='module'></script></head>"
         b"<body><my-shell><app-main slot='content'></app-main></my-shell></body></html>"
     )
-    for seed in range(5):
-        out, notes = drift(shell, replace(CTX, seed=seed, shift_params={}), assets=bundle)
+    for seed, out, notes in over_seeds(shell, bundle):
         assert wrapper_tag(seed).encode() not in out, seed
         assert "wrappers" not in notes
     # Nor in the host's default slot (`test_a_custom_elements_children_are_not_wrapped`); a
     # mount point beside the host is wrapped.
     unslotted = shell.replace(b" slot='content'", b"")
-    assert "wrappers" not in drift(unslotted, replace(CTX, shift_params={}), assets=bundle)[1]
+    assert "wrappers" not in drift(unslotted, by_default(), assets=bundle)[1]
     beside = shell.replace(
         b"<app-main slot='content'></app-main></my-shell>", b"</my-shell><app-main></app-main>"
     )
-    out, _ = drift(beside, replace(CTX, shift_params={}), assets=bundle)
+    out, _ = drift(beside, by_default(), assets=bundle)
     tag = wrapper_tag(CTX.seed).encode()
     assert b"<" + tag + b"><app-main></app-main></" + tag + b">" in out
     slotted_div = (
         b"<html><body><my-card><div slot='title'><a href='/x'>X</a></div></my-card>"
         b"<div><a href='/y'>Y</a></div></body></html>"
     )
-    for seed in range(5):
-        out, _ = drift(slotted_div, replace(CTX, seed=seed, shift_params={}), assets=js_refs(host))
+    for seed, out, _ in over_seeds(slotted_div, js_refs(host)):
         assert b"<my-card><div slot=" in out, seed
 
 
@@ -302,8 +307,7 @@ def test_a_custom_elements_children_are_not_wrapped() -> None:
         b"<html><head><script src='app.js'></script></head><body>"
         b"<x-tabs><x-tab></x-tab><x-tab></x-tab></x-tabs><app-root></app-root></body></html>"
     )
-    for seed in range(5):
-        out, notes = drift(shell, replace(CTX, seed=seed, shift_params={}), assets=js_refs(script))
+    for seed, out, notes in over_seeds(shell, js_refs(script)):
         assert b"<x-tabs><x-tab></x-tab><x-tab></x-tab></x-tabs>" in out, seed
         assert notes["wrappers"] == 1, seed
 
