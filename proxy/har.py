@@ -5,13 +5,13 @@ which replay, evidence and attribution read back."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict, cast
 
 from proxy.guard import THROUGH_PROXY_HEADER
 
 if TYPE_CHECKING:
     from proxy.knowledge import PageKnowledge
-    from shifts import HtmlDocument, ShiftContext
+    from shifts import ShiftContext
 
 # HAR lets tools add fields whose names start with an underscore.
 EXTENSION = "_skillshift"
@@ -75,6 +75,15 @@ class HarExtension(TypedDict, total=False):
     request_body: str
 
 
+class ShiftedMarkup(Protocol):
+    """What the shifts left of a page (`shifts.HtmlDocument`), or of the markup strings of a
+    JSON answer together (`proxy.json_markup.ShiftedAnswer`): all a page record reads."""
+
+    notes: dict[str, Any]
+    changes: list[dict[str, Any]]
+    runtime: dict[str, Any]
+
+
 def extension(entry: Mapping[str, Any]) -> HarExtension:
     """The entry's `_skillshift` object ({} for an entry of another tool)."""
     return cast(HarExtension, entry.get(EXTENSION, {}))
@@ -93,7 +102,7 @@ def load_of(entry: Mapping[str, Any]) -> int:
 
 def page_record(
     context: ShiftContext,
-    doc: HtmlDocument,
+    doc: ShiftedMarkup,
     source: bytes | None,
     knowledge: PageKnowledge | None = None,
 ) -> PageRecord:

@@ -17,13 +17,13 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
-from proxy import classify, collector, csp, metrics
+from proxy import classify, collector, csp, json_markup, metrics
 from proxy.claims import ClaimedFlags
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
 from proxy.events import EventBatch
 from proxy.flowstate import Decision, state_of
-from proxy.har import page_record
+from proxy.har import ShiftedMarkup, page_record
 from proxy.knowledge import KnowledgeLookup, PageKnowledge
 from proxy.loads import EpisodeGone, next_load
 from proxy.options import add_options
@@ -79,6 +79,43 @@ def _shift_to_bytes(
     return doc, body, (time.thread_time() - started) * 1000
 
 
+def _shift_strings_to_bytes(
+    episode: Episode,
+    context: ShiftContext,
+    strings: list[json_markup.MarkupString],
+    shifted: ShiftedPages,
+    knowledge_digest: str | None,
+    hold_collections: bool,
+) -> tuple[json_markup.ShiftedAnswer, list[tuple[json_markup.MarkupString, str]], float]:
+    """A JSON answer's markup strings, each shifted as a fragment of its page is: what the
+    shifts did to them together, the strings they changed with their new values, and the CPU
+    time it all took."""
+    docs, replaced, cpu_ms = [], [], 0.0
+    for string in strings:
+        markup = string.value.encode()
+        doc, body, ms = _shift_to_bytes(
+            episode,
+            context,
+            markup,
+            "utf-8",
+            shifted,
+            knowledge_digest,
+            page_digest(markup),
+            hold_collections,
+        )
+        docs.append(doc)
+        cpu_ms += ms
+        if body is not None:
+            replaced.append((string, body.decode()))
+    answer = json_markup.ShiftedAnswer(
+        strings=len(strings),
+        changed=len(replaced),
+        notes=json_markup.summed_notes([doc.notes for doc in docs]),
+        changes=[change for doc in docs for change in doc.changes],
+    )
+    return answer, replaced, cpu_ms
+
+
 class PageRewriter:
     def __init__(self, store: EpisodeStore, knowledge: KnowledgeLookup) -> None:
         self.store = store
@@ -107,7 +144,12 @@ class PageRewriter:
     def _decide(self, flow: http.HTTPFlow, response: http.Response) -> Decision:
         if state_of(flow).own_response:
             return OWN  # the proxy's own answer: no page of the episode
-        if not active_shifts(state_of(flow).episode) or not is_page(flow, response):
+        episode = state_of(flow).episode
+        if episode is None or not active_shifts(episode):
+            return PASS
+        # (markup in a JSON answer: only for the shifts that parse; a popup is for pages)
+        markup_answer = parses_document(episode) and is_markup_answer(flow, response)
+        if not (is_page(flow, response) or markup_answer):
             return PASS
         length = classify.declared_length(response)
         if length is not None and length > ctx.options.ss_max_rewrite_bytes:
@@ -182,6 +224,9 @@ class PageRewriter:
             _skipped(events, flow, "body over ss_max_rewrite_bytes")
             await self._audit_navigation(flow, episode, events)
             return
+        if is_markup_answer(flow, response):
+            await self._rewrite_markup_answer(flow, episode, response, raw, events)
+            return
         if not classify.body_type(response).renders_as_html(raw):
             # Of no type, and not what a browser takes for HTML (a download): a navigation
             # all the same, counted as the unshifted conditions count it.
@@ -220,25 +265,9 @@ class PageRewriter:
                         "content-security-policy",
                         [csp.add_nonce_to_header(policy, context.nonce) for policy in policies],
                     )
-            response.set_content(body)
-            response.headers["cache-control"] = "no-store"
-            for name in ("etag", "last-modified"):
-                response.headers.pop(name, None)
-        metrics.inc("pages_rewritten_total" if doc.changed else "pages_unchanged_total")
-        state_of(flow).page = page_record(
-            context, doc, raw if body is not None else None, knowledge
-        )
-        events.add(
-            "page_served",
-            url=context.url,
-            kind=classify.request_kind(flow.request).value,
-            load_index=context.load_index,
-            shifts=doc.notes,
-            changed=doc.changed,
-            **({"knowledge": knowledge.note()} if knowledge else {}),
-            rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
-            shift_cpu_ms=round(shift_cpu_ms, 3),
-        )
+            _serve_shifted(response, body)
+        source = raw if body is not None else None
+        _record_served(flow, events, context, doc, doc.changed, source, started, shift_cpu_ms)
         if context.popup is not None:
             metrics.inc("popups_injected_total")
             events.add(
@@ -250,6 +279,58 @@ class PageRewriter:
                 regime=context.regime,
                 **(placed.placement() if (placed := context.popup.interruption) else {}),
             )
+
+    async def _rewrite_markup_answer(
+        self,
+        flow: http.HTTPFlow,
+        episode: Episode,
+        response: http.Response,
+        raw: bytes,
+        events: EventBatch,
+    ) -> None:
+        """A JSON answer to a script's fetch with markup in its strings (`proxy.json_markup`):
+        each shifted as a fragment of its page, the rest of the answer as it came. An answer
+        with none, or no text in its charset, goes out as it came, and is no page served."""
+        charset = classify.charset(response) or "utf-8"
+        try:
+            text = raw.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            return
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        strings = json_markup.markup_strings(text[len(bom) :])
+        if not strings:
+            return
+        started = time.perf_counter()
+        context = await self._context(flow, episode, response, raw, None, events)
+        knowledge: PageKnowledge | None = state_of(flow).knowledge
+        work = functools.partial(
+            _shift_strings_to_bytes,
+            episode,
+            context,
+            strings,
+            self.shifted,
+            knowledge.digest if knowledge else None,
+            ctx.options.ss_collect_after_bytes > 0,
+        )
+        if sum(len(string.value) for string in strings) >= ctx.options.ss_offload_bytes:
+            answer, replaced, shift_cpu_ms = await asyncio.to_thread(work)
+        else:
+            answer, replaced, shift_cpu_ms = work()
+        if replaced:
+            shifted = json_markup.with_strings_replaced(text[len(bom) :], replaced)
+            _serve_shifted(response, (bom + shifted).encode(charset))
+        source = raw if replaced else None
+        _record_served(
+            flow,
+            events,
+            context,
+            answer,
+            bool(replaced),
+            source,
+            started,
+            shift_cpu_ms,
+            markup_strings={"found": answer.strings, "changed": answer.changed},
+        )
 
     async def _context(
         self,
@@ -310,6 +391,45 @@ class PageRewriter:
         )
 
 
+def _serve_shifted(response: http.Response, body: bytes) -> None:
+    """Serve the shifted body: no cache may keep it (it is this episode's), nor revalidate it
+    against the upstream's."""
+    response.set_content(body)
+    response.headers["cache-control"] = "no-store"
+    for name in ("etag", "last-modified"):
+        response.headers.pop(name, None)
+
+
+def _record_served(
+    flow: http.HTTPFlow,
+    events: EventBatch,
+    context: ShiftContext,
+    shifted: ShiftedMarkup,
+    changed: bool,
+    source: bytes | None,
+    started: float,
+    shift_cpu_ms: float,
+    **details: Any,
+) -> None:
+    """What was served, for the recorder (its page record) and the episode's log (its
+    `page_served`): what each shift did, the knowledge it was shifted against, its cost."""
+    knowledge: PageKnowledge | None = state_of(flow).knowledge
+    metrics.inc("pages_rewritten_total" if changed else "pages_unchanged_total")
+    state_of(flow).page = page_record(context, shifted, source, knowledge)
+    events.add(
+        "page_served",
+        url=context.url,
+        kind=classify.request_kind(flow.request).value,
+        load_index=context.load_index,
+        shifts=shifted.notes,
+        changed=changed,
+        **({"knowledge": knowledge.note()} if knowledge else {}),
+        **details,
+        rewrite_ms=round((time.perf_counter() - started) * 1000, 3),
+        shift_cpu_ms=round(shift_cpu_ms, 3),
+    )
+
+
 def _skipped(events: EventBatch, flow: http.HTTPFlow, reason: str) -> None:
     events.add("rewrite_skipped", url=flow.request.pretty_url, reason=reason)
 
@@ -319,16 +439,30 @@ def _skipped(events: EventBatch, flow: http.HTTPFlow, reason: str) -> None:
 RENDERED_BY_SNIFFING = (classify.RequestKind.DOCUMENT, classify.RequestKind.FRAME)
 
 
+def is_markup_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
+    """A JSON answer to a script's fetch, which may carry markup the page inserts
+    (`proxy.json_markup`): shifted where it does, under the shifts that parse a page."""
+    return (
+        classify.may_be_rewritten(flow.request)
+        and classify.request_kind(flow.request) is classify.RequestKind.FRAGMENT
+        and _shown(response.status_code)
+        and json_markup.is_json_type(classify.mime_type(response))
+    )
+
+
+def _shown(status: int) -> bool:
+    """Whether a response of this status has a body the browser or the page uses: a 2xx, or
+    an error's page (not a redirect's, nor a 1xx or 304's)."""
+    return 200 <= status < 300 or 400 <= status < 600
+
+
 def is_page(flow: http.HTTPFlow, response: http.Response) -> bool:
     """An HTML response with a body a browser renders (2xx, or a 4xx/5xx error page) to a
     request that may be a page or fragment (not a subresource). Error pages are pages the agent
     sees, so a shifted episode gets them shifted too. A page or frame of no type the browser
     reads is one too, until its body says otherwise (`_rewrite`): the browser renders it as
     HTML if it sniffs as HTML."""
-    status = response.status_code
-    if not classify.may_be_rewritten(flow.request) or not (
-        200 <= status < 300 or 400 <= status < 600
-    ):
+    if not classify.may_be_rewritten(flow.request) or not _shown(response.status_code):
         return False
     body_type = classify.body_type(response)  # (its headers read once)
     return body_type.is_html or (

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 
 import pytest
 from mitmproxy import ctx, http
@@ -575,3 +576,76 @@ async def test_a_page_refused_for_want_of_knowledge_is_no_load_of_the_episode(
     assert served.response.status_code == 200
     loads = [e["load_index"] for e in await store.read_events(episode.id) if "load_index" in e]
     assert loads == [1], loads
+
+
+FETCH = {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors", "Referer": "http://site.test/app"}
+SCREEN = (
+    '<div class="panel"><a id="edit-1" class="edit-link" data-testid="edit-row" href="/e/1">Edit'
+    '</a><button id="save" class="btn primary" type="button">Save</button>'
+    '<input class="note" name="note" data-testid="note"></div>'
+)
+
+
+def json_response(body: bytes, status: int = 200, **headers: str) -> http.Response:
+    return http.Response.make(status, body, {"Content-Type": "application/json", **headers})
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_markup_a_json_answer_carries_is_shifted_as_its_pages_fragments_are(
+    store: MemoryStore, addons: AddonManager, seed: int
+) -> None:
+    """phpMyAdmin answers every screen after the first with JSON, the screen's markup in
+    `message`: served as it came, a `-Perc` episode was `Src` from the second screen on. The
+    markup is shifted as the same markup fetched as an HTML fragment is, and the rest of the
+    answer, what an editor saves back (`raw`) included, is the upstream's bytes."""
+    episode = await make_episode(store, condition="Src-Perc", seed=seed)
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    answer = json.dumps(
+        {"success": True, "message": SCREEN, "draft": {"raw": SCREEN}, "price": 1.50, "n": 10**20}
+    ).encode()
+    flow = await serve(
+        addons, episode, json_response(answer, ETag='"a"'), headers=FETCH, path="/ajax"
+    )
+    served = flow.response.content
+    fragment = await serve(addons, episode, html_response(SCREEN.encode()), headers=FETCH)
+    message = json.loads(served)["message"]
+    assert message != SCREEN and message.encode() == fragment.response.content
+    before, after = answer.split(b'"message": ', 1)[0], answer.split(b', "draft"', 1)[1]
+    assert served.startswith(before) and served.endswith(b', "draft"' + after)
+    assert (
+        flow.response.headers["cache-control"] == "no-store" and "etag" not in flow.response.headers
+    )
+    record = state_of(flow).page
+    assert record["source"] == answer and record["changes"]["elements"]
+    assert record["shifts"]["locator_drift"]["interactive"] == 3
+    (event, _) = [
+        e for e in await store.read_events(episode.id) if e.get("url", "").endswith(("/ajax", "/"))
+    ][-2:]
+    assert event["kind"] == "fragment" and event["changed"] is True
+    assert event["markup_strings"] == {"found": 1, "changed": 1}
+
+
+async def test_json_answers_with_no_markup_to_shift_go_out_as_they_came(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """An answer of no markup, of no JSON, of no text in its charset, JSON opened as a page
+    (the browser shows its text), and any answer of an episode whose shifts do not parse: the
+    upstream's bytes, and no page served (an app's API calls are no pages of the episode)."""
+    drifted = await make_episode(store, condition="Src-Perc")
+    await serve(addons, drifted, html_response(PAGE), path="/app")
+    markup = json.dumps({"html": SCREEN}).encode()
+    for body, headers in [
+        (b'{"id": 3, "name": "<none>", "html": "a < b"}', FETCH),
+        (b'cb({"html": "<p>x</p>"})', FETCH),
+        (b'{"html": "<p>\xff</p>"}', FETCH),
+        (markup, NAV),
+    ]:
+        flow = await serve(addons, drifted, json_response(body), headers=headers, path="/api")
+        assert flow.response.content == body
+    assert [
+        e["url"] for e in await store.read_events(drifted.id) if e["type"] == "page_served"
+    ] == ["http://site.test/app"]
+    for condition in ("Src", "Src-Exec"):
+        episode = await make_episode(store, condition=condition)
+        flow = await serve(addons, episode, json_response(markup), headers=FETCH, path="/api")
+        assert state_of(flow).rewrite == PASS and flow.response.stream

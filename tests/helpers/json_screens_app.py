@@ -1,0 +1,76 @@
+"""A page whose screens come back as JSON with their markup inside, as phpMyAdmin's do.
+
+`/db` shows a menu; a click on a tab fetches `/ajax/<screen>` (an XHR, `application/json`)
+and puts its `message` into `#page_content`, then binds the screen's Save button by its id
+(`#save-row`, which the script names) and keeps the answer's `draft.raw` (what an editor
+would save back). The screen's markup carries a fresh token at every request (a hidden
+input's value), and its edit link a class that `/screens.css` colours: a drifted screen keeps
+the colour only if the markup's class is renamed as the stylesheet is.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+from tests.helpers.upstream import UpstreamServer
+
+PAGE = """<!DOCTYPE html>
+<html><head><title>Screens</title><link rel="stylesheet" href="/screens.css">
+<script src="/screens.js" defer></script></head>
+<body><nav id="menu"><a class="tab" href="/db?screen=browse" data-screen="browse">Browse</a>
+<a class="tab tab-sql" href="/db?screen=sql" data-screen="sql">SQL</a></nav>
+<div id="page_content"><p class="hint">Pick a screen.</p></div></body></html>
+"""
+SCRIPT = """
+document.querySelectorAll('#menu a').forEach((tab) => tab.addEventListener('click', (event) => {
+  event.preventDefault();
+  fetch('/ajax/' + tab.dataset.screen, {headers: {'X-Requested-With': 'XMLHttpRequest'}})
+    .then((answer) => answer.json())
+    .then((answer) => {
+      document.getElementById('page_content').innerHTML = answer.message;
+      document.getElementById('save-row').addEventListener('click', () => {
+        document.getElementById('result').textContent = 'saved row ' + answer.params.row;
+      });
+      window.draftRaw = answer.draft.raw;
+      window.screenShown = answer.params.screen;
+    });
+}));
+"""
+STYLE = b".edit-link { color: rgb(0, 128, 0) } #page_content .hint { font-style: italic }"
+SCREEN = (
+    '<div class="table-panel"><table class="data"><tr><td>'
+    '<a class="edit-link" id="edit-1" data-testid="edit-row-1" href="/edit/1">Edit</a></td>'
+    '<td class="value">Lemon</td></tr></table>'
+    '<form class="row-form"><input type="hidden" name="token" value="{token}">'
+    '<input class="form-control" id="note" name="note" data-testid="note" aria-label="Note">'
+    '<button id="save-row" class="btn btn-primary" type="button">Save</button></form>'
+    '<p id="result"></p></div>'
+)
+DRAFT_RAW = '<p class="draft" id="draft-1">A draft <b class="mark">kept</b> as it was</p>'
+
+
+def screen_answer(screen: str) -> bytes:
+    """The JSON answer to `/ajax/<screen>`, with a fresh token in its markup."""
+    return json.dumps(
+        {
+            "success": True,
+            "message": SCREEN.format(token=secrets.token_hex(8)),
+            "title": f"<title>{screen}</title>",
+            "params": {"screen": screen, "row": 1},
+            "draft": {"raw": DRAFT_RAW},
+        }
+    ).encode()
+
+
+def add_json_screens_app(server: UpstreamServer) -> str:
+    """Serve the app on `server`; returns the page's URL."""
+    server.extra["/db"] = ("text/html; charset=utf-8", PAGE.encode())
+    server.extra["/screens.js"] = ("text/javascript", SCRIPT.encode())
+    server.extra["/screens.css"] = ("text/css", STYLE)
+    for screen in ("browse", "sql"):
+        server.generated[f"/ajax/{screen}"] = (
+            "application/json",
+            lambda screen=screen: screen_answer(screen),  # type: ignore[misc]
+        )
+    return f"{server.origin}/db"

@@ -1,0 +1,82 @@
+"""Screens an app sends back as JSON with their markup inside (phpMyAdmin's), in Chromium
+through a service process started for the test: drifted as its pages are, and still working."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.helpers.json_screens_app import DRAFT_RAW, add_json_screens_app
+from tests.helpers.processes import ServiceProcess
+from tests.helpers.upstream import UpstreamServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def site() -> Iterator[UpstreamServer]:
+    server = UpstreamServer("screens")
+    add_json_screens_app(server)
+    server.start()
+    yield server
+    server.stop()
+
+
+def open_screen(browser: Browser, episode: dict[str, Any], url: str) -> dict[str, Any]:
+    """Open the page, its Browse screen (a JSON answer), save a row; what the screen was."""
+    context = browser.new_context(proxy=episode["proxy"])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.get_by_role("link", name="Browse").click()
+    page.wait_for_function("window.screenShown === 'browse'")
+    page.get_by_role("button", name="Save").click()  # bound by the id the script names
+    expect(page.get_by_text("saved row 1")).to_be_visible()
+    edit = page.get_by_role("link", name="Edit")
+    seen = {
+        "locators": edit.evaluate("e => [e.id, e.className, e.dataset.testid || null]"),
+        "color": edit.evaluate("e => getComputedStyle(e).color"),
+        "raw": page.evaluate("window.draftRaw"),
+        "errors": errors,
+    }
+    context.close()
+    return seen
+
+
+def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
+    site: UpstreamServer, tmp_path: Path, browser: Browser
+) -> None:
+    service = ServiceProcess(tmp_path).start()  # a process that never saw the app
+    url = f"{site.origin}/db"
+    try:
+        baseline = open_screen(browser, service.create_episode(condition="Src", seed=0), url)
+        assert baseline["locators"] == ["edit-1", "edit-link", "edit-row-1"]
+        assert baseline["color"] == "rgb(0, 128, 0)" and not baseline["errors"]
+        drifted = []
+        for seed in range(4):
+            episode = service.create_episode(condition="Src-Perc", seed=seed)
+            seen = open_screen(browser, episode, url)
+            # The link's id and class as served (its test hook is the client runtime's, as
+            # on any element a script inserts).
+            drifted.append(seen["locators"][:2] != baseline["locators"][:2])
+            # The screen drifted as the stylesheet was rewritten, and what an editor saves
+            # back is the upstream's, to the byte.
+            assert seen["color"] == baseline["color"], seed
+            assert seen["raw"] == DRAFT_RAW and not seen["errors"], seed
+            (answer,) = [
+                event
+                for event in service.events(episode["id"])
+                if event["type"] == "page_served" and event["url"].endswith("/ajax/browse")
+            ]
+            assert answer["kind"] == "fragment" and answer["changed"] is True
+            assert answer["markup_strings"] == {"found": 1, "changed": 1}
+            assert answer["shifts"]["locator_drift"]["locators_changed"] >= 1
+        assert any(drifted), drifted  # (which seeds rename it is theirs: seeded coins)
+    finally:
+        service.stop()

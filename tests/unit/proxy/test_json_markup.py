@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from proxy.json_markup import (
+    is_json_type,
+    is_markup_key,
+    markup_strings,
+    summed_notes,
+    with_strings_replaced,
+)
+
+# phpMyAdmin's answer to an AJAX page change (5.2, trimmed): the screen in `message`, its menu,
+# and strings that are no markup to insert (`title` is, but nothing the page inserts as such).
+PHPMYADMIN = (
+    '{"success":true,"message":"\\n<div class=\\"table-responsive\\"><table class=\\"table\\">'
+    '<tr><td><a href=\\"index.php?route=\\/sql\\" class=\\"ajax\\">Browse<\\/a><\\/td><\\/tr>'
+    '<\\/table><\\/div>","title":"<title>db \\/ t<\\/title>","menu":"<ul id=\\"topmenu\\">'
+    '<li>\\u00e9<\\/li><\\/ul>","scripts":["sql.js"],"selflink":"<div id=\\"selflink\\">'
+    '<\\/div>","params":{"db":"shop","table":"<t>"}}'
+)
+
+
+def values(text: str) -> list[tuple[str, str]]:
+    return [(found.key, found.value) for found in markup_strings(text)]
+
+
+def test_the_markup_of_an_answer_is_found_by_its_key_and_its_text() -> None:
+    assert values(PHPMYADMIN) == [
+        ("message", json.loads(PHPMYADMIN)["message"]),
+        ("menu", '<ul id="topmenu"><li>é</li></ul>'),
+        ("selflink", '<div id="selflink"></div>'),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Drupal's AJAX commands: an array of objects, each command's markup in `data`.
+        (
+            '[{"command":"settings","settings":{}},{"command":"insert","data":"<div>x</div>"}]',
+            [("data", "<div>x</div>")],
+        ),
+        # An array's items are its key's (GitLab's `notes` carry `note_html`).
+        ('{"html":["<li>a</li>","<li>b</li>"]}', [("html", "<li>a</li>"), ("html", "<li>b</li>")]),
+        ('{"notes":[{"note":"a < b","note_html":"<p>a</p>"}]}', [("note_html", "<p>a</p>")]),
+        # The escaped `<` of PHP's JSON_HEX_TAG, and markup after whitespace.
+        ('{"html":"\\u003Cb\\u003Ex\\u003C/b\\u003E"}', [("html", "<b>x</b>")]),
+        ('{"errorMessage":"\\n <!--m--><p>k</p>"}', [("errorMessage", "\n <!--m--><p>k</p>")]),
+        # WordPress's REST API: what the block editor saves back is never touched.
+        ('{"content":{"raw":"<p>x</p>","rendered":"<p>x</p>"}}', [("rendered", "<p>x</p>")]),
+        # A key whose name says markup, but a value that is none; a key that says nothing.
+        ('{"message":"Saved <3","html":"< b","body":"<p>x</p>","text":"<p>y</p>"}', []),
+        # A value that names a key: a key is no value.
+        ('{"<p>x</p>":"html"}', []),
+        # No JSON at all (a JSONP callback, a broken answer): nothing.
+        ('cb({"html":"<p>x</p>"})', []),
+        ('{"html":"<p>x</p>"', []),
+        ('"<p>top</p>"', []),
+    ],
+)  # fmt: skip
+def test_what_counts_as_markup(text: str, expected: list[tuple[str, str]]) -> None:
+    assert values(text) == expected
+
+
+def test_the_answer_is_written_back_byte_for_byte_but_the_strings_replaced() -> None:
+    replaced = [(found, found.value.replace("<", "<x-")) for found in markup_strings(PHPMYADMIN)]
+    written = with_strings_replaced(PHPMYADMIN, replaced)
+    # What is outside the strings, and the strings left alone, as the upstream wrote them.
+    assert written.startswith('{"success":true,"message":"\\n<x-div class=\\"table-responsive')
+    assert '"title":"<title>db \\/ t<\\/title>"' in written
+    assert written.endswith('"scripts":["sql.js"],' + written[written.index('"selflink"') :])
+    assert '"params":{"db":"shop","table":"<t>"}}' in written
+    # A string written in ASCII (its `é` escaped) stays so.
+    assert '"menu":"<x-ul id=\\"topmenu\\"><x-li>\\u00e9' in written
+    decoded, original = json.loads(written), json.loads(PHPMYADMIN)
+    assert decoded["menu"] == original["menu"].replace("<", "<x-")
+    assert {k: v for k, v in decoded.items() if k not in ("message", "menu", "selflink")} == {
+        k: v for k, v in original.items() if k not in ("message", "menu", "selflink")
+    }
+
+
+def test_a_string_written_as_it_is_stays_unescaped() -> None:
+    text = '{"html":"<p>é</p>"}'
+    (found,) = markup_strings(text)
+    assert with_strings_replaced(text, [(found, "<p>è</p>")]) == '{"html":"<p>è</p>"}'
+
+
+# Any JSON: the strings found are exactly the markup values under markup keys, and replacing
+# them leaves every other value as it was.
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.sampled_from(["<p>x</p>", " <b>y</b>", "plain", "<", '<a href="/">"q"</a>', "é<i>é</i>"]),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["html", "data", "raw", "message", "id", "note_html", "content"]),
+            children,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(_json, st.booleans())
+def test_any_answer_keeps_all_but_its_markup(value: object, ascii_only: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    found = markup_strings(text)
+    changed = json.loads(with_strings_replaced(text, [(f, f.value + "<hr>") for f in found]))
+
+    def expected(node: object, key: str | None) -> object:
+        if isinstance(node, dict):
+            return {k: expected(v, k) for k, v in node.items()}
+        if isinstance(node, list):
+            return [expected(item, key) for item in node]
+        if isinstance(node, str) and key and is_markup_key(key) and node.lstrip().startswith("<"):
+            return node + "<hr>" if len(node.lstrip()) > 1 and node.lstrip()[1].isalpha() else node
+        return node
+
+    assert changed == expected(value, None)
+
+
+def test_json_types() -> None:
+    assert is_json_type("application/json") and is_json_type("application/vnd.api+json")
+    assert is_json_type("text/json")
+    assert not is_json_type("text/html") and not is_json_type(None)
+    assert not is_json_type("application/x-ndjson")  # a stream of answers, not one
+
+
+def test_notes_of_several_strings_are_summed_and_the_share_recomputed() -> None:
+    complete = {"assets": "complete"}
+    notes = summed_notes(
+        [
+            {"locator_drift": {"interactive": 4, "locators_changed": 1, "share": 0.25, **complete}},
+            {"locator_drift": {"interactive": 0, "locators_changed": 0, "share": 0.0, **complete}},
+            {"locator_drift": {"interactive": 4, "locators_changed": 3, "share": 0.75, "hooks": 2}},
+        ]
+    )
+    assert notes == {
+        "locator_drift": {
+            "interactive": 8,
+            "locators_changed": 4,
+            "share": 0.5,
+            "assets": "complete",
+            "hooks": 2,
+        }
+    }
+    assert summed_notes([]) == {}
