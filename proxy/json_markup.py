@@ -17,6 +17,7 @@ is markup: after whitespace, a tag or a comment.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -34,7 +35,9 @@ JSON_TYPES = ("application/json", "text/json")
 
 # A JSON string, or one of the characters that give the text its structure (numbers, `true`,
 # `false` and `null` are skipped: they change no key).
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]', re.DOTALL)
+# (The string's pattern unrolled: a run of plain characters is one step of the regex engine,
+# not one alternation per character, which took seconds over a few MB.)
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]', re.DOTALL)
 # A string token whose value may begin with a tag: a `<` (or its escape, PHP's `JSON_HEX_TAG`)
 # after whitespace, written or escaped.
 _MAY_BE_MARKUP = re.compile(r'"(?:[ \t\r\n]|\\[nrt]|\\u00(?:20|0[9aAdD]))*(?:<|\\u003[cC])')
@@ -68,9 +71,10 @@ def markup_strings(text: str) -> list[MarkupString]:
     if "<" not in text and "\\u003" not in text:
         return []  # (most answers: no markup, and not worth a parse)
     try:
-        json.loads(text)
-    except ValueError:
-        return []
+        if not _holds_markup_strings(text):
+            return []  # (a big answer of API data with a `<` somewhere: no walk of its tokens)
+    except (ValueError, RecursionError):
+        return []  # no JSON, or nested deeper than Python's parser goes: served as it came
     found: list[MarkupString] = []
     # For each open object or array: the key its next value is under (an array's: its own).
     keys: list[str | None] = []
@@ -92,7 +96,7 @@ def markup_strings(text: str) -> list[MarkupString]:
         elif token == ",":
             value_next = bool(in_object) and not in_object[-1]
         elif in_object and in_object[-1] and not value_next:
-            keys[-1] = json.loads(token)  # a key
+            keys[-1] = json.loads(token) if "\\" in token else token[1:-1]  # a key
         else:
             key = keys[-1] if keys else None
             if key is not None and is_markup_key(key) and _MAY_BE_MARKUP.match(token):
@@ -105,13 +109,39 @@ def markup_strings(text: str) -> list[MarkupString]:
     return found
 
 
-def with_strings_replaced(text: str, replaced: list[tuple[MarkupString, str]]) -> str:
+def _holds_markup_strings(text: str) -> bool:
+    """Whether the JSON text has a markup string where `markup_strings` looks (raises
+    ValueError when it is no JSON): one parse in C, and the keys of each object read once."""
+    found = False
+
+    def read_object(pairs: list[tuple[str, Any]]) -> None:
+        nonlocal found
+        found = found or any(_is_markup_key(key) and _holds_markup(value) for key, value in pairs)
+
+    json.loads(text, object_pairs_hook=read_object)
+    return found
+
+
+def _holds_markup(value: Any) -> bool:
+    """A markup string, or an array holding one (at any depth; an object's are its keys')."""
+    if isinstance(value, str):
+        return _MARKUP.match(value) is not None
+    return isinstance(value, list) and any(_holds_markup(item) for item in value)
+
+
+_is_markup_key = functools.lru_cache(maxsize=4096)(is_markup_key)
+
+
+def with_strings_replaced(
+    text: str, replaced: list[tuple[MarkupString, str]], ascii_only: bool = False
+) -> str:
     """The JSON text with each of its strings' values replaced, the rest of it byte for byte
-    (a string written back as it was: escaped to ASCII if it was)."""
+    (a string written back as it was: escaped to ASCII if it was, or if `ascii_only`)."""
     parts: list[str] = []
     at = 0
     for string, value in sorted(replaced, key=lambda pair: pair[0].start):
-        parts += [text[at : string.start], json.dumps(value, ensure_ascii=string.ascii_only)]
+        escaped = ascii_only or string.ascii_only
+        parts += [text[at : string.start], json.dumps(value, ensure_ascii=escaped)]
         at = string.end
     parts.append(text[at:])
     return "".join(parts)

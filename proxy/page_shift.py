@@ -97,16 +97,19 @@ def shift_document(
     shifted: ShiftedPages | None = None,
     knowledge_digest: str | None = None,
     digest: bytes | None = None,
+    slot: str | None = None,
 ) -> HtmlDocument:
     """The page shifted for the episode. With `shifted`, the shifts that parse (contextual,
     perceptual) run once per distinct page and setting; the execution shift and the runtime tag
-    (which depend on the load) run on every load, on the bytes."""
+    (which depend on the load) run on every load, on the bytes. `slot`: which of the markup
+    strings of one answer this is (`proxy.json_markup`), so each has a latest page of its
+    own to swap per-request values into."""
     names = active_shifts(episode)
     parsing = [name for name in names if get_shift(name).kind != "execution"]
     if shifted is None or not parsing:  # (a popup alone is a string insertion: nothing to keep)
         return apply_shifts(names, HtmlDocument(raw, charset), ctx)
     rest = [name for name in names if name not in parsing]
-    key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, knowledge_digest)
+    key = shifted.key(ctx, parsing, digest or page_digest(raw), charset, knowledge_digest, slot)
     frozen = shifted.get_or_make(
         key, lambda: run_shifts(parsing, HtmlDocument(raw, charset), ctx).freeze(), raw
     )
@@ -158,6 +161,7 @@ class ShiftedPages:
         digest: bytes,
         charset: str | None,
         knowledge_digest: str | None,
+        slot: str | None = None,
     ) -> tuple[object, ...]:
         # The perceptual set is in `names` (its shifts), the condition too.
         settings = json.dumps([names, ctx.shift_params, ctx.targets], sort_keys=True)
@@ -172,6 +176,7 @@ class ShiftedPages:
             ctx.is_navigation,
             ctx.internal_prefix,
             knowledge_digest,
+            slot,
         )
 
     def get_or_make(

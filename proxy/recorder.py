@@ -65,7 +65,10 @@ class Recorder:
             return runtime_script_asked(flow.request, ctx.options.ss_internal_prefix) is not None
         # A redirect on the way to a page is part of the page's story: a replay needs it.
         redirect = 300 <= response.status_code < 400 and classify.may_be_rewritten(flow.request)
-        return episode.record == "all" or redirect or is_page(flow, response)
+        # (a JSON answer whose markup was shifted is served as a page's fragment is: its
+        # source and change map are the episode's as much as an HTML fragment's are)
+        shifted = state_of(flow).page is not None
+        return episode.record == "all" or redirect or shifted or is_page(flow, response)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         response = flow.response

@@ -67,6 +67,7 @@ def _shift_to_bytes(
     knowledge_digest: str | None,
     digest: bytes | None,
     hold_collections: bool,
+    slot: str | None = None,
 ) -> tuple[Any, bytes | None, float]:
     """The shifted page, and the CPU time it took (the thread's, so neither waiting for a
     worker nor for the GIL counts: what the shift costs, whatever the load).
@@ -74,7 +75,9 @@ def _shift_to_bytes(
     run by bytes of bodies, `proxy.collector`, which frees cycles made meanwhile)."""
     started = time.thread_time()
     with collector.held_off() if hold_collections else contextlib.nullcontext():
-        doc = shift_document(episode, context, raw, charset, shifted, knowledge_digest, digest)
+        doc = shift_document(
+            episode, context, raw, charset, shifted, knowledge_digest, digest, slot
+        )
         body = doc.to_bytes() if doc.changed else None
     return doc, body, (time.thread_time() - started) * 1000
 
@@ -91,8 +94,14 @@ def _shift_strings_to_bytes(
     shifts did to them together, the strings they changed with their new values, and the CPU
     time it all took."""
     docs, replaced, cpu_ms = [], [], 0.0
-    for string in strings:
-        markup = string.value.encode()
+    for index, string in enumerate(strings):
+        try:
+            markup = string.value.encode()
+        except UnicodeEncodeError:
+            # A lone surrogate (JSON's `\ud83d`: a script's truncated emoji), which no HTML
+            # holds: the shift would make it U+FFFD, text the app never wrote. The string goes
+            # out as it came (counted as found, not changed), not the whole answer as a 502.
+            continue
         doc, body, ms = _shift_to_bytes(
             episode,
             context,
@@ -102,6 +111,9 @@ def _shift_strings_to_bytes(
             knowledge_digest,
             page_digest(markup),
             hold_collections,
+            # (each string by its place: the next answer's is what its per-request values
+            # are swapped into, not whichever string was shifted last)
+            slot=f"{index}:{string.key}",
         )
         docs.append(doc)
         cpu_ms += ms
@@ -297,7 +309,12 @@ class PageRewriter:
         except (LookupError, UnicodeDecodeError):
             return
         bom = "\ufeff" if text.startswith("\ufeff") else ""
-        strings = json_markup.markup_strings(text[len(bom) :])
+        text = text[len(bom) :]
+        if len(raw) >= ctx.options.ss_offload_bytes:
+            # (a few MB of API data take a second to walk: not on the loop every request waits on)
+            strings = await asyncio.to_thread(json_markup.markup_strings, text)
+        else:
+            strings = json_markup.markup_strings(text)
         if not strings:
             return
         started = time.perf_counter()
@@ -317,8 +334,15 @@ class PageRewriter:
         else:
             answer, replaced, shift_cpu_ms = work()
         if replaced:
-            shifted = json_markup.with_strings_replaced(text[len(bom) :], replaced)
-            _serve_shifted(response, (bom + shifted).encode(charset))
+            shifted = json_markup.with_strings_replaced(text, replaced)
+            try:
+                body = (bom + shifted).encode(charset)
+            except UnicodeEncodeError:
+                # A string written raw whose escapes held what the charset cannot (or a lone
+                # surrogate): written back escaped to ASCII, which every charset holds.
+                shifted = json_markup.with_strings_replaced(text, replaced, ascii_only=True)
+                body = (bom + shifted).encode(charset)
+            _serve_shifted(response, body)
         source = raw if replaced else None
         _record_served(
             flow,

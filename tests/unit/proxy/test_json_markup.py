@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from proxy import json_markup
 from proxy.json_markup import (
     is_json_type,
     is_markup_key,
@@ -153,3 +154,25 @@ def test_notes_of_several_strings_are_summed_and_the_share_recomputed() -> None:
         }
     }
     assert summed_notes([]) == {}
+
+
+def test_an_answer_too_deep_for_the_parser_is_no_markup() -> None:
+    """Nested past Python's recursion limit (a browser reads it): served as it came, not a 502
+    for a `RecursionError` out of the parse."""
+    assert markup_strings('{"a":' * 3000 + '"x < y"' + "}" * 3000) == []
+    assert markup_strings("[" * 3000 + '{"html":"<p>x</p>"}' + "]" * 3000) == []
+
+
+def test_an_answer_with_no_markup_where_it_is_looked_for_is_not_walked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A few MB of API data with a `<` in some description took seconds to walk token by
+    token, on the event loop: one parse says there is nothing to walk for."""
+
+    class Unwalked:
+        def finditer(self, text: str) -> None:
+            raise AssertionError("walked")
+
+    monkeypatch.setattr(json_markup, "_TOKEN", Unwalked())
+    rows = [{"id": n, "description": "a < b", "html": None, "data": [1, "x"]} for n in range(50)]
+    assert markup_strings(json.dumps(rows)) == []

@@ -218,3 +218,24 @@ async def test_a_full_disk_says_in_the_episode_s_log_which_exchange_was_not_reco
     assert flow.response is not None and flow.response.status_code == 200
     assert errors["url"] == "http://site.test/" and errors["reason"] == "No space left on device"
     assert errors["file"].startswith("bodies/")
+
+
+async def test_a_json_answer_whose_markup_was_shifted_is_recorded_among_the_pages(
+    store: MemoryStore, chain: AddonManager, recording: Recording
+) -> None:
+    """`record: pages` keeps the HTML fragments a page fetches: so the JSON answers whose
+    markup was shifted as theirs is (phpMyAdmin's screens), with their source; not the JSON
+    answers of no markup (an app's data)."""
+    episode = await make_episode(store, condition="Src-Perc", record="pages")
+    await exchange(chain, episode, html_response(PAGE), "/app")
+    fetch = {"Sec-Fetch-Dest": "empty", "Referer": "http://site.test/app"}
+    screen = b'{"message": "<div class=\\"panel\\"><button id=\\"save\\">Save</button></div>"}'
+    for body in (screen, b'{"rows": [1, 2]}'):
+        answer = http.Response.make(200, body, {"Content-Type": "application/json"})
+        await exchange(chain, episode, answer, "/ajax", fetch)
+    entries = await recording.entries(episode.id)
+    assert [e["request"]["url"] for e in entries] == [
+        "http://site.test/app",
+        "http://site.test/ajax",
+    ]
+    assert await recording.body(entries[1]["_skillshift"]["source"]) == screen

@@ -16,6 +16,7 @@ from tests.helpers.pages import RELABEL_ONLY
 from tests.unit.proxy.conftest import (
     html_response,
     make_episode,
+    member,
     request_flow,
     run_request,
     run_response,
@@ -649,3 +650,46 @@ async def test_json_answers_with_no_markup_to_shift_go_out_as_they_came(
         episode = await make_episode(store, condition=condition)
         flow = await serve(addons, episode, json_response(markup), headers=FETCH, path="/api")
         assert state_of(flow).rewrite == PASS and flow.response.stream
+
+
+async def test_markup_strings_any_json_text_may_hold_are_served_shifted(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A string written raw under a charset that cannot hold all it escapes: served shifted
+    (escaped to ASCII), and a string holding a lone surrogate (`\\ud83d`: a script's truncated
+    emoji, which JSON writes and a browser reads) as it came, beside one shifted: not a 502
+    for a `UnicodeEncodeError`."""
+    episode = await make_episode(store, condition="Src-Perc")
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    escaped = json.dumps(SCREEN)[1:-1]
+    for body, charset in [
+        (f'{{"menu": "<p>\\ud83d cut</p>", "html": "{escaped}"}}'.encode(), "utf-8"),
+        (f'{{"html": "{escaped}<p>caf\u00e9 \\u4e2d</p>"}}'.encode("latin-1"), "iso-8859-1"),
+    ]:
+        answer = json_response(body, **{"Content-Type": f"application/json; charset={charset}"})
+        flow = await serve(addons, episode, answer, headers=FETCH, path="/api")
+        assert flow.response.status_code == 200, flow.response.content
+        served, upstream = (
+            json.loads(text.decode(charset)) for text in (flow.response.content, body)
+        )
+        assert served["html"] != upstream["html"]
+        assert served["html"].endswith(upstream["html"][len(SCREEN) :])
+        assert served.get("menu") == upstream.get("menu")
+
+
+async def test_each_markup_string_of_an_answer_has_its_per_request_values_swapped_in(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Two strings of an answer that each carry a fresh token (a screen and its menu): each
+    next answer's string is its predecessor's shifted state with the new values swapped in,
+    not shifted whole because the other string was the last one shifted."""
+    shifted = member(addons, "pagerewriter").shifted  # type: ignore[attr-defined]
+    episode = await make_episode(store, condition="Src-Perc")
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    screen = SCREEN.replace("</div>", '<input type="hidden" name="token" value="{}"></div>')
+    menu = '<ul id="topmenu"><li class="tab"><a href="/x?token={}">x</a></li></ul>'
+    for n in range(4):
+        token = f"a1b2c3d4e5f6{n:04d}"
+        answer = json.dumps({"message": screen.format(token), "menu": menu.format(token)})
+        await serve(addons, episode, json_response(answer.encode()), headers=FETCH, path="/api")
+    assert (shifted.misses - shifted.swapped, shifted.swapped) == (1 + 2, 6)
