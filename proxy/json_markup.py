@@ -1,36 +1,41 @@
 """HTML that an app's XHR answers carry inside JSON: found, and put back shifted.
 
 Many apps answer an XHR with JSON whose strings hold the markup the page then inserts:
-phpMyAdmin's every screen after the first (`{"message": "<div ..."}`), Drupal's AJAX commands
-(`[{"command": "insert", "data": "<div ..."}]`), WordPress's admin-ajax (`{"success": true,
-"data": "<tr ..."}`), GitLab's `{"html": ...}` and `note_html`. Served as the upstream wrote
-them, a `-Perc` episode on such an app is `Src` after its first page. Each such string is
-shifted as an HTML fragment of its page is (`proxy.rewrite`), and put back where it was: the
-rest of the text is the upstream's bytes, so a script reads the same answer but that markup.
+phpMyAdmin's every screen after the first (`{"message": "<div ...", "success": true}`),
+Drupal's AJAX commands (`[{"command": "insert", "data": "<div ..."}]`), GitLab's `{"html": ...}`
+and `note_html`, WordPress's REST `rendered`. Served as the upstream wrote them, a `-Perc`
+episode on such an app is `Src` after its first page. Each such string is shifted as an HTML
+fragment of its page is (`proxy.rewrite`), and put back where it was: the rest of the text is
+the upstream's bytes, so a script reads the same answer but that markup.
 
-Which strings: the values of a key (an array's items by the array's key) whose name says the
-value is markup to insert, not the source an editor edits and saves back: WordPress's REST API
-sends a post's `content.raw` beside `content.rendered`, and the raw one drifted would be saved
-into the post by the block editor, for every later episode. And of those, the ones whose text
-is markup: after whitespace, a tag or a comment.
+Which strings: never the source an editor edits and saves back, or the drift would be saved
+into the app's data, for every later episode: WordPress's REST API sends a post's `content.raw`
+beside `content.rendered`, its admin-ajax sends the `<img class="wp-image-5">` the classic
+editor inserts into the post as `data`, and Drupal's `editorGetUntransformedText` command sends
+a field's source as `data`. So a key that names rendered markup wherever it is (`html`, a name
+ending in it, `rendered`), or one an app's answer says is its screen: phpMyAdmin's (an object
+with a `success` flag: `message`, `error`, `menu`, ...) and Drupal's commands that insert
+markup (`data` of `insert` and `openDialog`). The value of such a key (or each item of an array
+that is its value), if its text is markup: after whitespace, a tag or a comment.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# Keys whose string values are markup an app inserts (case, `_` and `-` aside), and the endings
-# that say so (`note_html`, `bodyHtml`; phpMyAdmin's `displayMessage`). Not `content`, `body`,
-# `raw`, `text`, `source` or `template`: what an editor edits, or a script fills in.
-MARKUP_KEYS = frozenset(
-    {"html", "data", "message", "error", "errors", "menu", "selflink", "navigation", "rendered"}
-    | {"markup"}
-)
-MARKUP_KEY_ENDINGS = ("html", "message")
+# Keys that name rendered markup in any answer (case, `_` and `-` aside): `html` and the names
+# ending in it (GitLab's `note_html`, `description_html`), and WordPress's REST `rendered`.
+RENDERED_KEYS = frozenset({"rendered"})
+RENDERED_KEY_ENDING = "html"
+# phpMyAdmin's answers (its `ResponseRenderer`): an object with a boolean `success`, the
+# screen in `message` (or `error`), the menu, the link to the screen, a notice.
+SCREEN_KEYS = frozenset({"message", "error", "errors", "menu", "selflink", "displaymessage"})
+# Drupal's AJAX commands that put their `data` into the page (not `editorGetUntransformedText`,
+# whose `data` is a field's source for an editor).
+INSERTING_COMMANDS = frozenset({"insert", "openDialog"})
 JSON_TYPES = ("application/json", "text/json")
 
 # A JSON string, or one of the characters that give the text its structure (numbers, `true`,
@@ -49,9 +54,24 @@ def is_json_type(mime: str | None) -> bool:
     return mime is not None and (mime in JSON_TYPES or mime.endswith("+json"))
 
 
-def is_markup_key(key: str) -> bool:
-    name = key.lower().replace("_", "").replace("-", "")
-    return name in MARKUP_KEYS or name.endswith(MARKUP_KEY_ENDINGS)
+def markup_keys(pairs: list[tuple[str, Any]]) -> frozenset[str]:
+    """The keys of one JSON object (its pairs, in order) whose values are markup the page
+    inserts: a key that names rendered markup, or one its answer's shape says is a screen."""
+    values = dict(pairs)
+    screen = SCREEN_KEYS if isinstance(values.get("success"), bool) else frozenset()
+    command = values.get("command")
+    inserts = isinstance(command, str) and command in INSERTING_COMMANDS
+    return frozenset(
+        key
+        for key, value in pairs
+        if _holds_markup(value)
+        and (
+            (name := key.lower().replace("_", "").replace("-", "")) in RENDERED_KEYS
+            or name.endswith(RENDERED_KEY_ENDING)
+            or name in screen
+            or (inserts and key == "data")
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -70,56 +90,60 @@ def markup_strings(text: str) -> list[MarkupString]:
     """The markup strings of a JSON text, in order; none when the text is no JSON."""
     if "<" not in text and "\\u003" not in text:
         return []  # (most answers: no markup, and not worth a parse)
+    # Which keys of each object hold markup, decided on the parsed values (one parse in C),
+    # object by object in the order they close; the walk below only finds where they are.
+    by_object: list[frozenset[str]] = []
+
+    def read_object(pairs: list[tuple[str, Any]]) -> None:
+        by_object.append(markup_keys(pairs))
+
     try:
-        if not _holds_markup_strings(text):
-            return []  # (a big answer of API data with a `<` somewhere: no walk of its tokens)
+        json.loads(text, object_pairs_hook=read_object)
     except (ValueError, RecursionError):
         return []  # no JSON, or nested deeper than Python's parser goes: served as it came
+    if not any(by_object):
+        return []  # (a big answer of API data with a `<` somewhere: no walk of its tokens)
+    return _walk(text, by_object)
+
+
+def _walk(text: str, by_object: list[frozenset[str]]) -> list[MarkupString]:
+    """The strings of `text` that `by_object` names (the markup keys of each object, in the
+    order the objects close), found by their tokens."""
     found: list[MarkupString] = []
-    # For each open object or array: the key its next value is under (an array's: its own).
-    keys: list[str | None] = []
-    in_object: list[bool] = []
+    closed = 0
+    # Each open object or array: whether it is an object, the key its next value is under (an
+    # array's: its object's key for it), and its object's strings that may be markup.
+    open_: list[tuple[bool, list[Any], list[MarkupString]]] = []
     value_next = False  # after a `:`, or in an array: the next string is a value, not a key
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "{[":
-            key = keys[-1] if keys and value_next else None
-            keys.append(key)
-            in_object.append(token == "{")
+            key = open_[-1][1][0] if open_ and value_next else None
+            strings = open_[-1][2] if open_ and token == "[" else []
+            open_.append((token == "{", [key], strings))
             value_next = token == "["
         elif token in "}]":
-            keys.pop()
-            in_object.pop()
-            value_next = bool(in_object) and not in_object[-1]
+            is_object, _, strings = open_.pop()
+            if is_object:
+                keys = by_object[closed]
+                closed += 1
+                found += [string for string in strings if string.key in keys]
+            value_next = bool(open_) and not open_[-1][0]
         elif token == ":":
             value_next = True
         elif token == ",":
-            value_next = bool(in_object) and not in_object[-1]
-        elif in_object and in_object[-1] and not value_next:
-            keys[-1] = json.loads(token) if "\\" in token else token[1:-1]  # a key
+            value_next = bool(open_) and not open_[-1][0]
+        elif open_ and open_[-1][0] and not value_next:
+            open_[-1][1][0] = json.loads(token) if "\\" in token else token[1:-1]  # a key
         else:
-            key = keys[-1] if keys else None
-            if key is not None and is_markup_key(key) and _MAY_BE_MARKUP.match(token):
+            key = open_[-1][1][0] if open_ else None
+            if key is not None and _MAY_BE_MARKUP.match(token):
                 value = json.loads(token)
                 if _MARKUP.match(value):
-                    found.append(
-                        MarkupString(match.start(), match.end(), key, value, token.isascii())
-                    )
-            value_next = bool(in_object) and not in_object[-1]
-    return found
-
-
-def _holds_markup_strings(text: str) -> bool:
-    """Whether the JSON text has a markup string where `markup_strings` looks (raises
-    ValueError when it is no JSON): one parse in C, and the keys of each object read once."""
-    found = False
-
-    def read_object(pairs: list[tuple[str, Any]]) -> None:
-        nonlocal found
-        found = found or any(_is_markup_key(key) and _holds_markup(value) for key, value in pairs)
-
-    json.loads(text, object_pairs_hook=read_object)
-    return found
+                    string = MarkupString(match.start(), match.end(), key, value, token.isascii())
+                    open_[-1][2].append(string)
+            value_next = bool(open_) and not open_[-1][0]
+    return sorted(found, key=lambda string: string.start)
 
 
 def _holds_markup(value: Any) -> bool:
@@ -127,9 +151,6 @@ def _holds_markup(value: Any) -> bool:
     if isinstance(value, str):
         return _MARKUP.match(value) is not None
     return isinstance(value, list) and any(_holds_markup(item) for item in value)
-
-
-_is_markup_key = functools.lru_cache(maxsize=4096)(is_markup_key)
 
 
 def with_strings_replaced(

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from mitmproxy import ctx, http
@@ -182,12 +183,12 @@ class PageRewriter:
                 # A body of unknown length (chunked) grew past the limit on the way in, and
                 # mitmproxy switched it to streaming (`stream_large_bodies`): it went out whole
                 # and unshifted, which the log must say.
-                _skipped(events, flow, "body over ss_max_rewrite_bytes (chunked)")
+                _skipped(events, flow, chunked=True)
                 await self._audit_navigation(flow, episode, events)
             elif decision == BUFFER:
                 await self._rewrite(flow, episode, response, events)
             elif decision == OVERSIZE:
-                _skipped(events, flow, "body over ss_max_rewrite_bytes")
+                _skipped(events, flow)
                 await self._audit_navigation(flow, episode, events)
             elif is_page(flow, response) and response.stream:
                 # Unshifted conditions (Src, suspended) still log navigations, so every
@@ -233,7 +234,7 @@ class PageRewriter:
             events.add("rewrite_error", url=flow.request.pretty_url, reason="undecodable body")
             return
         if len(raw) > ctx.options.ss_max_rewrite_bytes:
-            _skipped(events, flow, "body over ss_max_rewrite_bytes")
+            _skipped(events, flow)
             await self._audit_navigation(flow, episode, events)
             return
         if is_markup_answer(flow, response):
@@ -261,10 +262,8 @@ class PageRewriter:
             digest,
             ctx.options.ss_collect_after_bytes > 0,
         )
-        if len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode):
-            doc, body, shift_cpu_ms = await asyncio.to_thread(work)
-        else:
-            doc, body, shift_cpu_ms = work()
+        offload = len(raw) >= ctx.options.ss_offload_bytes and parses_document(episode)
+        doc, body, shift_cpu_ms = await _run(work, offload)
         if body is not None and is_interstitial(context):
             body = interstitial_for(context, doc)
             response.headers["content-type"] = "text/html; charset=utf-8"
@@ -310,15 +309,16 @@ class PageRewriter:
             return
         bom = "\ufeff" if text.startswith("\ufeff") else ""
         text = text[len(bom) :]
-        if len(raw) >= ctx.options.ss_offload_bytes:
-            # (a few MB of API data take a second to walk: not on the loop every request waits on)
-            strings = await asyncio.to_thread(json_markup.markup_strings, text)
-        else:
-            strings = json_markup.markup_strings(text)
+        # (a few MB of API data take a second to walk)
+        find = functools.partial(json_markup.markup_strings, text)
+        strings = await _run(find, len(raw) >= ctx.options.ss_offload_bytes)
         if not strings:
             return
         started = time.perf_counter()
-        context = await self._context(flow, episode, response, raw, None, events)
+        # The site's profile is matched on the markup, as it is on the same markup fetched as
+        # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
+        markup = "".join(string.value for string in strings).encode("utf-8", "replace")
+        context = await self._context(flow, episode, response, markup, None, events)
         knowledge: PageKnowledge | None = state_of(flow).knowledge
         work = functools.partial(
             _shift_strings_to_bytes,
@@ -329,10 +329,8 @@ class PageRewriter:
             knowledge.digest if knowledge else None,
             ctx.options.ss_collect_after_bytes > 0,
         )
-        if sum(len(string.value) for string in strings) >= ctx.options.ss_offload_bytes:
-            answer, replaced, shift_cpu_ms = await asyncio.to_thread(work)
-        else:
-            answer, replaced, shift_cpu_ms = work()
+        offload = len(markup) >= ctx.options.ss_offload_bytes
+        answer, replaced, shift_cpu_ms = await _run(work, offload)
         if replaced:
             shifted = json_markup.with_strings_replaced(text, replaced)
             try:
@@ -415,6 +413,13 @@ class PageRewriter:
         )
 
 
+async def _run[T](work: Callable[[], T], offload: bool) -> T:
+    """What `work` returns, made in a worker thread when `offload` (a body big enough to hold
+    up every other connection the event loop serves meanwhile), else here (below that size a
+    thread hop costs more than the work)."""
+    return await asyncio.to_thread(work) if offload else work()
+
+
 def _serve_shifted(response: http.Response, body: bytes) -> None:
     """Serve the shifted body: no cache may keep it (it is this episode's), nor revalidate it
     against the upstream's."""
@@ -454,7 +459,12 @@ def _record_served(
     )
 
 
-def _skipped(events: EventBatch, flow: http.HTTPFlow, reason: str) -> None:
+def _skipped(events: EventBatch, flow: http.HTTPFlow, chunked: bool = False) -> None:
+    """Log a body over `ss_max_rewrite_bytes` that went out unshifted: a page, or a JSON answer
+    not read for markup (an app's data, as a rule: said apart, not counted as a page)."""
+    answer = flow.response is not None and is_markup_answer(flow, flow.response)
+    what = "JSON answer (not read for markup)" if answer else "body"
+    reason = f"{what} over ss_max_rewrite_bytes{' (chunked)' if chunked else ''}"
     events.add("rewrite_skipped", url=flow.request.pretty_url, reason=reason)
 
 

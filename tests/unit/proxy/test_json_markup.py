@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from proxy import json_markup
 from proxy.json_markup import (
     is_json_type,
-    is_markup_key,
     markup_strings,
     summed_notes,
     with_strings_replaced,
@@ -41,19 +40,29 @@ def test_the_markup_of_an_answer_is_found_by_its_key_and_its_text() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # Drupal's AJAX commands: an array of objects, each command's markup in `data`.
+        # Drupal's AJAX commands: an array of objects, the markup an `insert` or `openDialog`
+        # puts into the page in `data`; never the field's source `editorGetUntransformedText`
+        # hands an editor, which saves it back.
         (
-            '[{"command":"settings","settings":{}},{"command":"insert","data":"<div>x</div>"}]',
-            [("data", "<div>x</div>")],
+            '[{"command":"settings","settings":{}},{"command":"insert","data":"<div>x</div>"},'
+            '{"command":"editorGetUntransformedText","data":"<p class=\\"lead\\">x</p>"},'
+            '{"selector":"#m","data":"<div>d</div>","command":"openDialog"}]',
+            [("data", "<div>x</div>"), ("data", "<div>d</div>")],
         ),
         # An array's items are its key's (GitLab's `notes` carry `note_html`).
         ('{"html":["<li>a</li>","<li>b</li>"]}', [("html", "<li>a</li>"), ("html", "<li>b</li>")]),
         ('{"notes":[{"note":"a < b","note_html":"<p>a</p>"}]}', [("note_html", "<p>a</p>")]),
+        ('{"x":{"html":[["<i>1</i>"],{"html":"<i>2</i>"}]}}', [("html", "<i>1</i>"), ("html", "<i>2</i>")]),  # noqa: E501
         # The escaped `<` of PHP's JSON_HEX_TAG, and markup after whitespace.
         ('{"html":"\\u003Cb\\u003Ex\\u003C/b\\u003E"}', [("html", "<b>x</b>")]),
-        ('{"errorMessage":"\\n <!--m--><p>k</p>"}', [("errorMessage", "\n <!--m--><p>k</p>")]),
+        # phpMyAdmin's answer that an action failed: its `success` flag after the markup.
+        ('{"error":"\\n <!--m--><p>k</p>","success":false}', [("error", "\n <!--m--><p>k</p>")]),
         # WordPress's REST API: what the block editor saves back is never touched.
         ('{"content":{"raw":"<p>x</p>","rendered":"<p>x</p>"}}', [("rendered", "<p>x</p>")]),
+        # ... nor what its admin-ajax hands the classic editor to insert into the post.
+        ('{"success":true,"data":"<img class=\\"wp-image-5\\" src=\\"/a.png\\">"}', []),
+        # A message of no answer phpMyAdmin's shape (a chat's source beside its `cooked`).
+        ('{"message":"<p>hi</p>","cooked":"<p>hi</p>","success":"yes"}', []),
         # A key whose name says markup, but a value that is none; a key that says nothing.
         ('{"message":"Saved <3","html":"< b","body":"<p>x</p>","text":"<p>y</p>"}', []),
         # A value that names a key: a key is no value.
@@ -91,17 +100,31 @@ def test_a_string_written_as_it_is_stays_unescaped() -> None:
     assert with_strings_replaced(text, [(found, "<p>è</p>")]) == '{"html":"<p>è</p>"}'
 
 
-# Any JSON: the strings found are exactly the markup values under markup keys, and replacing
-# them leaves every other value as it was.
+# Any JSON: the strings found are exactly the markup values of the keys the rules name (a model
+# of them written another way: on the decoded values, each object with its own keys), and
+# replacing them leaves every other value as it was.
 _json = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
-    | st.sampled_from(["<p>x</p>", " <b>y</b>", "plain", "<", '<a href="/">"q"</a>', "é<i>é</i>"]),
+    | st.sampled_from(["<p>x</p>", " <b>y</b>", "plain", "<", '<a href="/">"q"</a>', "é<i>é</i>"])
+    | st.sampled_from(["insert", "openDialog", "{[:,]}", '\\"<p>', "\n<br>", "<!-- c -->"]),
     lambda children: (
         st.lists(children, max_size=4)
         | st.dictionaries(
-            st.sampled_from(["html", "data", "raw", "message", "id", "note_html", "content"]),
+            st.sampled_from(
+                [
+                    "html",
+                    "data",
+                    "raw",
+                    "message",
+                    "menu",
+                    "note_html",
+                    "content",
+                    "success",
+                    "command",
+                ]
+            ),
             children,
             max_size=4,
         )
@@ -116,16 +139,28 @@ def test_any_answer_keeps_all_but_its_markup(value: object, ascii_only: bool) ->
     found = markup_strings(text)
     changed = json.loads(with_strings_replaced(text, [(f, f.value + "<hr>") for f in found]))
 
-    def expected(node: object, key: str | None) -> object:
+    def is_markup(text: str) -> bool:
+        stripped = text.lstrip(" \t\r\n")
+        after = stripped[1:2]
+        return stripped[:1] == "<" and (after == "!" or (after.isascii() and after.isalpha()))
+
+    def names_markup(key: str, siblings: dict[str, object]) -> bool:
+        return (
+            key.endswith("html")
+            or (key in ("message", "menu") and isinstance(siblings.get("success"), bool))
+            or (key == "data" and siblings.get("command") in ("insert", "openDialog"))
+        )
+
+    def expected(node: object, markup: bool) -> object:
         if isinstance(node, dict):
-            return {k: expected(v, k) for k, v in node.items()}
+            return {k: expected(v, names_markup(k, node)) for k, v in node.items()}
         if isinstance(node, list):
-            return [expected(item, key) for item in node]
-        if isinstance(node, str) and key and is_markup_key(key) and node.lstrip().startswith("<"):
-            return node + "<hr>" if len(node.lstrip()) > 1 and node.lstrip()[1].isalpha() else node
+            return [expected(item, markup) for item in node]
+        if isinstance(node, str) and markup and is_markup(node):
+            return node + "<hr>"
         return node
 
-    assert changed == expected(value, None)
+    assert changed == expected(value, False)
 
 
 def test_json_types() -> None:

@@ -229,7 +229,7 @@ async def test_a_json_answer_whose_markup_was_shifted_is_recorded_among_the_page
     episode = await make_episode(store, condition="Src-Perc", record="pages")
     await exchange(chain, episode, html_response(PAGE), "/app")
     fetch = {"Sec-Fetch-Dest": "empty", "Referer": "http://site.test/app"}
-    screen = b'{"message": "<div class=\\"panel\\"><button id=\\"save\\">Save</button></div>"}'
+    screen = b'{"html": "<div class=\\"panel\\"><button id=\\"save\\">Save</button></div>"}'
     for body in (screen, b'{"rows": [1, 2]}'):
         answer = http.Response.make(200, body, {"Content-Type": "application/json"})
         await exchange(chain, episode, answer, "/ajax", fetch)

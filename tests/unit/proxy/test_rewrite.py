@@ -690,6 +690,44 @@ async def test_each_markup_string_of_an_answer_has_its_per_request_values_swappe
     menu = '<ul id="topmenu"><li class="tab"><a href="/x?token={}">x</a></li></ul>'
     for n in range(4):
         token = f"a1b2c3d4e5f6{n:04d}"
-        answer = json.dumps({"message": screen.format(token), "menu": menu.format(token)})
+        answer = json.dumps(
+            {"success": True, "message": screen.format(token), "menu": menu.format(token)}
+        )
         await serve(addons, episode, json_response(answer.encode()), headers=FETCH, path="/api")
     assert (shifted.misses - shifted.swapped, shifted.swapped) == (1 + 2, 6)
+
+
+async def test_a_json_answer_over_the_limit_is_said_apart_from_a_page(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A JSON answer too big to read for markup goes out as it came, and its log says it was
+    an answer not read, not a page that went out unshifted (API data, as a rule)."""
+    episode = await make_episode(store, condition="Src-Perc")
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    ctx.options.update(ss_max_rewrite_bytes=10)
+    rows = json.dumps({"rows": list(range(50))}).encode()
+    flow = await serve(addons, episode, json_response(rows), headers=FETCH, path="/api")
+    assert flow.response.stream
+    (skipped,) = [e for e in await store.read_events(episode.id) if e["type"] == "rewrite_skipped"]
+    assert skipped["reason"] == "JSON answer (not read for markup) over ss_max_rewrite_bytes"
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_an_answers_markup_is_shifted_for_the_site_its_markup_names(
+    store: MemoryStore, addons: AddonManager, seed: int
+) -> None:
+    """WordPress's admin-ajax escapes `/` (`<\\/a>`, `\\/wp-content\\/`): matched on the
+    answer's bytes, its markup was shifted for no site (`.row-title` not protected, as the
+    WordPress profile protects it), unlike the same markup fetched as HTML."""
+    episode = await make_episode(store, condition="Src-Perc", seed=seed)
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    markup = (
+        '<tr id="post-5" class="iedit"><td><img src="/wp-content/a.png" alt="">'
+        '<strong><a class="row-title" href="/p/5">Lemon</a></strong>'
+        '<a class="editinline" href="#">Quick Edit</a><a class="trash" href="/t/5">Trash</a>'
+        "</td></tr>"
+    )
+    answer = json.dumps({"html": markup}).replace("/", "\\/").encode()
+    flow = await serve(addons, episode, json_response(answer), headers=FETCH, path="/ajax")
+    fragment = await serve(addons, episode, html_response(markup.encode()), headers=FETCH)
+    assert json.loads(flow.response.content)["html"].encode() == fragment.response.content
