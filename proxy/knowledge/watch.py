@@ -70,10 +70,15 @@ class KnowledgeWatch:
         assert episode is not None
         kind = asset_kind_of(response.headers.get("content-type", ""))
         referer = flow.request.headers.get("referer")
-        if kind is None or not referer or not 200 <= response.status_code < 300:
+        # A page that sends no Referer (`Referrer-Policy: no-referrer`: phpMyAdmin's, whose
+        # ajax.js adds each screen's scripts by a URL it builds) loads code its browser still
+        # says is same-origin: checked against the episode's pages of that origin, as its
+        # fragments are shifted against them (`proxy.page_knowledge`).
+        same_origin = flow.request.headers.get("sec-fetch-site", "").lower() == "same-origin"
+        if kind is None or not (referer or same_origin) or not 200 <= response.status_code < 300:
             return
         asset = browser_url(flow).split("#")[0]
-        if url_origin(referer) != url_origin(asset):
+        if referer and url_origin(referer) != url_origin(asset):
             return  # another origin's code: knowledge holds a page's own origin only
         limit = ctx.options.ss_asset_max_bytes
         encoding = classify.content_encoding(response)
@@ -99,7 +104,7 @@ class KnowledgeWatch:
         self,
         episode: Episode,
         upstream: str,
-        referer: str,
+        referer: str | None,
         asset: str,
         body: bytes,
         encoding: str,
@@ -116,20 +121,21 @@ class KnowledgeWatch:
             flag = f"{event_type}:{hashlib.sha256(asset.encode()).hexdigest()[:16]}"
             if await self.store.claim_flag(episode.id, flag, episode.expires_at):
                 metrics.inc(f"{event_type}_total")
-                found = event(event_type, "proxy", url=referer, asset=asset, **details)
+                page = referer or url_origin(asset)  # (no Referer: the page is unknown)
+                found = event(event_type, "proxy", url=page, asset=asset, **details)
                 await self.store.append_event(episode.id, found, episode.expires_at)
         except (StoreUnavailable, LookupError) as error:
             logger.warning("could not check %s against knowledge: %s", asset, error)
 
     async def _finding(
-        self, episode: Episode, upstream: str, referer: str, asset: str, served: str
+        self, episode: Episode, upstream: str, referer: str | None, asset: str, served: str
     ) -> tuple[str, dict[str, Any]] | None:
         generation = await self.lookup.generation(upstream, episode.knowledge)
-        page = on_upstream(upstream, referer.split("#")[0])
         # The records this episode's loads were shifted against (not what others learnt).
         by_page = page_records(await self.store.get_flags(episode.id))
-        digests = by_page.get(page, [])
-        if not digests:
+        page = on_upstream(upstream, referer.split("#")[0]) if referer else None
+        digests = by_page.get(page, []) if page else []
+        if not digests and page:
             # A module's own import or a stylesheet's @import: its Referer is that asset, which
             # belongs to the pages of this episode whose records hold it.
             digests = [
@@ -138,7 +144,8 @@ class KnowledgeWatch:
                 if (await self.lookup.record(digest)).asset(page) is not None
             ]
         if not digests:
-            digests = records_on_origin(by_page, upstream)  # a route its router pushed
+            # A route its router pushed, or a page that sends no Referer.
+            digests = records_on_origin(by_page, upstream)
         if not digests:
             return None  # nothing this episode loaded was shifted against knowledge
         asset_url = on_upstream(upstream, asset)

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from mitmproxy import http
+from mitmproxy.test import taddons, tflow, tutils
+
+from proxy.episode import EpisodeConfig, new_episode
+from proxy.flowstate import state_of
 from proxy.knowledge.records import AssetRecord, PageRecord, page_record_flag
 from proxy.knowledge.watch import KnowledgeWatch
+from proxy.store import MemoryStore
 
 ORIGIN = "http://127.0.0.1:8888"
 HELD = AssetRecord(f"{ORIGIN}/static/main.js", "js", 200, "sha256:main", "markup")
@@ -29,7 +35,7 @@ class Lookup:
         return RECORD
 
 
-async def finding(referer: str, asset: str, flags: list[str]) -> tuple[str, dict] | None:
+async def finding(referer: str | None, asset: str, flags: list[str]) -> tuple[str, dict] | None:
     watch = KnowledgeWatch(Store(flags), Lookup())  # type: ignore[arg-type]
     episode = SimpleNamespace(id="e", knowledge=0, expires_at=0)
     return await watch._finding(episode, ORIGIN, referer, asset, "sha256:served")  # type: ignore[arg-type]
@@ -58,3 +64,35 @@ async def test_an_episode_that_loaded_no_page_of_the_origin_is_told_nothing() ->
         await finding(f"{ORIGIN}/lab/tree/x.ipynb", f"{ORIGIN}/static/5132.js", elsewhere) is None
     )
     assert await finding(f"{ORIGIN}/lab/tree/x.ipynb", f"{ORIGIN}/static/5132.js", []) is None
+
+
+async def test_code_a_page_without_referer_loads_is_checked_against_the_episodes_pages() -> None:
+    # phpMyAdmin sends `Referrer-Policy: no-referrer`, and its ajax.js adds each screen's
+    # scripts (`js/dist/sql.js`) by a URL it builds: a same-origin load with no Referer, which
+    # went unchecked, so the code its JSON screens were drifted without was never told.
+    flags = [page_record_flag(f"{ORIGIN}/lab", RECORD.digest)]
+    gap = await finding(None, f"{ORIGIN}/js/dist/sql.js", flags)
+    assert gap == ("knowledge_gap", {"version": 1, "records": [RECORD.digest]})
+    held = await finding(None, HELD.url, flags)
+    assert held is not None and held[0] == "knowledge_stale"
+    assert await finding(None, f"{ORIGIN}/js/dist/sql.js", []) is None
+
+
+async def test_a_same_origin_load_without_referer_is_watched() -> None:
+    store = MemoryStore()
+    episode = new_episode(EpisodeConfig.model_validate({"condition": "Src-Perc"}))
+    watch = KnowledgeWatch(store, Lookup())  # type: ignore[arg-type]
+    with taddons.context(watch):
+        for headers, watched in (
+            ({"Sec-Fetch-Site": "same-origin"}, True),  # phpMyAdmin's screens' scripts
+            ({"Sec-Fetch-Site": "cross-site"}, False),  # another origin's page's
+            ({}, False),  # no page known at all
+        ):
+            flow = tflow.tflow(
+                resp=tutils.tresp(headers=http.Headers(content_type="text/javascript"))
+            )
+            flow.request.url = f"{ORIGIN}/js/dist/sql.js"
+            flow.request.headers.update(headers)
+            state_of(flow).episode = episode
+            watch.responseheaders(flow)
+            assert bool(flow.response.stream) is watched, headers
