@@ -25,6 +25,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 # Keys that name rendered markup in any answer (case, `_` and `-` aside): `html` and the names
 # ending in it (GitLab's `note_html`, `description_html`), and WordPress's REST `rendered`.
@@ -144,6 +145,48 @@ def _walk(text: str, by_object: list[frozenset[str]]) -> list[MarkupString]:
                     open_[-1][2].append(string)
             value_next = bool(open_) and not open_[-1][0]
     return sorted(found, key=lambda string: string.start)
+
+
+# A string that names a script: a path or URL ending in `.js` (a query after it): phpMyAdmin's
+# `scripts` (`{"name": "sql.js"}`), Drupal's `add_js` command (`{"src": "/core/misc/x.js?v=1"}`).
+_SCRIPT = re.compile(r"[^\s\"'<>]+\.js(?:\?[^\s\"'<>]*)?")
+
+
+def named_scripts(text: str) -> list[str]:
+    """The scripts a JSON answer names, in order, without their queries: what an app that
+    answers with a screen loads for it (phpMyAdmin's `ajax.js` adds each screen's `scripts`
+    to the page once the screen is in). Read only of an answer with markup (`markup_strings`)."""
+    names: list[str] = []
+
+    def read(value: Any) -> None:
+        if isinstance(value, str):
+            if _SCRIPT.fullmatch(value):
+                names.append(value.split("?")[0])
+        elif isinstance(value, list):
+            for item in value:
+                read(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                read(item)
+
+    read(json.loads(text))
+    return list(dict.fromkeys(names))
+
+
+def unknown_scripts(named: list[str], known_urls: list[str]) -> list[str]:
+    """The named scripts none of `known_urls` is (by path: `sql.js` is `/js/dist/sql.js?v=1`,
+    `/core/x.js` only `/core/x.js`; a URL of another origin only itself)."""
+    paths = {url.split("?")[0].split("#")[0] for url in known_urls}
+    local = {urlsplit(path).path for path in paths}
+
+    def known(name: str) -> bool:
+        if "://" in name or name.startswith("//"):
+            return name.split("#")[0] in paths
+        if name.startswith("/"):
+            return name in local
+        return any(path == name or path.endswith("/" + name) for path in local)
+
+    return [name for name in named if not known(name)]
 
 
 def _holds_markup(value: Any) -> bool:

@@ -1,11 +1,14 @@
 """A page whose screens come back as JSON with their markup inside, as phpMyAdmin's do.
 
 `/db` shows a menu; a click on a tab fetches `/ajax/<screen>` (an XHR, `application/json`)
-and puts its `message` into `#page_content`, then binds the screen's Save button by its id
-(`#save-row`, which the script names) and keeps the answer's `draft.raw` (what an editor
-would save back). The screen's markup carries a fresh token at every request (a hidden
-input's value), and its edit link a class that `/screens.css` colours: a drifted screen keeps
-the colour only if the markup's class is renamed as the stylesheet is.
+and puts its `message` into `#page_content`, then adds the scripts the answer names that the
+page has not loaded (as phpMyAdmin's ajax.js does). The Browse screen names only the page's
+own script, which binds the screen's Save button by its id (`#save-row`) and keeps the answer's
+`draft.raw` (what an editor would save back). The SQL screen names `sql-screen.js` too, which
+no page loads before it: it alone looks up `#sqlqueryform` and `.sql-result`. The screens'
+markup carries a fresh token at every request (a hidden input's value), and the edit link a
+class that `/screens.css` colours: a drifted screen keeps the colour only if the markup's
+class is renamed as the stylesheet is.
 """
 
 from __future__ import annotations
@@ -23,13 +26,22 @@ PAGE = """<!DOCTYPE html>
 <div id="page_content"><p class="hint">Pick a screen.</p></div></body></html>
 """
 SCRIPT = """
+const loaded = new Set(['screens.js']);
 document.querySelectorAll('#menu a').forEach((tab) => tab.addEventListener('click', (event) => {
   event.preventDefault();
   fetch('/ajax/' + tab.dataset.screen, {headers: {'X-Requested-With': 'XMLHttpRequest'}})
     .then((answer) => answer.json())
     .then((answer) => {
       document.getElementById('page_content').innerHTML = answer.message;
-      document.getElementById('save-row').addEventListener('click', () => {
+      answer.scripts.forEach((name) => {
+        if (loaded.has(name)) return;
+        loaded.add(name);
+        const script = document.createElement('script');
+        script.src = '/js/' + name;
+        document.head.appendChild(script);
+      });
+      const save = document.getElementById('save-row');
+      if (save) save.addEventListener('click', () => {
         document.getElementById('result').textContent = 'saved row ' + answer.params.row;
       });
       window.draftRaw = answer.draft.raw;
@@ -37,26 +49,43 @@ document.querySelectorAll('#menu a').forEach((tab) => tab.addEventListener('clic
     });
 }));
 """
+SQL_SCRIPT = """
+document.getElementById('sqlqueryform').dataset.bound = 'yes';
+document.querySelector('.sql-result').textContent = 'sql ready';
+"""
 STYLE = b".edit-link { color: rgb(0, 128, 0) } #page_content .hint { font-style: italic }"
-SCREEN = (
-    '<div class="table-panel"><table class="data"><tr><td>'
-    '<a class="edit-link" id="edit-1" data-testid="edit-row-1" href="/edit/1">Edit</a></td>'
-    '<td class="value">Lemon</td></tr></table>'
-    '<form class="row-form"><input type="hidden" name="token" value="{token}">'
-    '<input class="form-control" id="note" name="note" data-testid="note" aria-label="Note">'
-    '<button id="save-row" class="btn btn-primary" type="button">Save</button></form>'
-    '<p id="result"></p></div>'
-)
+TOKEN = '<input type="hidden" name="token" value="{token}">'
+SCREENS = {
+    "browse": (
+        '<div class="table-panel"><table class="data"><tr><td>'
+        '<a class="edit-link" id="edit-1" data-testid="edit-row-1" href="/edit/1">Edit</a></td>'
+        '<td class="value">Lemon</td></tr></table>'
+        f'<form class="row-form">{TOKEN}'
+        '<input class="form-control" id="note" name="note" data-testid="note" aria-label="Note">'
+        '<button id="save-row" class="btn btn-primary" type="button">Save</button></form>'
+        '<p id="result"></p></div>',
+        ["screens.js"],
+    ),
+    "sql": (
+        f'<div class="sql-panel"><form id="sqlqueryform" class="query-form">{TOKEN}'
+        '<textarea id="sqlquery" class="form-control" name="sql_query" aria-label="Query">'
+        '</textarea><button id="go" class="btn btn-primary" type="button">Go</button>'
+        '<p class="sql-result"></p></form></div>',
+        ["screens.js", "sql-screen.js"],
+    ),
+}
 DRAFT_RAW = '<p class="draft" id="draft-1">A draft <b class="mark">kept</b> as it was</p>'
 
 
 def screen_answer(screen: str) -> bytes:
     """The JSON answer to `/ajax/<screen>`, with a fresh token in its markup."""
+    markup, scripts = SCREENS[screen]
     return json.dumps(
         {
             "success": True,
-            "message": SCREEN.format(token=secrets.token_hex(8)),
+            "message": markup.format(token=secrets.token_hex(8)),
             "title": f"<title>{screen}</title>",
+            "scripts": scripts,
             "params": {"screen": screen, "row": 1},
             "draft": {"raw": DRAFT_RAW},
         }
@@ -67,8 +96,9 @@ def add_json_screens_app(server: UpstreamServer) -> str:
     """Serve the app on `server`; returns the page's URL."""
     server.extra["/db"] = ("text/html; charset=utf-8", PAGE.encode())
     server.extra["/screens.js"] = ("text/javascript", SCRIPT.encode())
+    server.extra["/js/sql-screen.js"] = ("text/javascript", SQL_SCRIPT.encode())
     server.extra["/screens.css"] = ("text/css", STYLE)
-    for screen in ("browse", "sql"):
+    for screen in SCREENS:
         server.generated[f"/ajax/{screen}"] = (
             "application/json",
             lambda screen=screen: screen_answer(screen),  # type: ignore[misc]

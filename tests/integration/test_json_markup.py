@@ -27,7 +27,8 @@ def site() -> Iterator[UpstreamServer]:
 
 
 def open_screen(browser: Browser, episode: dict[str, Any], url: str) -> dict[str, Any]:
-    """Open the page, its Browse screen (a JSON answer), save a row; what the screen was."""
+    """Open the page, its Browse screen (a JSON answer), save a row, open the SQL screen; what
+    the screens were."""
     context = browser.new_context(proxy=episode["proxy"])
     page = context.new_page()
     errors: list[str] = []
@@ -43,8 +44,12 @@ def open_screen(browser: Browser, episode: dict[str, Any], url: str) -> dict[str
         "locators": edit.evaluate("e => [e.id, e.className, e.dataset.testid || null]"),
         "color": edit.evaluate("e => getComputedStyle(e).color"),
         "raw": page.evaluate("window.draftRaw"),
-        "errors": errors,
     }
+    # The SQL screen brings a script of its own, which looks up names only it knows.
+    page.get_by_role("link", name="SQL").click()
+    expect(page.get_by_text("sql ready")).to_be_visible()
+    seen["sql_form"] = page.get_by_role("textbox", name="Query").evaluate("e => e.form.id")
+    seen["errors"] = errors
     context.close()
     return seen
 
@@ -58,6 +63,7 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
         baseline = open_screen(browser, service.create_episode(condition="Src", seed=0), url)
         assert baseline["locators"] == ["edit-1", "edit-link", "edit-row-1"]
         assert baseline["color"] == "rgb(0, 128, 0)" and not baseline["errors"]
+        assert baseline["sql_form"] == "sqlqueryform"
         drifted = []
         for seed in range(4):
             episode = service.create_episode(condition="Src-Perc", seed=seed)
@@ -69,14 +75,19 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
             # back is the upstream's, to the byte.
             assert seen["color"] == baseline["color"], seed
             assert seen["raw"] == DRAFT_RAW and not seen["errors"], seed
-            (answer,) = [
-                event
+            answers = {
+                event["url"].rsplit("/", 1)[1]: event
                 for event in service.events(episode["id"])
-                if event["type"] == "page_served" and event["url"].endswith("/ajax/browse")
-            ]
-            assert answer["kind"] == "fragment" and answer["changed"] is True
-            assert answer["markup_strings"] == {"found": 1, "changed": 1}
-            assert answer["shifts"]["locator_drift"]["locators_changed"] >= 1
+                if event["type"] == "page_served" and "/ajax/" in event["url"]
+            }
+            browse, sql = answers["browse"], answers["sql"]
+            assert browse["kind"] == "fragment" and browse["changed"] is True
+            assert browse["markup_strings"] == {"found": 1, "changed": 1}
+            assert browse["shifts"]["locator_drift"]["locators_changed"] >= 1
+            # The SQL screen names a script no page of the episode loaded: as it came, and
+            # its script found what it looks up.
+            assert seen["sql_form"] == "sqlqueryform" and sql["changed"] is False, seed
+            assert sql["markup_strings"]["unknown_scripts"] == ["sql-screen.js"]
         assert any(drifted), drifted  # (which seeds rename it is theirs: seeded coins)
     finally:
         service.stop()

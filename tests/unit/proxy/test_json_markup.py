@@ -10,7 +10,9 @@ from proxy import json_markup
 from proxy.json_markup import (
     is_json_type,
     markup_strings,
+    named_scripts,
     summed_notes,
+    unknown_scripts,
     with_strings_replaced,
 )
 
@@ -211,3 +213,39 @@ def test_an_answer_with_no_markup_where_it_is_looked_for_is_not_walked(
     monkeypatch.setattr(json_markup, "_TOKEN", Unwalked())
     rows = [{"id": n, "description": "a < b", "html": None, "data": [1, "x"]} for n in range(50)]
     assert markup_strings(json.dumps(rows)) == []
+
+
+def test_the_scripts_an_answer_names() -> None:
+    """phpMyAdmin's `scripts` (names under its `js/dist/`), Drupal's `add_js` (URLs with a
+    version query); not a string that only mentions a script, nor JSON data."""
+    answer = json.dumps(
+        {
+            "scripts": [{"name": "sql.js", "fire": 1}, {"name": "table/change.js"}],
+            "commands": [{"command": "add_js", "data": [{"src": "/core/misc/ajax.js?v=10.1"}]}],
+            "other": ["see x.js", "rows.json", "sql.js", "https://cdn.test/lib.js"],
+        }
+    )
+    assert named_scripts(answer) == [
+        "sql.js",
+        "table/change.js",
+        "/core/misc/ajax.js",
+        "https://cdn.test/lib.js",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "known"),
+    [
+        ("sql.js", True),  # a name under the page's script directory
+        ("dist/sql.js", True),
+        ("table/change.js", False),  # (only `/js/dist/table.js` is known)
+        ("ql.js", False),  # a path ends at a `/`
+        ("/js/dist/sql.js", True),
+        ("/sql.js", False),  # from the root: that path only
+        ("http://app.test/js/dist/sql.js", True),
+        ("http://cdn.test/js/dist/sql.js", False),  # another origin's
+    ],
+)
+def test_a_named_script_is_known_by_its_path(name: str, known: bool) -> None:
+    urls = ["http://app.test/js/dist/sql.js?v=5.2", "http://app.test/js/dist/table.js?v=5.2"]
+    assert unknown_scripts([name], urls) == ([] if known else [name])
