@@ -189,6 +189,50 @@ def unknown_scripts(named: list[str], known_urls: list[str]) -> list[str]:
     return [name for name in named if not known(name)]
 
 
+def located_scripts(unknown: list[str], named: list[str], known_urls: list[str]) -> list[str]:
+    """Where the unknown named scripts are, by the known ones named beside them: phpMyAdmin
+    names `ajax.js` (known: `/js/dist/ajax.js?v=5.2.1`) and `sql.js`, so `sql.js` is
+    `/js/dist/sql.js?v=5.2.1`; it names `vendor/jquery/jquery.min.js` (`/js/vendor/...`) too,
+    so a name under `vendor/` is placed by that one (the known name sharing the most leading
+    directories with it, else the one with the fewest). A path from the root is the origin's;
+    a URL is itself. One with nothing to place it by is left out (it stays unknown)."""
+    origin = next((f"{p.scheme}://{p.netloc}" for p in map(urlsplit, known_urls)), None)
+    placed: list[tuple[list[str], str, str]] = []  # each known name: its directories, base, query
+    for name in named:
+        if "://" in name or name.startswith(("/", "//")) or name in unknown:
+            continue
+        for url in known_urls:
+            path, _, query = url.split("#")[0].partition("?")
+            if path.endswith("/" + name):
+                placed.append((name.split("/")[:-1], path[: -len(name)], query))
+                break
+    found = []
+    for name in unknown:
+        if "://" in name:
+            found.append(name)
+        elif name.startswith("/") and not name.startswith("//") and origin is not None:
+            found.append(origin + name)
+        elif placed and not name.startswith(("/", "//")):
+            directories = name.split("/")[:-1]
+            ranked = [
+                (-_leading_shared(directories, theirs), len(theirs), index)
+                for index, (theirs, _, _) in enumerate(placed)
+            ]
+            _, base, query = placed[min(ranked)[2]]  # (the first of equals)
+            found.append(base + name + (f"?{query}" if query else ""))
+    return found
+
+
+def _leading_shared(mine: list[str], theirs: list[str]) -> int:
+    """How many leading directories two paths share."""
+    shared = 0
+    for one, other in zip(mine, theirs, strict=False):
+        if one != other:
+            break
+        shared += 1
+    return shared
+
+
 def _holds_markup(value: Any) -> bool:
     """A markup string, or an array holding one (at any depth; an object's are its keys')."""
     if isinstance(value, str):

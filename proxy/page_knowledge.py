@@ -5,6 +5,7 @@ what is outdated and why there is none are logged to the episode."""
 from __future__ import annotations
 
 import dataclasses
+import html
 
 from mitmproxy import http
 
@@ -21,6 +22,9 @@ from proxy.knowledge.records import (
 )
 from proxy.routing import origin_of
 from proxy.store import EpisodeStore
+
+# Where the scripts JSON screens bring are learnt, on each origin (a path no app serves).
+SCREEN_SCRIPTS_PAGE = "/.skillshift/screen-scripts"
 
 
 class KnowledgeUnavailable(RuntimeError):
@@ -59,6 +63,57 @@ async def page_knowledge(
             await claims.claim(episode, flag)
     else:
         found = await _fragment_knowledge(store, lookup, flow, episode, request, url, referer)
+    await _logged(store, claims, episode, url, found)
+    if found.error is not None and not is_fragment:
+        # A page without knowledge would go out without the benchmark's perceptual shift
+        # inside a shifted episode; a fragment without drift is still its page's.
+        raise KnowledgeUnavailable(found.error)
+    return found
+
+
+async def screen_knowledge(
+    store: EpisodeStore,
+    claims: ClaimedFlags,
+    lookup: KnowledgeLookup,
+    episode: Episode,
+    found: PageKnowledge,
+    scripts: list[str],
+    headers: dict[str, str],
+) -> PageKnowledge:
+    """A JSON screen's knowledge (`proxy.json_markup`) with the scripts it names that `found`
+    (its page's) lacks: phpMyAdmin's SQL screen brings `sql.js`, which looks up names only it
+    knows. They are learnt as one page of their own (`SCREEN_SCRIPTS_PAGE` on the origin: a
+    record per set of scripts, stored, found by every process as a page's is), which this
+    episode's later fragments and knowledge watch count among its pages' records."""
+    page = found.origin + SCREEN_SCRIPTS_PAGE
+    markup = "".join(f'<script src="{html.escape(url)}"></script>' for url in scripts)
+    request = LearnRequest(
+        page_url=page,
+        upstream_origin=found.origin,
+        raw=markup.encode(),
+        headers=headers,
+        browser=False,  # (scripts a screen adds run in its page: read, not run alone)
+    )
+    learnt = await lookup.for_page(episode.knowledge, request)
+    await _logged(store, claims, episode, page, learnt)
+    if learnt.refs is None:
+        return found
+    for digest in learnt.records:
+        await claims.claim(episode, page_record_flag(page, digest))
+    records = [*found.records, *learnt.records]
+    both = await lookup.for_fragment(episode.knowledge, found.origin, page, records)
+    return dataclasses.replace(both, of_origin=found.of_origin)
+
+
+async def _logged(
+    store: EpisodeStore,
+    claims: ClaimedFlags,
+    episode: Episode,
+    url: str,
+    found: PageKnowledge,
+) -> None:
+    """Log what was learnt for the page, why it has no knowledge if it has none, and (once
+    per episode and version) that a newer version holds another record of it."""
     if found.learnt is not None:
         record = found.learnt.record
         await record_event(
@@ -78,10 +133,6 @@ async def page_knowledge(
         await record_event(
             store, episode, "knowledge_error", url=url, origin=found.origin, reason=found.error
         )
-        if not is_fragment:
-            # A page without knowledge would go out without the benchmark's perceptual
-            # shift inside a shifted episode; a fragment without drift is still its page's.
-            raise KnowledgeUnavailable(found.error)
     if found.outdated_by is not None and await claims.claim(
         episode, f"outdated:{found.origin}:{found.version}"
     ):
@@ -94,7 +145,6 @@ async def page_knowledge(
             version=found.version,
             newer=found.outdated_by,
         )
-    return found
 
 
 async def _fragment_knowledge(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import time
@@ -28,7 +29,7 @@ from proxy.har import ShiftedMarkup, page_record
 from proxy.knowledge import KnowledgeLookup, PageKnowledge
 from proxy.loads import EpisodeGone, next_load
 from proxy.options import add_options
-from proxy.page_knowledge import KnowledgeUnavailable, page_knowledge
+from proxy.page_knowledge import KnowledgeUnavailable, page_knowledge, screen_knowledge
 from proxy.page_shift import (
     ShiftedPages,
     active_shifts,
@@ -319,13 +320,17 @@ class PageRewriter:
         # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
         markup = "".join(string.value for string in strings).encode("utf-8", "replace")
         context = await self._context(flow, episode, response, markup, None, events)
-        knowledge: PageKnowledge | None = state_of(flow).knowledge
-        unknown = await self._unknown_scripts(text, knowledge)
+        knowledge, unknown = await self._screen_knowledge(
+            flow, episode, text, state_of(flow).knowledge
+        )
+        state_of(flow).knowledge = knowledge
+        if knowledge is not None:  # (with the scripts it brings, learnt)
+            context = dataclasses.replace(context, assets=knowledge.refs)
         if unknown:
-            # The screen brings code its knowledge does not hold (phpMyAdmin's `sql.js` for
-            # its SQL screen, learnt by no page this episode loaded): drifted, the names only
-            # that code uses were renamed (`#sqlqueryform`: the SQL form posted as a whole
-            # page). It goes out as it came, and says why.
+            # The screen brings code its knowledge does not hold and could not learn (a script
+            # placed by nothing it names beside it, or its upstream's 404): drifted, the names
+            # only that code uses would be renamed (phpMyAdmin's `#sqlqueryform`: the SQL
+            # form posted as a whole page). It goes out as it came, and says why.
             untouched = json_markup.ShiftedAnswer(len(strings), 0, {}, [])
             found = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20]}
             _record_served(
@@ -366,17 +371,39 @@ class PageRewriter:
             markup_strings={"found": answer.strings, "changed": answer.changed},
         )
 
-    async def _unknown_scripts(self, text: str, knowledge: PageKnowledge | None) -> list[str]:
-        """The scripts a JSON answer names (`json_markup.named_scripts`) that none of the
-        records it is shifted against holds; none without knowledge (no drift then)."""
+    async def _screen_knowledge(
+        self, flow: http.HTTPFlow, episode: Episode, text: str, knowledge: PageKnowledge | None
+    ) -> tuple[PageKnowledge | None, list[str]]:
+        """The knowledge a JSON answer is shifted against, and the scripts it names that the
+        knowledge still lacks: its page's, with the scripts it names that its page's records do
+        not hold, located by those they do and learnt (`screen_knowledge`); none when there is
+        no knowledge (no drift then)."""
         if knowledge is None or knowledge.refs is None:
-            return []
+            return knowledge, []
         named = json_markup.named_scripts(text)
         if not named:
-            return []
+            return knowledge, []
+        known = await self._served_scripts(knowledge)
+        unknown = json_markup.unknown_scripts(named, known)
+        located = json_markup.located_scripts(unknown, named, known)
+        if not located:
+            return knowledge, unknown
+        headers = dict(flow.request.headers.items())
+        knowledge = await screen_knowledge(
+            self.store, self.claims, self.knowledge, episode, knowledge, located, headers
+        )
+        return knowledge, json_markup.unknown_scripts(named, await self._served_scripts(knowledge))
+
+    async def _served_scripts(self, knowledge: PageKnowledge) -> list[str]:
+        """The URLs of the scripts the knowledge's records hold as their upstream served them
+        (a 404 references nothing: such a script is not known)."""
         records = [await self.knowledge.record(digest) for digest in knowledge.records]
-        known = [asset.url for record in records for asset in record.assets]
-        return json_markup.unknown_scripts(named, known)
+        return [
+            asset.url
+            for record in records
+            for asset in record.assets
+            if asset.kind == "js" and 200 <= asset.status < 300
+        ]
 
     async def _context(
         self,

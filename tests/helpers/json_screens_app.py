@@ -2,10 +2,12 @@
 
 `/db` shows a menu; a click on a tab fetches `/ajax/<screen>` (an XHR, `application/json`)
 and puts its `message` into `#page_content`, then adds the scripts the answer names that the
-page has not loaded (as phpMyAdmin's ajax.js does). The Browse screen names only the page's
-own script, which binds the screen's Save button by its id (`#save-row`) and keeps the answer's
-`draft.raw` (what an editor would save back). The SQL screen names `sql-screen.js` too, which
-no page loads before it: it alone looks up `#sqlqueryform` and `.sql-result`. The screens'
+page has not loaded, from the page's script directory (as phpMyAdmin's ajax.js does). The
+Browse screen names only the page's own script, which binds the screen's Save button by its id
+(`#save-row`) and keeps the answer's `draft.raw` (what an editor would save back). The SQL
+screen names `sql-screen.js` too, which no page loads before it: it alone looks up
+`#sqlqueryform` and `.sql-result`. The Export screen names a script the upstream does not
+serve (its 404 teaches nothing). The screens'
 markup carries a fresh token at every request (a hidden input's value), and the edit link a
 class that `/screens.css` colours: a drifted screen keeps the colour only if the markup's
 class is renamed as the stylesheet is.
@@ -20,7 +22,7 @@ from tests.helpers.upstream import UpstreamServer
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>Screens</title><link rel="stylesheet" href="/screens.css">
-<script src="/screens.js" defer></script></head>
+<script src="/js/screens.js?v=3" defer></script></head>
 <body><nav id="menu"><a class="tab" href="/db?screen=browse" data-screen="browse">Browse</a>
 <a class="tab tab-sql" href="/db?screen=sql" data-screen="sql">SQL</a></nav>
 <div id="page_content"><p class="hint">Pick a screen.</p></div></body></html>
@@ -37,7 +39,7 @@ document.querySelectorAll('#menu a').forEach((tab) => tab.addEventListener('clic
         if (loaded.has(name)) return;
         loaded.add(name);
         const script = document.createElement('script');
-        script.src = '/js/' + name;
+        script.src = '/js/' + name + '?v=3';
         document.head.appendChild(script);
       });
       const save = document.getElementById('save-row');
@@ -73,6 +75,12 @@ SCREENS = {
         '<p class="sql-result"></p></form></div>',
         ["screens.js", "sql-screen.js"],
     ),
+    # A screen whose script the upstream does not serve: nothing to learn it from.
+    "export": (
+        f'<form id="export-form" class="export">{TOKEN}'
+        '<button id="export" class="btn" type="button">Export</button></form>',
+        ["screens.js", "export-screen.js"],
+    ),
 }
 DRAFT_RAW = '<p class="draft" id="draft-1">A draft <b class="mark">kept</b> as it was</p>'
 
@@ -95,7 +103,7 @@ def screen_answer(screen: str) -> bytes:
 def add_json_screens_app(server: UpstreamServer) -> str:
     """Serve the app on `server`; returns the page's URL."""
     server.extra["/db"] = ("text/html; charset=utf-8", PAGE.encode())
-    server.extra["/screens.js"] = ("text/javascript", SCRIPT.encode())
+    server.extra["/js/screens.js"] = ("text/javascript", SCRIPT.encode())
     server.extra["/js/sql-screen.js"] = ("text/javascript", SQL_SCRIPT.encode())
     server.extra["/screens.css"] = ("text/css", STYLE)
     for screen in SCREENS:

@@ -3,6 +3,7 @@ through a service process started for the test: drifted as its pages are, and st
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,12 @@ def open_screen(browser: Browser, episode: dict[str, Any], url: str) -> dict[str
     # The SQL screen brings a script of its own, which looks up names only it knows.
     page.get_by_role("link", name="SQL").click()
     expect(page.get_by_text("sql ready")).to_be_visible()
-    seen["sql_form"] = page.get_by_role("textbox", name="Query").evaluate("e => e.form.id")
+    query = page.get_by_role("textbox", name="Query")
+    seen["sql_form"] = query.evaluate("e => e.form.id")
+    seen["sql_locators"] = [
+        query.evaluate("e => [e.id, e.className]"),
+        page.get_by_role("button", name="Go").evaluate("e => [e.id, e.className]"),
+    ]
     seen["errors"] = errors
     context.close()
     return seen
@@ -64,7 +70,7 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
         assert baseline["locators"] == ["edit-1", "edit-link", "edit-row-1"]
         assert baseline["color"] == "rgb(0, 128, 0)" and not baseline["errors"]
         assert baseline["sql_form"] == "sqlqueryform"
-        drifted = []
+        drifted, sql_drifted = [], []
         for seed in range(4):
             episode = service.create_episode(condition="Src-Perc", seed=seed)
             seen = open_screen(browser, episode, url)
@@ -84,10 +90,25 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
             assert browse["kind"] == "fragment" and browse["changed"] is True
             assert browse["markup_strings"] == {"found": 1, "changed": 1}
             assert browse["shifts"]["locator_drift"]["locators_changed"] >= 1
-            # The SQL screen names a script no page of the episode loaded: as it came, and
-            # its script found what it looks up.
-            assert seen["sql_form"] == "sqlqueryform" and sql["changed"] is False, seed
-            assert sql["markup_strings"]["unknown_scripts"] == ["sql-screen.js"]
-        assert any(drifted), drifted  # (which seeds rename it is theirs: seeded coins)
+            # The SQL screen names a script no page of the episode loaded: learnt (placed
+            # beside the page's own, which it names too), so the drift keeps what it looks
+            # up, and changes the rest.
+            assert seen["sql_form"] == "sqlqueryform", seed
+            assert "unknown_scripts" not in sql["markup_strings"], seed
+            assert len(sql["knowledge"]["records"]) == 2, seed  # the page's, the screen's
+            sql_drifted.append(seen["sql_locators"] != baseline["sql_locators"])
+            # A screen whose script its upstream does not serve goes out as it came.
+            headers = {"Sec-Fetch-Dest": "empty", "Referer": url}
+            with service.client(episode) as client:
+                export = client.get(f"{site.origin}/ajax/export", headers=headers)
+            assert json.loads(export.text)["message"].startswith('<form id="export-form"')
+            (told,) = [
+                event
+                for event in service.events(episode["id"])
+                if event["type"] == "page_served" and event["url"].endswith("/ajax/export")
+            ]
+            assert told["markup_strings"]["unknown_scripts"] == ["export-screen.js"], seed
+        # (which seeds rename what is theirs: seeded coins)
+        assert any(drifted) and any(sql_drifted), (drifted, sql_drifted)
     finally:
         service.stop()

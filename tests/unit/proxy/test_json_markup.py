@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from proxy import json_markup
 from proxy.json_markup import (
     is_json_type,
+    located_scripts,
     markup_strings,
     named_scripts,
     summed_notes,
@@ -249,3 +250,26 @@ def test_the_scripts_an_answer_names() -> None:
 def test_a_named_script_is_known_by_its_path(name: str, known: bool) -> None:
     urls = ["http://app.test/js/dist/sql.js?v=5.2", "http://app.test/js/dist/table.js?v=5.2"]
     assert unknown_scripts([name], urls) == ([] if known else [name])
+
+
+def test_an_unknown_script_is_placed_by_the_known_ones_named_beside_it() -> None:
+    """phpMyAdmin's ajax.js loads a name under `vendor/` from `js/` and any other from
+    `js/dist/`, with the version query: each is placed by the known name sharing the most
+    leading directories with it, else the one with the fewest."""
+    known = [
+        "http://h.test/js/vendor/jquery/jquery.min.js?v=5.2.1",
+        "http://h.test/js/dist/ajax.js?v=5.2.1",
+    ]
+    named = ["vendor/jquery/jquery.min.js", "ajax.js", "sql.js", "table/change.js"]
+    unknown = ["vendor/jquery/jquery.uitablefilter.js", "sql.js", "table/change.js"]
+    assert located_scripts(unknown, [*named, unknown[0]], known) == [
+        "http://h.test/js/vendor/jquery/jquery.uitablefilter.js?v=5.2.1",
+        "http://h.test/js/dist/sql.js?v=5.2.1",
+        "http://h.test/js/dist/table/change.js?v=5.2.1",
+    ]
+    # From the root: the origin's; a URL: itself; nothing known named beside it: not placed.
+    assert located_scripts(["/core/a.js", "http://h.test/b.js"], [], known) == [
+        "http://h.test/core/a.js",
+        "http://h.test/b.js",
+    ]
+    assert located_scripts(["sql.js"], ["sql.js"], known) == []
