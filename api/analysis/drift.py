@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from typing import Any
 
 
-def drift_notes(event: dict[str, Any]) -> dict[str, Any] | None:
-    """The locator drift's notes of a navigation it ran on; None for any other event."""
-    if event.get("type") != "page_served" or event.get("kind") != "document":
+def drift_notes(event: dict[str, Any], kind: str = "document") -> dict[str, Any] | None:
+    """The locator drift's notes of a navigation (or, of `kind` "fragment", a fragment) it
+    ran on; None for any other event."""
+    if event.get("type") != "page_served" or event.get("kind") != kind:
         return None
     shifts = event.get("shifts")
     notes = shifts.get("locator_drift") if isinstance(shifts, dict) else None
@@ -46,12 +47,30 @@ def drift_counts(events: Iterable[dict[str, Any]]) -> dict[str, int]:
 
 
 def drift_summary(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """`drift_counts`, and the median share of interactive elements whose locator changed
-    over the navigations that had any (`share`: None without one)."""
+    """`drift_counts`, the median share of interactive elements whose locator changed over
+    the navigations that had any (`share`: None without one), and the fragments scripts
+    fetched (HTML, or the markup of a JSON answer) counted alike, with the JSON screens that
+    went out as they came for want of the scripts they name (`fragments_unshifted`): an app
+    that changes screens by XHR (phpMyAdmin) shows its agent those after its first page."""
+    events = list(events)
     found = _navigations(events)
     shares = [float(n["share"]) for n in found if isinstance(n.get("share"), int | float)]
     median = round(statistics.median(shares), 3) if shares else None
-    return {**_counts(found), "median_share": median}
+    fragments = [notes for event in events if (notes := drift_notes(event, "fragment")) is not None]
+    changed = sum(map(drifted, fragments))
+    return {
+        **_counts(found),
+        "median_share": median,
+        "fragments_drifted": changed,
+        "fragments_not_drifted": len(fragments) - changed,
+        "fragments_unshifted": sum(map(_unshifted_screen, events)),
+    }
+
+
+def _unshifted_screen(event: dict[str, Any]) -> bool:
+    """A JSON answer's markup served as it came: the scripts it names could not be learnt."""
+    found = event.get("markup_strings") if event.get("type") == "page_served" else None
+    return isinstance(found, dict) and bool(found.get("unknown_scripts"))
 
 
 def _navigations(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -33,4 +33,31 @@ def test_a_load_counts_as_drifted_when_the_drift_changed_an_element() -> None:
         "pages_drifted": 0,
         "pages_not_drifted": 0,
         "median_share": None,
+        "fragments_drifted": 0,
+        "fragments_not_drifted": 0,
+        "fragments_unshifted": 0,
+    }
+
+
+def test_fragments_are_counted_apart_with_the_screens_that_went_out_as_they_came() -> None:
+    """phpMyAdmin changes screens by XHR: what its agent sees after the first page is
+    fragments, HTML or the markup of JSON answers, counted as loads are; a JSON screen whose
+    scripts could not be learnt went out as it came, and is counted so."""
+    unshifted = {
+        **served(kind="fragment"),
+        "markup_strings": {"found": 1, "changed": 0, "unknown_scripts": ["sql.js"]},
+    }
+    events = [
+        served(interactive=12, locators_changed=5, share=0.417),
+        served(kind="fragment", interactive=3, locators_changed=1, share=0.333),
+        served(kind="fragment", interactive=2, locators_changed=0, share=0.0),
+        unshifted,
+    ]
+    assert drift_summary(events) == {
+        "pages_drifted": 1,
+        "pages_not_drifted": 0,
+        "median_share": 0.417,
+        "fragments_drifted": 1,
+        "fragments_not_drifted": 1,
+        "fragments_unshifted": 1,
     }

@@ -37,6 +37,9 @@ def test_report_pairs_shown_and_dismissed_per_load() -> None:
         "pages_drifted": 0,
         "pages_not_drifted": 0,
         "median_share": None,
+        "fragments_drifted": 0,
+        "fragments_not_drifted": 0,
+        "fragments_unshifted": 0,
     }
     assert report["random_draws"] == {"draws": 2, "fired": 1}
     assert report["agent_events"] == {"task_result": 1}
