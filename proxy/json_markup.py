@@ -147,25 +147,43 @@ def _walk(text: str, by_object: list[frozenset[str]]) -> list[MarkupString]:
     return sorted(found, key=lambda string: string.start)
 
 
-# A string that names a script: a path or URL ending in `.js` (a query after it): phpMyAdmin's
-# `scripts` (`{"name": "sql.js"}`), Drupal's `add_js` command (`{"src": "/core/misc/x.js?v=1"}`).
-_SCRIPT = re.compile(r"[^\s\"'<>]+\.js(?:\?[^\s\"'<>]*)?")
+# A string that names a script: a path or URL ending in `.js` (a query after it, never inside
+# it: `index.php?route=/x&f=a.js` is no script): phpMyAdmin's `scripts` (`{"name": "sql.js"}`),
+# Drupal's `add_js` command (`{"src": "/core/misc/x.js?v=1"}`).
+_SCRIPT = re.compile(r"[^\s\"'<>?#]+\.js(?:\?[^\s\"'<>#]*)?")
+# How many scripts one answer may name (phpMyAdmin's screens name a dozen): past that it is no
+# screen's list, and nothing is fetched for it.
+MAX_NAMED_SCRIPTS = 64
 
 
 def named_scripts(text: str) -> list[str]:
-    """The scripts a JSON answer names, in order, without their queries: what an app that
-    answers with a screen loads for it (phpMyAdmin's `ajax.js` adds each screen's `scripts`
-    to the page once the screen is in). Read only of an answer with markup (`markup_strings`)."""
+    """The scripts a JSON answer names for its page to load, in order, each as named (its query
+    kept: the URL the page loads): phpMyAdmin's `scripts` in an answer of its shape (an object
+    with a boolean `success`; its `ajax.js` adds them to the page once the screen is in), the
+    `src` of Drupal's `add_js` commands. Never any other string, which is the app's data (a file
+    listing's `config.js`, a label `Node.js`). Read only of an answer with markup."""
     names: list[str] = []
 
-    def read(value: Any) -> None:
+    def strings(value: Any, key: str | None = None) -> None:
         if isinstance(value, str):
-            if _SCRIPT.fullmatch(value):
-                names.append(value.split("?")[0])
+            if key in (None, "name", "src") and _SCRIPT.fullmatch(value):
+                names.append(value)
         elif isinstance(value, list):
+            for item in value:
+                strings(item, key)
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                strings(item, name)
+
+    def read(value: Any) -> None:
+        if isinstance(value, list):
             for item in value:
                 read(item)
         elif isinstance(value, dict):
+            if isinstance(value.get("success"), bool):
+                strings(value.get("scripts"))
+            if value.get("command") == "add_js":
+                strings(value.get("data"))
             for item in value.values():
                 read(item)
 
@@ -173,18 +191,26 @@ def named_scripts(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _path(name: str) -> str:
+    return name.split("#")[0].split("?")[0]
+
+
 def unknown_scripts(named: list[str], known_urls: list[str]) -> list[str]:
     """The named scripts none of `known_urls` is (by path: `sql.js` is `/js/dist/sql.js?v=1`,
     `/core/x.js` only `/core/x.js`; a URL of another origin only itself)."""
-    paths = {url.split("?")[0].split("#")[0] for url in known_urls}
+    paths = {_path(url) for url in known_urls}
     local = {urlsplit(path).path for path in paths}
+    # Each known path's endings after a `/` (`/js/dist/sql.js`: `js/dist/sql.js`, `dist/sql.js`,
+    # `sql.js`): a relative name is known in one look-up, however many are named.
+    endings = {path[i + 1 :] for path in local for i, c in enumerate(path) if c == "/"}
 
     def known(name: str) -> bool:
+        name = _path(name)
         if "://" in name or name.startswith("//"):
-            return name.split("#")[0] in paths
+            return name in paths
         if name.startswith("/"):
             return name in local
-        return any(path == name or path.endswith("/" + name) for path in local)
+        return name in local or name in endings
 
     return [name for name in named if not known(name)]
 
@@ -195,12 +221,18 @@ def located_scripts(unknown: list[str], named: list[str], known_urls: list[str])
     `/js/dist/sql.js?v=5.2.1`; it names `vendor/jquery/jquery.min.js` (`/js/vendor/...`) too,
     so a name under `vendor/` is placed by that one (the known name sharing the most leading
     directories with it, else the one with the fewest). A path from the root is the origin's;
-    a URL is itself. One with nothing to place it by is left out (it stays unknown)."""
+    a URL is itself (each with the query it is named with). One with nothing to place it by is
+    left out (it stays unknown); so is every one of an answer naming more than
+    `MAX_NAMED_SCRIPTS`."""
+    if len(named) > MAX_NAMED_SCRIPTS:
+        return []
     origin = next((f"{p.scheme}://{p.netloc}" for p in map(urlsplit, known_urls)), None)
     placed: list[tuple[list[str], str, str]] = []  # each known name: its directories, base, query
+    unknown_names = set(unknown)
     for name in named:
-        if "://" in name or name.startswith(("/", "//")) or name in unknown:
+        if "://" in name or name.startswith(("/", "//")) or name in unknown_names:
             continue
+        name = _path(name)
         for url in known_urls:
             path, _, query = url.split("#")[0].partition("?")
             if path.endswith("/" + name):
@@ -213,13 +245,15 @@ def located_scripts(unknown: list[str], named: list[str], known_urls: list[str])
         elif name.startswith("/") and not name.startswith("//") and origin is not None:
             found.append(origin + name)
         elif placed and not name.startswith(("/", "//")):
-            directories = name.split("/")[:-1]
+            path, _, own_query = name.partition("?")
+            directories = path.split("/")[:-1]
             ranked = [
                 (-_leading_shared(directories, theirs), len(theirs), index)
                 for index, (theirs, _, _) in enumerate(placed)
             ]
             _, base, query = placed[min(ranked)[2]]  # (the first of equals)
-            found.append(base + name + (f"?{query}" if query else ""))
+            query = own_query or query
+            found.append(base + path + (f"?{query}" if query else ""))
     return found
 
 

@@ -173,6 +173,20 @@ async def _fragment_knowledge(
     of_origin = not records and same_origin
     if of_origin:
         records = records_on_origin(by_page, page)
+    elif records:
+        # The scripts the origin's JSON screens brought (`screen_knowledge`) run in the page
+        # that loaded them: an app names each once (Drupal's `add_js`, for a library its page
+        # state does not list yet), and the markup its later answers insert is theirs too.
+        origin = url_origin(page)
+        records = [
+            *records,
+            *(
+                digest
+                for held, digests in by_page.items()
+                if held.endswith(SCREEN_SCRIPTS_PAGE) and url_origin(held) == origin
+                for digest in digests
+            ),
+        ]
     if referer is None and not records:
         reason = "a fragment without a Referer: the page it belongs to is unknown"
         return PageKnowledge(request.upstream_origin, None, error=reason)

@@ -380,7 +380,9 @@ class PageRewriter:
         no knowledge (no drift then)."""
         if knowledge is None or knowledge.refs is None:
             return knowledge, []
-        named = json_markup.named_scripts(text)
+        # (a JSON parse of the whole answer: off the event loop for a big one)
+        find = functools.partial(json_markup.named_scripts, text)
+        named = await _run(find, len(text) >= ctx.options.ss_offload_bytes)
         if not named:
             return knowledge, []
         known = await self._served_scripts(knowledge)

@@ -217,21 +217,29 @@ def test_an_answer_with_no_markup_where_it_is_looked_for_is_not_walked(
 
 
 def test_the_scripts_an_answer_names() -> None:
-    """phpMyAdmin's `scripts` (names under its `js/dist/`), Drupal's `add_js` (URLs with a
-    version query); not a string that only mentions a script, nor JSON data."""
+    """phpMyAdmin's `scripts` (names under its `js/dist/`, in an answer of its shape), Drupal's
+    `add_js` (URLs with a version query, kept: the URL its page loads); not a string that only
+    mentions a script, nor JSON data (a file listing's names, a label), nor a URL whose query
+    ends in `.js`."""
     answer = json.dumps(
         {
-            "scripts": [{"name": "sql.js", "fire": 1}, {"name": "table/change.js"}],
+            "success": True,
+            "scripts": [{"name": "sql.js", "fire": 1}, {"name": "table/change.js"}, "x.js?v=1"],
             "commands": [{"command": "add_js", "data": [{"src": "/core/misc/ajax.js?v=10.1"}]}],
-            "other": ["see x.js", "rows.json", "sql.js", "https://cdn.test/lib.js"],
+            "other": ["see x.js", "rows.json", "old.js", "https://cdn.test/lib.js", "Node.js"],
+            "files": [{"name": "config.js"}],
+            "links": {"scripts": ["index.php?route=/logout&a.js"]},
         }
     )
     assert named_scripts(answer) == [
         "sql.js",
         "table/change.js",
-        "/core/misc/ajax.js",
-        "https://cdn.test/lib.js",
+        "x.js?v=1",
+        "/core/misc/ajax.js?v=10.1",
     ]
+    # Only an answer of phpMyAdmin's shape names its `scripts`.
+    assert named_scripts(json.dumps({"scripts": ["sql.js"], "html": "<p>x</p>"})) == []
+    assert named_scripts(json.dumps({"success": True, "scripts": ["/i.php?x=a.js"]})) == []
 
 
 @pytest.mark.parametrize(
