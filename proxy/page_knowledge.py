@@ -15,16 +15,15 @@ from proxy.episode import Episode
 from proxy.events import record_event
 from proxy.knowledge import KnowledgeLookup, LearnRequest, PageKnowledge
 from proxy.knowledge.records import (
+    SCREEN_SCRIPTS_PAGE,
+    is_screen_scripts_page,
     page_record_flag,
     page_records,
     records_on_origin,
     url_origin,
 )
-from proxy.routing import origin_of
+from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore
-
-# Where the scripts JSON screens bring are learnt, on each origin (a path no app serves).
-SCREEN_SCRIPTS_PAGE = "/.skillshift/screen-scripts"
 
 
 class KnowledgeUnavailable(RuntimeError):
@@ -75,25 +74,33 @@ async def screen_knowledge(
     store: EpisodeStore,
     claims: ClaimedFlags,
     lookup: KnowledgeLookup,
+    flow: http.HTTPFlow,
     episode: Episode,
     found: PageKnowledge,
     scripts: list[str],
-    headers: dict[str, str],
 ) -> PageKnowledge:
     """A JSON screen's knowledge (`proxy.json_markup`) with the scripts it names that `found`
-    (its page's) lacks: phpMyAdmin's SQL screen brings `sql.js`, which looks up names only it
-    knows. They are learnt as one page of their own (`SCREEN_SCRIPTS_PAGE` on the origin: a
-    record per set of scripts, stored, found by every process as a page's is), which this
-    episode's later fragments and knowledge watch count among its pages' records."""
-    page = found.origin + SCREEN_SCRIPTS_PAGE
-    markup = "".join(f'<script src="{html.escape(url)}"></script>' for url in scripts)
+    (its page's) lacks, at their URLs on the upstream: phpMyAdmin's SQL screen brings `sql.js`,
+    which looks up names only it knows. They are learnt as one page of their own
+    (`SCREEN_SCRIPTS_PAGE` on the origin the browser sees, so they are fetched as a page's
+    scripts are, its `Host`; a record per set of scripts, stored and found by every process as
+    a page's is), which this episode's later fragments and knowledge watch count among its
+    pages' records."""
+    seen = url_origin(browser_url(flow))
+    upstream = found.origin
+    markup = "".join(
+        f'<script src="{html.escape(seen + url.removeprefix(upstream))}"></script>'
+        for url in scripts
+        if url.startswith(upstream + "/")
+    )
     request = LearnRequest(
-        page_url=page,
-        upstream_origin=found.origin,
+        page_url=seen + SCREEN_SCRIPTS_PAGE,
+        upstream_origin=upstream,
         raw=markup.encode(),
-        headers=headers,
+        headers=dict(flow.request.headers.items()),
         browser=False,  # (scripts a screen adds run in its page: read, not run alone)
     )
+    page = request.upstream_page
     learnt = await lookup.for_page(episode.knowledge, request)
     await _logged(store, claims, episode, page, learnt)
     if learnt.refs is None:
@@ -101,7 +108,7 @@ async def screen_knowledge(
     for digest in learnt.records:
         await claims.claim(episode, page_record_flag(page, digest))
     records = [*found.records, *learnt.records]
-    both = await lookup.for_fragment(episode.knowledge, found.origin, page, records)
+    both = await lookup.for_fragment(episode.knowledge, upstream, page, records)
     return dataclasses.replace(both, of_origin=found.of_origin)
 
 
@@ -183,7 +190,7 @@ async def _fragment_knowledge(
             *(
                 digest
                 for held, digests in by_page.items()
-                if held.endswith(SCREEN_SCRIPTS_PAGE) and url_origin(held) == origin
+                if is_screen_scripts_page(held) and url_origin(held) == origin
                 for digest in digests
             ),
         ]

@@ -390,21 +390,24 @@ class PageRewriter:
         located = json_markup.located_scripts(unknown, named, known)
         if not located:
             return knowledge, unknown
-        headers = dict(flow.request.headers.items())
         knowledge = await screen_knowledge(
-            self.store, self.claims, self.knowledge, episode, knowledge, located, headers
+            self.store, self.claims, self.knowledge, flow, episode, knowledge, located
         )
         return knowledge, json_markup.unknown_scripts(named, await self._served_scripts(knowledge))
 
     async def _served_scripts(self, knowledge: PageKnowledge) -> list[str]:
         """The URLs of the scripts the knowledge's records hold as their upstream served them
-        (a 404 references nothing: such a script is not known)."""
-        records = [await self.knowledge.record(digest) for digest in knowledge.records]
+        (a 404, or an HTML page where a script was asked for, references nothing: such a
+        script is not known)."""
+        try:
+            records = [await self.knowledge.record(digest) for digest in knowledge.records]
+        except LookupError:
+            return []  # (a record gone from the store: no script is known, none is trusted)
         return [
             asset.url
             for record in records
             for asset in record.assets
-            if asset.kind == "js" and 200 <= asset.status < 300
+            if asset.kind == "js" and 200 <= asset.status < 300 and asset.sha256 is not None
         ]
 
     async def _context(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.dependencies import KnowledgeDep, SettingsDep
 from api.errors import ApiError
 from api.fetchable import url_problem
-from proxy.knowledge.records import DIGEST, resolve
+from proxy.knowledge.records import DIGEST, is_screen_scripts_page, resolve
 from proxy.knowledge.runs import LearnRunFailed, learn_run
 from proxy.store import StoreUnavailable
 
@@ -70,7 +70,9 @@ async def version(
         raise ApiError(404, f"{origin} has no knowledge version {version}")
     entries = await store.entries(origin, version)
     pages = [
+        # (the scripts JSON screens brought: no page of the app, said so)
         {"url": url, "markup": markup, "record": record}
+        | ({"screen_scripts": True} if is_screen_scripts_page(url) else {})
         for url, by_markup in sorted(entries.items())
         for markup, record in sorted(by_markup.items())
     ]
@@ -97,6 +99,12 @@ async def learn(body: LearnBody, lookup: KnowledgeDep, settings: SettingsDep) ->
         problem = url_problem(url)
         if problem:
             raise ApiError(422, f"urls: {problem}")
+        if is_screen_scripts_page(url):
+            raise ApiError(
+                422,
+                f"urls: {url} is no page: it holds the scripts an app's JSON screens brought, "
+                "learnt when a screen names them",
+            )
         parsed = httpx.URL(url)
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         if not settings.may_reach(parsed.host, port):

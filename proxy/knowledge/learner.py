@@ -174,11 +174,17 @@ class _Learn:
             # The browser gets the same error: the asset references nothing.
             self.assets[upstream] = AssetRecord(upstream, kind, found.status, None, by)
             return
+        text = found.body.decode(_charset(found.content_type), "replace")
+        if kind == "js" and _is_markup(text):
+            # An app's HTML page where a script was asked for (a fallback for any path): the
+            # browser stops at its first `<`, so it references nothing (read as a script, its
+            # markup's names held what no code looks up).
+            self.assets[upstream] = AssetRecord(upstream, kind, found.status, None, by)
+            return
         sha = body_digest(found.body)
         key = refs_key(kind, sha)
         self.assets[upstream] = AssetRecord(upstream, kind, found.status, sha, by)
         if key not in self.refs:
-            text = found.body.decode(_charset(found.content_type), "replace")
             self.refs[key] = await self.learner.read(key, kind, text)
 
     async def static(self, assets: list[tuple[PageAsset, str]], depth: int = 0) -> None:
@@ -217,6 +223,13 @@ class _Learn:
         named = css_imports(text, asset.url) if kind == "css" else script_imports(text, asset.url)
         by = "import" if kind == "css" else "script"
         return [(each, by) for each in named if each.url not in self.fetched]
+
+
+def _is_markup(text: str) -> bool:
+    """Whether a script's text is markup: no script starts with a `<` but an HTML-like
+    comment (`<!--`, a line comment in a classic script)."""
+    start = text.lstrip("\ufeff \t\r\n")
+    return start.startswith("<") and not start.startswith("<!--")
 
 
 class Learner:

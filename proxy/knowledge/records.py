@@ -208,6 +208,15 @@ def resolve(generations: list[Generation], epoch: int) -> Generation | None:
 PAGE_RECORD_FLAG = "page-record "
 
 
+# Where the scripts an app's JSON screens bring are learnt, on each origin: a path no app
+# serves, so no page of the app is ever learnt there (`proxy.page_knowledge.screen_knowledge`).
+SCREEN_SCRIPTS_PAGE = "/.skillshift/screen-scripts"
+
+
+def is_screen_scripts_page(url: str) -> bool:
+    return urlsplit(url).path == SCREEN_SCRIPTS_PAGE
+
+
 def page_record_flag(page: str, digest: str) -> str:
     return f"{PAGE_RECORD_FLAG}{page} {digest}"
 

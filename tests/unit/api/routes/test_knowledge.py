@@ -15,7 +15,9 @@ from tests.unit.api.conftest import in_process
 
 
 async def test_a_learn_of_a_bad_or_refused_url_fetches_nothing(api: httpx.AsyncClient) -> None:
-    for url in ("ftp://x.test/", "http://", "http://[bad/", "not a url"):
+    # (the last: where the scripts JSON screens bring are learnt, no page to fetch)
+    screen_scripts = "http://app.test/.skillshift/screen-scripts"
+    for url in ("ftp://x.test/", "http://", "http://[bad/", "not a url", screen_scripts):
         answer = await api.post("/knowledge/learn", json={"urls": [url]})
         assert answer.status_code == 422, (url, answer.text)
         assert answer.json()["error"].startswith("urls: ")

@@ -173,3 +173,21 @@ async def test_the_browser_pass_fetches_only_code_and_waits_for_what_is_under_wa
     assert found_by(learned)["hang.js"] == "browser"
     paths = [request["path"] for request in site.requests]
     assert "/picture.png" not in paths and "/socket" not in paths
+
+
+async def test_an_html_page_where_a_script_was_asked_for_references_nothing(
+    site: UpstreamServer, learner: Learner
+) -> None:
+    """An app that answers any path with its HTML page (a single-page app's fallback): the
+    browser stops at the first `<` of such a "script", so nothing it names is held; a script
+    that opens with an HTML-like comment (a line comment in a classic script) is read."""
+    site.extra["/fallback.js"] = ("text/html", b'\n<!DOCTYPE html><div id="app"></div>')
+    site.extra["/old.js"] = ("text/javascript", b"<!-- hide\ndocument.getElementById('keep')")
+    page = b"<html><head><script src='/fallback.js'></script><script src='/old.js'></script>"
+    request = LearnRequest(f"{site.origin}/", site.origin, page, browser=False)
+    learned = await learner.learn(request)
+    fallback, old = learned.record.assets
+    assert fallback.status == 200 and fallback.sha256 is None
+    assert old.sha256 is not None
+    refs = merge_refs(list(learned.refs.values()))
+    assert refs.references("keep") and not refs.references("app")
