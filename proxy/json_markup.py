@@ -195,76 +195,86 @@ def _path(name: str) -> str:
     return name.split("#")[0].split("?")[0]
 
 
+def script_places(named: list[str], known_urls: list[str]) -> dict[str, str | None]:
+    """Where each named script is, as a URL on the origin of `known_urls` (the scripts the
+    knowledge holds), with the query it is named with or that of the known scripts beside it;
+    None where nothing places it. A URL is itself; a path from the root is the origin's. A
+    relative name is placed by the known names beside it: the names of one directory are one
+    app's, under one base, the one most of them are known under (the first named's of
+    equals), else the base of the nearest directory above theirs that has one. phpMyAdmin
+    names `ajax.js` and a dozen more of `/js/dist/` (`?v=5.2.1`), so `sql.js` is
+    `/js/dist/sql.js?v=5.2.1`, not the CodeMirror mode `/js/vendor/codemirror/mode/sql/sql.js`
+    its pages also load; it names `vendor/jquery/jquery.min.js`, at `/js/vendor/...`, so
+    `vendor/jquery/x.js` is under `/js/`, and `table/change.js` (no known name under
+    `table/`) under `/js/dist/`. Past `MAX_NAMED_SCRIPTS` names, no relative one is placed."""
+    queries: dict[str, str] = {}  # each known path (no query) -> its first URL's query
+    for url in known_urls:
+        path, _, query = url.split("#")[0].partition("?")
+        queries.setdefault(path, query)
+    origin = next((f"{p.scheme}://{p.netloc}" for p in map(urlsplit, known_urls)), None)
+    # Each ending of a known path after a `/` -> the bases it is under (`/js/dist/sql.js`:
+    # `sql.js` under `/js/dist/`, `dist/sql.js` under `/js/`), found in one look-up per name.
+    under: dict[str, list[str]] = {}
+    for path in queries:
+        local = urlsplit(path).path
+        for at, character in enumerate(local):
+            if character == "/":
+                under.setdefault(local[at + 1 :], []).append(local[: at + 1])
+    relative = [name for name in named if "://" not in name and not name.startswith("/")]
+    votes: dict[tuple[str, ...], dict[str, int]] = {}  # each directory: its names' bases
+    if len(relative) <= MAX_NAMED_SCRIPTS:
+        for name in relative:
+            counted = votes.setdefault(_directory(name), {})
+            for known_base in dict.fromkeys(under.get(_path(name), [])):
+                counted[known_base] = counted.get(known_base, 0) + 1
+    chosen = {
+        directory: max(counted, key=counted.__getitem__)  # (the first of equals)
+        for directory, counted in votes.items()
+        if counted
+    }
+    places: dict[str, str | None] = {}
+    for name in named:
+        own_query = name.split("#")[0].partition("?")[2]
+        if "://" in name:
+            places[name] = name.split("#")[0]
+        elif name.startswith("//") or origin is None:
+            places[name] = None
+        elif name.startswith("/"):
+            places[name] = origin + name.split("#")[0]
+        else:
+            directory = _directory(name)
+            bases = (chosen.get(directory[:depth]) for depth in range(len(directory), -1, -1))
+            base = next((found for found in bases if found is not None), None)
+            if base is None:
+                places[name] = None
+                continue
+            place = origin + base + _path(name)
+            query = own_query or queries.get(place) or _query_under(queries, origin + base)
+            places[name] = place + (f"?{query}" if query else "")
+    return places
+
+
+def _directory(name: str) -> tuple[str, ...]:
+    return tuple(_path(name).split("/")[:-1])
+
+
+def _query_under(queries: dict[str, str], base: str) -> str:
+    """The query of the first known script under `base` that has one (`?v=5.2.1`)."""
+    return next((query for path, query in queries.items() if path.startswith(base) and query), "")
+
+
 def unknown_scripts(named: list[str], known_urls: list[str]) -> list[str]:
-    """The named scripts none of `known_urls` is (by path: `sql.js` is `/js/dist/sql.js?v=1`,
-    `/core/x.js` only `/core/x.js`; a URL of another origin only itself)."""
-    paths = {_path(url) for url in known_urls}
-    local = {urlsplit(path).path for path in paths}
-    # Each known path's endings after a `/` (`/js/dist/sql.js`: `js/dist/sql.js`, `dist/sql.js`,
-    # `sql.js`): a relative name is known in one look-up, however many are named.
-    endings = {path[i + 1 :] for path in local for i, c in enumerate(path) if c == "/"}
-
-    def known(name: str) -> bool:
-        name = _path(name)
-        if "://" in name or name.startswith("//"):
-            return name in paths
-        if name.startswith("/"):
-            return name in local
-        return name in local or name in endings
-
-    return [name for name in named if not known(name)]
+    """The named scripts that are not where `script_places` puts them among `known_urls` (by
+    path: `sql.js` at `/js/dist/sql.js` is known as `/js/dist/sql.js?v=1`)."""
+    known = {url.split("#")[0].split("?")[0] for url in known_urls}
+    places = script_places(named, known_urls)
+    return [name for name in named if (at := places[name]) is None or _path(at) not in known]
 
 
 def located_scripts(unknown: list[str], named: list[str], known_urls: list[str]) -> list[str]:
-    """Where the unknown named scripts are, by the known ones named beside them: phpMyAdmin
-    names `ajax.js` (known: `/js/dist/ajax.js?v=5.2.1`) and `sql.js`, so `sql.js` is
-    `/js/dist/sql.js?v=5.2.1`; it names `vendor/jquery/jquery.min.js` (`/js/vendor/...`) too,
-    so a name under `vendor/` is placed by that one (the known name sharing the most leading
-    directories with it, else the one with the fewest). A path from the root is the origin's;
-    a URL is itself (each with the query it is named with). One with nothing to place it by is
-    left out (it stays unknown); so is every one of an answer naming more than
-    `MAX_NAMED_SCRIPTS`."""
-    if len(named) > MAX_NAMED_SCRIPTS:
-        return []
-    origin = next((f"{p.scheme}://{p.netloc}" for p in map(urlsplit, known_urls)), None)
-    placed: list[tuple[list[str], str, str]] = []  # each known name: its directories, base, query
-    unknown_names = set(unknown)
-    for name in named:
-        if "://" in name or name.startswith(("/", "//")) or name in unknown_names:
-            continue
-        name = _path(name)
-        for url in known_urls:
-            path, _, query = url.split("#")[0].partition("?")
-            if path.endswith("/" + name):
-                placed.append((name.split("/")[:-1], path[: -len(name)], query))
-                break
-    found = []
-    for name in unknown:
-        if "://" in name:
-            found.append(name)
-        elif name.startswith("/") and not name.startswith("//") and origin is not None:
-            found.append(origin + name)
-        elif placed and not name.startswith(("/", "//")):
-            path, _, own_query = name.partition("?")
-            directories = path.split("/")[:-1]
-            ranked = [
-                (-_leading_shared(directories, theirs), len(theirs), index)
-                for index, (theirs, _, _) in enumerate(placed)
-            ]
-            _, base, query = placed[min(ranked)[2]]  # (the first of equals)
-            query = own_query or query
-            found.append(base + path + (f"?{query}" if query else ""))
-    return found
-
-
-def _leading_shared(mine: list[str], theirs: list[str]) -> int:
-    """How many leading directories two paths share."""
-    shared = 0
-    for one, other in zip(mine, theirs, strict=False):
-        if one != other:
-            break
-        shared += 1
-    return shared
+    """The URLs the unknown named scripts are at (`script_places`), those it places."""
+    places = script_places(named, known_urls)
+    return [at for name in unknown if (at := places.get(name)) is not None]
 
 
 def _holds_markup(value: Any) -> bool:

@@ -262,8 +262,8 @@ def test_a_named_script_is_known_by_its_path(name: str, known: bool) -> None:
 
 def test_an_unknown_script_is_placed_by_the_known_ones_named_beside_it() -> None:
     """phpMyAdmin's ajax.js loads a name under `vendor/` from `js/` and any other from
-    `js/dist/`, with the version query: each is placed by the known name sharing the most
-    leading directories with it, else the one with the fewest."""
+    `js/dist/`, with the version query: each is placed under the base the known names of its
+    directory are under, else that of the nearest directory above it that has one."""
     known = [
         "http://h.test/js/vendor/jquery/jquery.min.js?v=5.2.1",
         "http://h.test/js/dist/ajax.js?v=5.2.1",
@@ -276,8 +276,29 @@ def test_an_unknown_script_is_placed_by_the_known_ones_named_beside_it() -> None
         "http://h.test/js/dist/table/change.js?v=5.2.1",
     ]
     # From the root: the origin's; a URL: itself; nothing known named beside it: not placed.
-    assert located_scripts(["/core/a.js", "http://h.test/b.js"], [], known) == [
+    elsewhere = ["/core/a.js", "http://h.test/b.js"]
+    assert located_scripts(elsewhere, elsewhere, known) == [
         "http://h.test/core/a.js",
         "http://h.test/b.js",
     ]
     assert located_scripts(["sql.js"], ["sql.js"], known) == []
+
+
+def test_a_named_script_is_known_where_the_names_beside_it_place_it() -> None:
+    """phpMyAdmin's SQL screens name `sql.js` (its `js/dist/sql.js`) beside `ajax.js`, and
+    its pages load CodeMirror's `js/vendor/codemirror/mode/sql/sql.js`: another script of
+    that name, elsewhere. `sql.js` is unknown (and so learnt at `js/dist/`), not known by
+    CodeMirror's; a name nothing known is named beside is still known by its path."""
+    known = [
+        "http://h.test/js/vendor/jquery/jquery.min.js?v=5.2.1",
+        "http://h.test/js/dist/ajax.js?v=5.2.1",
+        "http://h.test/js/vendor/codemirror/mode/sql/sql.js?v=5.2.1",
+    ]
+    named = ["vendor/jquery/jquery.min.js", "ajax.js", "sql.js"]
+    unknown = unknown_scripts(named, known)
+    assert unknown == ["sql.js"]
+    assert located_scripts(unknown, named, known) == ["http://h.test/js/dist/sql.js?v=5.2.1"]
+    # Once learnt where it was placed, it is known.
+    assert unknown_scripts(named, [*known, "http://h.test/js/dist/sql.js?v=5.2.1"]) == []
+    # Named alone: by its path, as before.
+    assert unknown_scripts(["sql.js"], known) == []
