@@ -96,3 +96,15 @@ async def test_a_same_origin_load_without_referer_is_watched() -> None:
             state_of(flow).episode = episode
             watch.responseheaders(flow)
             assert bool(flow.response.stream) is watched, headers
+
+
+async def test_the_same_bytes_at_another_url_are_no_gap() -> None:
+    """phpMyAdmin's screens add `vendor/jquery/additional-methods.js?v=5.2.1`, which a page
+    loaded without the query: the same bytes, whose names the drift held, were told a gap."""
+    flags = [page_record_flag(f"{ORIGIN}/lab", RECORD.digest)]
+    watch = KnowledgeWatch(Store(flags), Lookup())  # type: ignore[arg-type]
+    episode = SimpleNamespace(id="e", knowledge=0, expires_at=0)
+    versioned = f"{HELD.url}?v=5.2.1"
+    assert await watch._finding(episode, ORIGIN, None, versioned, "sha256:main") is None  # type: ignore[arg-type]
+    other = await watch._finding(episode, ORIGIN, None, versioned, "sha256:other")  # type: ignore[arg-type]
+    assert other is not None and other[0] == "knowledge_gap"
