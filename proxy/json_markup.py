@@ -48,6 +48,11 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]', re.DOTALL)
 # after whitespace, written or escaped.
 _MAY_BE_MARKUP = re.compile(r'"(?:[ \t\r\n]|\\[nrt]|\\u00(?:20|0[9aAdD]))*(?:<|\\u003[cC])')
 _MARKUP = re.compile(r"[ \t\r\n]*<[!A-Za-z]")
+# ... and where one may start in a JSON text, after a `:`, `[` or `,` (in C: an answer of API
+# data whose strings only hold a `<` inside is no markup, and is not parsed).
+_VALUE_MAY_BE_MARKUP = re.compile(
+    r'[:\[,][ \t\r\n]*"(?:[ \t\r\n]|\\[nrt]|\\u00(?:20|0[9aAdD]))*(?:<|\\u003[cC])'
+)
 
 
 def is_json_type(mime: str | None) -> bool:
@@ -89,8 +94,8 @@ class MarkupString:
 
 def markup_strings(text: str) -> list[MarkupString]:
     """The markup strings of a JSON text, in order; none when the text is no JSON."""
-    if "<" not in text and "\\u003" not in text:
-        return []  # (most answers: no markup, and not worth a parse)
+    if _VALUE_MAY_BE_MARKUP.search(text) is None:
+        return []  # (most answers: no string starts with a tag, and not worth a parse)
     # Which keys of each object hold markup, decided on the parsed values (one parse in C),
     # object by object in the order they close; the walk below only finds where they are.
     by_object: list[frozenset[str]] = []
