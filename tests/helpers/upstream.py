@@ -8,7 +8,8 @@ import ssl
 import sys
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -230,6 +231,20 @@ class UpstreamServer(ThreadingHTTPServer):
         self.release.set()
         self.shutdown()
         self.server_close()
+
+    @classmethod
+    @contextmanager
+    def serving(
+        cls, label: str, add_app: Callable[[UpstreamServer], object]
+    ) -> Iterator[UpstreamServer]:
+        """A started server with an app added (`add_app`, e.g. `add_chunked_app`), stopped after."""
+        server = cls(label)
+        add_app(server)
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client hanging up mid-connection (wrk stopping, a reset test) is not a server error.

@@ -20,11 +20,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def site() -> Iterator[UpstreamServer]:
-    server = UpstreamServer("screens")
-    add_json_screens_app(server)
-    server.start()
-    yield server
-    server.stop()
+    with UpstreamServer.serving("screens", add_json_screens_app) as server:
+        yield server
 
 
 def open_screen(browser: Browser, episode: dict[str, Any], url: str) -> dict[str, Any]:

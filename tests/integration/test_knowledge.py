@@ -28,11 +28,8 @@ SETTINGS = {"condition": "Src-Perc", "seed": 3}
 
 @pytest.fixture
 def site() -> Iterator[UpstreamServer]:
-    server = UpstreamServer("chunks")
-    add_chunked_app(server)
-    server.start()
-    yield server
-    server.stop()
+    with UpstreamServer.serving("chunks", add_chunked_app) as server:
+        yield server
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -17,11 +17,8 @@ from tests.helpers.upstream import UpstreamServer
 
 @pytest.fixture
 def site() -> Iterator[UpstreamServer]:
-    server = UpstreamServer("chunks")
-    add_chunked_app(server)
-    server.start()
-    yield server
-    server.stop()
+    with UpstreamServer.serving("chunks", add_chunked_app) as server:
+        yield server
 
 
 def lookup_on(directory: Path, **options: object) -> KnowledgeLookup:
