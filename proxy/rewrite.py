@@ -27,6 +27,7 @@ from proxy.events import EventBatch
 from proxy.flowstate import Decision, state_of
 from proxy.har import ShiftedMarkup, page_record
 from proxy.knowledge import KnowledgeLookup, PageKnowledge
+from proxy.knowledge.records import on_upstream
 from proxy.loads import EpisodeGone, next_load
 from proxy.options import add_options
 from proxy.page_knowledge import KnowledgeUnavailable, page_knowledge, screen_knowledge
@@ -50,6 +51,7 @@ from proxy.routing import browser_url
 from proxy.store import EpisodeStore, StoreUnavailable
 from shifts import ShiftContext
 from shifts.parsing import UnparsablePage
+from shifts.references.discovery import page_assets
 
 logger = logging.getLogger(__name__)
 
@@ -251,6 +253,20 @@ class PageRewriter:
         # needs neither).
         digest = page_digest(raw) if parses_document(episode) else None
         context = await self._context(flow, episode, response, raw, digest, events)
+        found = state_of(flow).knowledge
+        if found is not None and not context.is_navigation and found.refs is not None:
+            # The scripts a fragment carries run in its page once it is in (jQuery's `.html()`
+            # runs them), as a JSON screen's named scripts do: learnt first, or no drift.
+            assets = page_assets(raw, context.url)
+            named = [on_upstream(found.origin, a.url) for a in assets if a.kind == "js"]
+            context, unknown = await self._with_scripts(flow, episode, context, named)
+            if unknown:
+                untouched = json_markup.ShiftedAnswer(0, 0, {}, [])
+                _record_served(
+                    flow, events, context, untouched, False, None, started, 0.0,
+                    unknown_scripts=unknown[:20],
+                )  # fmt: skip
+                return
         knowledge: PageKnowledge | None = state_of(flow).knowledge
         work = functools.partial(
             _shift_to_bytes,
@@ -319,13 +335,13 @@ class PageRewriter:
         # The site's profile is matched on the markup, as it is on the same markup fetched as
         # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
         markup = "".join(string.value for string in strings).encode("utf-8", "replace")
+        unknown: list[str] = []
         context = await self._context(flow, episode, response, markup, None, events)
-        knowledge, unknown = await self._screen_knowledge(
-            flow, episode, text, state_of(flow).knowledge
-        )
-        state_of(flow).knowledge = knowledge
-        if knowledge is not None:  # (with the scripts it brings, learnt)
-            context = dataclasses.replace(context, assets=knowledge.refs)
+        if (held := state_of(flow).knowledge) is not None and held.refs is not None:
+            # (a JSON parse of the whole answer: off the event loop for a big one)
+            names = functools.partial(json_markup.named_scripts, text)
+            named = await _run(names, len(text) >= ctx.options.ss_offload_bytes)
+            context, unknown = await self._with_scripts(flow, episode, context, named)
         if unknown:
             # The screen brings code its knowledge does not hold and could not learn (a script
             # placed by nothing it names beside it, or its upstream's 404): drifted, the names
@@ -337,6 +353,7 @@ class PageRewriter:
                 flow, events, context, untouched, False, None, started, 0.0, markup_strings=found
             )
             return
+        knowledge = state_of(flow).knowledge
         work = functools.partial(
             _shift_strings_to_bytes,
             episode,
@@ -371,29 +388,27 @@ class PageRewriter:
             markup_strings={"found": answer.strings, "changed": answer.changed},
         )
 
-    async def _screen_knowledge(
-        self, flow: http.HTTPFlow, episode: Episode, text: str, knowledge: PageKnowledge | None
-    ) -> tuple[PageKnowledge | None, list[str]]:
-        """The knowledge a JSON answer is shifted against, and the scripts it names that the
-        knowledge still lacks: its page's, with the scripts it names that its page's records do
-        not hold, located by those they do and learnt (`screen_knowledge`); none when there is
-        no knowledge (no drift then)."""
-        if knowledge is None or knowledge.refs is None:
-            return knowledge, []
-        # (a JSON parse of the whole answer: off the event loop for a big one)
-        find = functools.partial(json_markup.named_scripts, text)
-        named = await _run(find, len(text) >= ctx.options.ss_offload_bytes)
-        if not named:
-            return knowledge, []
+    async def _with_scripts(
+        self, flow: http.HTTPFlow, episode: Episode, context: ShiftContext, named: list[str]
+    ) -> tuple[ShiftContext, list[str]]:
+        """The context of a fragment (HTML, or a JSON answer's markup) that brings the `named`
+        scripts, and those its knowledge still lacks: its page's, with the named scripts its
+        page's records do not hold, placed by those they do and learnt (`screen_knowledge`).
+        Without knowledge, as it was (no drift then)."""
+        knowledge = state_of(flow).knowledge
+        if knowledge is None or knowledge.refs is None or not named:
+            return context, []
         known = await self._served_scripts(knowledge)
         unknown = json_markup.unknown_scripts(named, known)
         located = json_markup.located_scripts(unknown, named, known)
         if not located:
-            return knowledge, unknown
+            return context, unknown
         knowledge = await screen_knowledge(
             self.store, self.claims, self.knowledge, flow, episode, knowledge, located
         )
-        return knowledge, json_markup.unknown_scripts(named, await self._served_scripts(knowledge))
+        state_of(flow).knowledge = knowledge
+        unknown = json_markup.unknown_scripts(named, await self._served_scripts(knowledge))
+        return dataclasses.replace(context, assets=knowledge.refs), unknown
 
     async def _served_scripts(self, knowledge: PageKnowledge) -> list[str]:
         """The URLs of the scripts the knowledge's records hold as their upstream served them

@@ -68,9 +68,13 @@ def drift_summary(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _unshifted_screen(event: dict[str, Any]) -> bool:
-    """A JSON answer's markup served as it came: the scripts it names could not be learnt."""
-    found = event.get("markup_strings") if event.get("type") == "page_served" else None
-    return isinstance(found, dict) and bool(found.get("unknown_scripts"))
+    """A fragment (HTML, or a JSON answer's markup) served as it came: the scripts it brings
+    could not be learnt."""
+    if event.get("type") != "page_served":
+        return False
+    found = event.get("markup_strings")
+    in_json = isinstance(found, dict) and bool(found.get("unknown_scripts"))
+    return in_json or bool(event.get("unknown_scripts"))
 
 
 def _navigations(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -7,7 +7,8 @@ Browse screen names only the page's own script, which binds the screen's Save bu
 (`#save-row`) and keeps the answer's `draft.raw` (what an editor would save back). The SQL
 screen names `sql-screen.js` too, which no page loads before it: it alone looks up
 `#sqlqueryform` and `.sql-result`. The Export screen names a script the upstream does not
-serve (its 404 teaches nothing). The screens'
+serve (its 404 teaches nothing). The Report screen is an HTML fragment that carries its own
+script (`report-screen.js`, which alone looks up `#refresh` and `.report-out`). The screens'
 markup carries a fresh token at every request (a hidden input's value), and the edit link a
 class that `/screens.css` colours: a drifted screen keeps the colour only if the markup's
 class is renamed as the stylesheet is.
@@ -24,13 +25,28 @@ PAGE = """<!DOCTYPE html>
 <html><head><title>Screens</title><link rel="stylesheet" href="/screens.css">
 <script src="/js/screens.js?v=3" defer></script></head>
 <body><nav id="menu"><a class="tab" href="/db?screen=browse" data-screen="browse">Browse</a>
-<a class="tab tab-sql" href="/db?screen=sql" data-screen="sql">SQL</a></nav>
+<a class="tab tab-sql" href="/db?screen=sql" data-screen="sql">SQL</a>
+<a class="tab" href="/db?screen=report" data-part="report">Report</a></nav>
 <div id="page_content"><p class="hint">Pick a screen.</p></div></body></html>
 """
 SCRIPT = """
 const loaded = new Set(['screens.js']);
 document.querySelectorAll('#menu a').forEach((tab) => tab.addEventListener('click', (event) => {
   event.preventDefault();
+  if (tab.dataset.part) {  // an HTML fragment, its scripts run once it is in (as jQuery's .html())
+    fetch('/part/' + tab.dataset.part, {headers: {'X-Requested-With': 'XMLHttpRequest'}})
+      .then((answer) => answer.text())
+      .then((html) => {
+        const content = document.getElementById('page_content');
+        content.innerHTML = html;
+        content.querySelectorAll('script[src]').forEach((carried) => {
+          const script = document.createElement('script');
+          script.src = carried.getAttribute('src');
+          document.head.appendChild(script);
+        });
+      });
+    return;
+  }
   fetch('/ajax/' + tab.dataset.screen, {headers: {'X-Requested-With': 'XMLHttpRequest'}})
     .then((answer) => answer.json())
     .then((answer) => {
@@ -51,6 +67,16 @@ document.querySelectorAll('#menu a').forEach((tab) => tab.addEventListener('clic
     });
 }));
 """
+REPORT_SCRIPT = """
+document.getElementById('refresh').dataset.bound = 'yes';
+document.querySelector('.report-out').textContent = 'report ready';
+"""
+# An HTML fragment that carries the script that looks into it (no page loads it before).
+REPORT = (
+    '<div class="report-panel"><button id="refresh" class="btn btn-primary" type="button">'
+    'Refresh</button><a class="report-link" id="report-csv" href="/report.csv">CSV</a>'
+    '<p class="report-out"></p><script src="/js/report-screen.js?v=3"></script></div>'
+)
 SQL_SCRIPT = """
 document.getElementById('sqlqueryform').dataset.bound = 'yes';
 document.querySelector('.sql-result').textContent = 'sql ready';
@@ -105,6 +131,11 @@ def add_json_screens_app(server: UpstreamServer) -> str:
     server.extra["/db"] = ("text/html; charset=utf-8", PAGE.encode())
     server.extra["/js/screens.js"] = ("text/javascript", SCRIPT.encode())
     server.extra["/js/sql-screen.js"] = ("text/javascript", SQL_SCRIPT.encode())
+    server.extra["/js/report-screen.js"] = ("text/javascript", REPORT_SCRIPT.encode())
+    server.extra["/part/report"] = ("text/html; charset=utf-8", REPORT.encode())
+    # A fragment carrying a script its upstream does not serve: nothing to learn it from.
+    broken = REPORT.replace("report-screen.js", "missing.js").encode()
+    server.extra["/part/broken"] = ("text/html; charset=utf-8", broken)
     server.extra["/screens.css"] = ("text/css", STYLE)
     for screen in SCREENS:
         server.generated[f"/ajax/{screen}"] = (

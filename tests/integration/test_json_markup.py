@@ -52,6 +52,13 @@ def open_screen(browser: Browser, episode: dict[str, Any], url: str) -> dict[str
         query.evaluate("e => [e.id, e.className]"),
         page.get_by_role("button", name="Go").evaluate("e => [e.id, e.className]"),
     ]
+    # The Report screen is HTML that carries its own script.
+    page.get_by_role("link", name="Report").click()
+    expect(page.get_by_text("report ready")).to_be_visible()
+    seen["report"] = [
+        page.get_by_role("button", name="Refresh").evaluate("e => [e.id, e.className]"),
+        page.get_by_role("link", name="CSV").evaluate("e => [e.id, e.className]"),
+    ]
     seen["errors"] = errors
     context.close()
     return seen
@@ -67,7 +74,7 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
         assert baseline["locators"] == ["edit-1", "edit-link", "edit-row-1"]
         assert baseline["color"] == "rgb(0, 128, 0)" and not baseline["errors"]
         assert baseline["sql_form"] == "sqlqueryform"
-        drifted, sql_drifted = [], []
+        drifted, sql_drifted, report_drifted = [], [], []
         for seed in range(4):
             episode = service.create_episode(condition="Src-Perc", seed=seed)
             seen = open_screen(browser, episode, url)
@@ -94,6 +101,14 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
             assert "unknown_scripts" not in sql["markup_strings"], seed
             assert len(sql["knowledge"]["records"]) == 2, seed  # the page's, the screen's
             sql_drifted.append(seen["sql_locators"] != baseline["sql_locators"])
+            # So is an HTML fragment that carries its own script.
+            (report,) = [
+                event
+                for event in service.events(episode["id"])
+                if event["type"] == "page_served" and event["url"].endswith("/part/report")
+            ]
+            assert "unknown_scripts" not in report and len(report["knowledge"]["records"]) >= 2
+            report_drifted.append(seen["report"] != baseline["report"])
             # A screen whose script its upstream does not serve goes out as it came.
             headers = {"Sec-Fetch-Dest": "empty", "Referer": url}
             with service.client(episode) as client:
@@ -105,7 +120,20 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
                 if event["type"] == "page_served" and event["url"].endswith("/ajax/export")
             ]
             assert told["markup_strings"]["unknown_scripts"] == ["export-screen.js"], seed
+            with service.client(episode) as client:
+                broken = client.get(f"{site.origin}/part/broken", headers=headers)
+            assert broken.text == site.extra["/part/broken"][1].decode()
+            (told,) = [
+                event
+                for event in service.events(episode["id"])
+                if event["type"] == "page_served" and event["url"].endswith("/part/broken")
+            ]
+            assert told["unknown_scripts"] == [f"{site.origin}/js/missing.js?v=3"], seed
         # (which seeds rename what is theirs: seeded coins)
-        assert any(drifted) and any(sql_drifted), (drifted, sql_drifted)
+        assert any(drifted) and any(sql_drifted) and any(report_drifted), (
+            drifted,
+            sql_drifted,
+            report_drifted,
+        )
     finally:
         service.stop()

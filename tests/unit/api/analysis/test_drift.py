@@ -52,6 +52,8 @@ def test_fragments_are_counted_apart_with_the_screens_that_went_out_as_they_came
         served(kind="fragment", interactive=3, locators_changed=1, share=0.333),
         served(kind="fragment", interactive=2, locators_changed=0, share=0.0),
         unshifted,
+        # An HTML fragment that carries a script that could not be learnt.
+        {**served(kind="fragment"), "unknown_scripts": ["http://app.test/js/missing.js"]},
     ]
     assert drift_summary(events) == {
         "pages_drifted": 1,
@@ -59,5 +61,5 @@ def test_fragments_are_counted_apart_with_the_screens_that_went_out_as_they_came
         "median_share": 0.417,
         "fragments_drifted": 1,
         "fragments_not_drifted": 1,
-        "fragments_unshifted": 1,
+        "fragments_unshifted": 2,
     }
