@@ -254,7 +254,8 @@ class PageRewriter:
         digest = page_digest(raw) if parses_document(episode) else None
         context = await self._context(flow, episode, response, raw, digest, events)
         found = state_of(flow).knowledge
-        if found is not None and not context.is_navigation and found.refs is not None:
+        is_fragment = classify.request_kind(flow.request) is classify.RequestKind.FRAGMENT
+        if found is not None and found.refs is not None and is_fragment:
             # The scripts a fragment carries run in its page once it is in (jQuery's `.html()`
             # runs them), as a JSON screen's named scripts do: learnt first, or no drift.
             assets = page_assets(raw, context.url)
