@@ -27,7 +27,7 @@ from proxy.events import EventBatch
 from proxy.flowstate import Decision, state_of
 from proxy.har import ShiftedMarkup, page_record
 from proxy.knowledge import KnowledgeLookup, PageKnowledge
-from proxy.knowledge.records import on_upstream
+from proxy.knowledge.records import on_upstream, url_origin
 from proxy.loads import EpisodeGone, next_load
 from proxy.options import add_options
 from proxy.page_knowledge import KnowledgeUnavailable, page_knowledge, screen_knowledge
@@ -258,7 +258,11 @@ class PageRewriter:
         if found is not None and found.refs is not None and is_fragment:
             # The scripts a fragment carries run in its page once it is in (jQuery's `.html()`
             # runs them), as a JSON screen's named scripts do: learnt first, or no drift.
-            assets = page_assets(raw, context.url)
+            # Inserted into its page, a fragment's relative `src` is resolved against the
+            # page's URL (the document's), not the fragment's: its Referer, when it has one.
+            referer = flow.request.headers.get("referer", "").split("#")[0]
+            document = referer if url_origin(referer) == url_origin(context.url) else context.url
+            assets = page_assets(raw, document)
             named = [on_upstream(found.origin, a.url) for a in assets if a.kind == "js"]
             context, unknown = await self._with_scripts(flow, episode, context, named)
             if unknown:
@@ -402,8 +406,8 @@ class PageRewriter:
         known = await self._served_scripts(knowledge)
         unknown = json_markup.unknown_scripts(named, known)
         located = json_markup.located_scripts(unknown, named, known)
-        if not located:
-            return context, unknown
+        if not located or len(located) > json_markup.MAX_NAMED_SCRIPTS:
+            return context, unknown  # (past the cap, no screen's list: nothing is fetched)
         knowledge = await screen_knowledge(
             self.store, self.claims, self.knowledge, flow, episode, knowledge, located
         )

@@ -92,7 +92,9 @@ class KnowledgeWatch:
                 size[0] += len(chunk)
             if chunk == b"" and size[0] <= limit:
                 task = asyncio.get_running_loop().create_task(
-                    self._check(episode, upstream, referer, asset, b"".join(collected), encoding)
+                    self._check(
+                        episode, upstream, referer, asset, b"".join(collected), encoding, kind
+                    )
                 )
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -108,13 +110,14 @@ class KnowledgeWatch:
         asset: str,
         body: bytes,
         encoding: str,
+        kind: str | None = None,
     ) -> None:
         try:
             served = body_digest(decode_body(body, encoding))
         except UndecodableBody:
             return
         try:
-            finding = await self._finding(episode, upstream, referer, asset, served)
+            finding = await self._finding(episode, upstream, referer, asset, served, kind)
             if finding is None:
                 return
             event_type, details = finding
@@ -128,7 +131,13 @@ class KnowledgeWatch:
             logger.warning("could not check %s against knowledge: %s", asset, error)
 
     async def _finding(
-        self, episode: Episode, upstream: str, referer: str | None, asset: str, served: str
+        self,
+        episode: Episode,
+        upstream: str,
+        referer: str | None,
+        asset: str,
+        served: str,
+        kind: str | None = None,
     ) -> tuple[str, dict[str, Any]] | None:
         generation = await self.lookup.generation(upstream, episode.knowledge)
         # The records this episode's loads were shifted against (not what others learnt).
@@ -160,8 +169,14 @@ class KnowledgeWatch:
                     "learnt_sha256": found.sha256,
                     "served_sha256": served,
                 }
-        if any(held.sha256 == served for record in records for held in record.assets):
-            # The same bytes at another URL: what they reference is known (phpMyAdmin's screens
-            # add `additional-methods.js?v=5.2.1` that a page loaded without the query).
+        if any(
+            held.sha256 == served and held.kind == kind and 200 <= held.status < 300
+            for record in records
+            for held in record.assets
+        ):
+            # The same bytes at another URL, read as the same kind of code: what they reference
+            # is known (refs are keyed by kind and bytes; phpMyAdmin's screens add
+            # `additional-methods.js?v=5.2.1` that a page loaded without the query). A script
+            # whose bytes a stylesheet or a 404 had was never read as a script.
             return None
         return "knowledge_gap", {"version": generation.number, "records": sorted(set(digests))}

@@ -105,6 +105,29 @@ async def test_the_same_bytes_at_another_url_are_no_gap() -> None:
     watch = KnowledgeWatch(Store(flags), Lookup())  # type: ignore[arg-type]
     episode = SimpleNamespace(id="e", knowledge=0, expires_at=0)
     versioned = f"{HELD.url}?v=5.2.1"
-    assert await watch._finding(episode, ORIGIN, None, versioned, "sha256:main") is None  # type: ignore[arg-type]
-    other = await watch._finding(episode, ORIGIN, None, versioned, "sha256:other")  # type: ignore[arg-type]
+    assert await watch._finding(episode, ORIGIN, None, versioned, "sha256:main", "js") is None  # type: ignore[arg-type]
+    other = await watch._finding(episode, ORIGIN, None, versioned, "sha256:other", "js")  # type: ignore[arg-type]
     assert other is not None and other[0] == "knowledge_gap"
+
+
+async def test_the_same_bytes_read_as_other_code_are_a_gap(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """What bytes reference is keyed by their kind too: a script whose bytes a held stylesheet
+    has (or a held 404's page, which references nothing) was never read as a script."""
+    style = AssetRecord(f"{ORIGIN}/static/a.css", "css", 200, "sha256:same", "markup")
+    missing = AssetRecord(f"{ORIGIN}/static/gone.js", "js", 404, "sha256:page404", "markup")
+    record = PageRecord(f"{ORIGIN}/lab", "markup", (HELD, style, missing), "browser")
+    monkeypatch.setattr(Lookup, "record", lambda self, digest: _held(record))
+    flags = [page_record_flag(f"{ORIGIN}/lab", record.digest)]
+    watch = KnowledgeWatch(Store(flags), Lookup())  # type: ignore[arg-type]
+    episode = SimpleNamespace(id="e", knowledge=0, expires_at=0)
+    script = f"{ORIGIN}/static/b.js"
+    for served in ("sha256:same", "sha256:page404"):
+        found = await watch._finding(episode, ORIGIN, None, script, served, "js")  # type: ignore[arg-type]
+        assert found is not None and found[0] == "knowledge_gap", served
+    # The same bytes as a stylesheet at another URL are known.
+    stylesheet = f"{ORIGIN}/static/a.css?v=2"
+    assert await watch._finding(episode, ORIGIN, None, stylesheet, "sha256:same", "css") is None  # type: ignore[arg-type]
+
+
+async def _held(record: PageRecord) -> PageRecord:
+    return record
