@@ -13,10 +13,11 @@ into the app's data, for every later episode: WordPress's REST API sends a post'
 beside `content.rendered`, its admin-ajax sends the `<img class="wp-image-5">` the classic
 editor inserts into the post as `data`, and Drupal's `editorGetUntransformedText` command sends
 a field's source as `data`. So a key that names rendered markup wherever it is (`html`, a name
-ending in it, `rendered`), or one an app's answer says is its screen: phpMyAdmin's (an object
-with a `success` flag: `message`, `error`, `menu`, ...) and Drupal's commands that insert
-markup (`data` of `insert` and `openDialog`). The value of such a key (or each item of an array
-that is its value), if its text is markup: after whitespace, a tag or a comment.
+ending in it, `rendered`, Wagtail's `htmlFragment`), or one an app's answer says is its screen:
+phpMyAdmin's (an object with a `success` flag: `message`, `error`, `menu`, ...) and Drupal's
+commands that insert markup (`data` of `insert` and `openDialog`). The value of such a key (or
+each item of an array that is its value), if its text is markup: after whitespace, a tag or a
+comment.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 # Keys that name rendered markup in any answer (case, `_` and `-` aside): `html` and the names
-# ending in it (GitLab's `note_html`, `description_html`), and WordPress's REST `rendered`.
-RENDERED_KEYS = frozenset({"rendered"})
+# ending in it (GitLab's `note_html`, `description_html`), WordPress's REST `rendered`, and
+# Wagtail's `htmlFragment` (the screen its ModalWorkflow choosers put in place of a tab: an
+# uploaded image's duplicate, an upload form shown again with its errors).
+RENDERED_KEYS = frozenset({"rendered", "htmlfragment"})
 RENDERED_KEY_ENDING = "html"
 # phpMyAdmin's answers (its `ResponseRenderer`): an object with a boolean `success`, the
 # screen in `message` (or `error`), the menu, the link to the screen, a notice.

@@ -60,6 +60,14 @@ def test_the_markup_of_an_answer_is_found_by_its_key_and_its_text() -> None:
         ('{"html":"\\u003Cb\\u003Ex\\u003C/b\\u003E"}', [("html", "<b>x</b>")]),
         # phpMyAdmin's answer that an action failed: its `success` flag after the markup.
         ('{"error":"\\n <!--m--><p>k</p>","success":false}', [("error", "\n <!--m--><p>k</p>")]),
+        # Wagtail's ModalWorkflow screens: `html`, and `htmlFragment`, the screen its chooser
+        # puts in place of a tab (an image's duplicate, an upload form shown again with its
+        # errors); its chosen image's `html` is an editor's preview, never saved.
+        (
+            '{"step":"duplicate_found","htmlFragment":"<section id=\\"tab-upload\\">d</section>"}',
+            [("htmlFragment", '<section id="tab-upload">d</section>')],
+        ),
+        ('{"step":"browse","html":"<div>b</div>"}', [("html", "<div>b</div>")]),
         # WordPress's REST API: what the block editor saves back is never touched.
         ('{"content":{"raw":"<p>x</p>","rendered":"<p>x</p>"}}', [("rendered", "<p>x</p>")]),
         # ... nor what its admin-ajax hands the classic editor to insert into the post.
