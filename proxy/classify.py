@@ -49,6 +49,13 @@ def request_kind(request: http.Request) -> RequestKind:
     return RequestKind.DOCUMENT
 
 
+def is_same_origin_fetch(request: http.Request) -> bool:
+    """Whether the browser says the request is its page's own origin's (Fetch Metadata), as it
+    does when the page sends no Referer (`Referrer-Policy: no-referrer`: phpMyAdmin's)."""
+    site: str = request.headers.get("sec-fetch-site", "")
+    return site.lower() == "same-origin"
+
+
 def may_be_rewritten(request: http.Request) -> bool:
     """Whether the response to this request could be HTML we rewrite (decided before it exists)."""
     return request.method != "HEAD" and request_kind(request) is not RequestKind.SUBRESOURCE

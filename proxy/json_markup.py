@@ -66,7 +66,10 @@ def is_json_type(mime: str | None) -> bool:
 def markup_keys(pairs: list[tuple[str, Any]]) -> frozenset[str]:
     """The keys of one JSON object (its pairs, in order) whose values are markup the page
     inserts: a key that names rendered markup, or one its answer's shape says is a screen."""
-    values = dict(pairs)
+    return _markup_keys(pairs, dict(pairs))
+
+
+def _markup_keys(pairs: list[tuple[str, Any]], values: dict[str, Any]) -> frozenset[str]:
     screen = SCREEN_KEYS if isinstance(values.get("success"), bool) else frozenset()
     command = values.get("command")
     inserts = isinstance(command, str) and command in INSERTING_COMMANDS
@@ -95,24 +98,44 @@ class MarkupString:
     ascii_only: bool  # written with every other character escaped: so it is written back
 
 
-def markup_strings(text: str) -> list[MarkupString]:
-    """The markup strings of a JSON text, in order; none when the text is no JSON."""
+@dataclass(frozen=True)
+class MarkupAnswer:
+    """What a JSON answer holds for the drift, read in one parse: its markup strings, in
+    order, and (of one that has any) the scripts it names for its page (`named_scripts`)."""
+
+    strings: list[MarkupString]
+    scripts: list[str]
+
+
+NO_MARKUP = MarkupAnswer([], [])
+
+
+def read_answer(text: str) -> MarkupAnswer:
+    """A JSON text's markup strings and named scripts; none when the text is no JSON."""
     if _VALUE_MAY_BE_MARKUP.search(text) is None:
-        return []  # (most answers: no string starts with a tag, and not worth a parse)
+        return NO_MARKUP  # (most answers: no string starts with a tag, and not worth a parse)
     # Which keys of each object hold markup, decided on the parsed values (one parse in C),
     # object by object in the order they close; the walk below only finds where they are.
     by_object: list[frozenset[str]] = []
 
-    def read_object(pairs: list[tuple[str, Any]]) -> None:
-        by_object.append(markup_keys(pairs))
+    def read_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        values = dict(pairs)
+        by_object.append(_markup_keys(pairs, values))
+        return values
 
     try:
-        json.loads(text, object_pairs_hook=read_object)
+        decoded = json.loads(text, object_pairs_hook=read_object)
     except (ValueError, RecursionError):
-        return []  # no JSON, or nested deeper than Python's parser goes: served as it came
+        return NO_MARKUP  # no JSON, or nested deeper than Python's parser goes: as it came
     if not any(by_object):
-        return []  # (a big answer of API data with a `<` somewhere: no walk of its tokens)
-    return _walk(text, by_object)
+        return NO_MARKUP  # (a big answer of API data with a `<` somewhere: no walk of it)
+    strings = _walk(text, by_object)
+    return MarkupAnswer(strings, _named_in(decoded) if strings else [])
+
+
+def markup_strings(text: str) -> list[MarkupString]:
+    """The markup strings of a JSON text, in order; none when the text is no JSON."""
+    return read_answer(text).strings
 
 
 def _walk(text: str, by_object: list[frozenset[str]]) -> list[MarkupString]:
@@ -165,11 +188,16 @@ MAX_NAMED_SCRIPTS = 64
 
 
 def named_scripts(text: str) -> list[str]:
-    """The scripts a JSON answer names for its page to load, in order, each as named (its query
-    kept: the URL the page loads): phpMyAdmin's `scripts` in an answer of its shape (an object
-    with a boolean `success`; its `ajax.js` adds them to the page once the screen is in), the
-    `src` of Drupal's `add_js` commands. Never any other string, which is the app's data (a file
-    listing's `config.js`, a label `Node.js`). Read only of an answer with markup."""
+    """The scripts a JSON answer names for its page to load (`_named_in`)."""
+    return _named_in(json.loads(text))
+
+
+def _named_in(answer: Any) -> list[str]:
+    """The scripts a decoded JSON answer names for its page to load, in order, each as named
+    (its query kept: the URL the page loads): phpMyAdmin's `scripts` in an answer of its
+    shape (an object with a boolean `success`; its `ajax.js` adds them to the page once the
+    screen is in), the `src` of Drupal's `add_js` commands. Never any other string, which is
+    the app's data (a file listing's `config.js`, a label `Node.js`)."""
     names: list[str] = []
 
     def strings(value: Any, key: str | None = None) -> None:
@@ -195,7 +223,7 @@ def named_scripts(text: str) -> list[str]:
             for item in value.values():
                 read(item)
 
-    read(json.loads(text))
+    read(answer)
     return list(dict.fromkeys(names))
 
 
@@ -271,12 +299,26 @@ def _query_under(queries: dict[str, str], base: str) -> str:
     return next((query for path, query in queries.items() if path.startswith(base) and query), "")
 
 
+@dataclass(frozen=True)
+class ScriptGaps:
+    """Of the scripts an answer or fragment names: those not where `script_places` puts them
+    among the known ones, and the URLs of those it places (what can be learnt)."""
+
+    unknown: list[str]
+    located: list[str]
+
+
+def script_gaps(named: list[str], known_urls: list[str]) -> ScriptGaps:
+    known = {_path(url) for url in known_urls}
+    places = script_places(named, known_urls)
+    unknown = [name for name in named if (at := places[name]) is None or _path(at) not in known]
+    return ScriptGaps(unknown, [at for name in unknown if (at := places[name]) is not None])
+
+
 def unknown_scripts(named: list[str], known_urls: list[str]) -> list[str]:
     """The named scripts that are not where `script_places` puts them among `known_urls` (by
     path: `sql.js` at `/js/dist/sql.js` is known as `/js/dist/sql.js?v=1`)."""
-    known = {url.split("#")[0].split("?")[0] for url in known_urls}
-    places = script_places(named, known_urls)
-    return [name for name in named if (at := places[name]) is None or _path(at) not in known]
+    return script_gaps(named, known_urls).unknown
 
 
 def located_scripts(unknown: list[str], named: list[str], known_urls: list[str]) -> list[str]:

@@ -176,7 +176,7 @@ async def _fragment_knowledge(
         same_origin = url_origin(referer) == url_origin(url)
     else:
         page, records = request.upstream_page, []
-        same_origin = flow.request.headers.get("sec-fetch-site", "").lower() == "same-origin"
+        same_origin = classify.is_same_origin_fetch(flow.request)
     of_origin = not records and same_origin
     if of_origin:
         records = records_on_origin(by_page, page)

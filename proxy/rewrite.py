@@ -164,8 +164,9 @@ class PageRewriter:
         if episode is None or not active_shifts(episode):
             return PASS
         # (markup in a JSON answer: only for the shifts that parse; a popup is for pages)
-        markup_answer = parses_document(episode) and is_markup_answer(flow, response)
-        if not (is_page(flow, response) or markup_answer):
+        if not is_page(flow, response) and not (
+            parses_document(episode) and is_markup_answer(flow, response)
+        ):
             return PASS
         length = classify.declared_length(response)
         if length is not None and length > ctx.options.ss_max_rewrite_bytes:
@@ -266,11 +267,7 @@ class PageRewriter:
             named = [on_upstream(found.origin, a.url) for a in assets if a.kind == "js"]
             context, unknown = await self._with_scripts(flow, episode, context, named)
             if unknown:
-                untouched = json_markup.ShiftedAnswer(0, 0, {}, [])
-                _record_served(
-                    flow, events, context, untouched, False, None, started, 0.0,
-                    unknown_scripts=unknown[:20],
-                )  # fmt: skip
+                _served_as_it_came(flow, events, context, started, unknown_scripts=unknown[:20])
                 return
         knowledge: PageKnowledge | None = state_of(flow).knowledge
         work = functools.partial(
@@ -332,31 +329,24 @@ class PageRewriter:
         bom = "\ufeff" if text.startswith("\ufeff") else ""
         text = text[len(bom) :]
         # (a few MB of API data take a second to walk)
-        find = functools.partial(json_markup.markup_strings, text)
-        strings = await _run(find, len(raw) >= ctx.options.ss_offload_bytes)
+        read = functools.partial(json_markup.read_answer, text)
+        found = await _run(read, len(raw) >= ctx.options.ss_offload_bytes)
+        strings = found.strings
         if not strings:
             return
         started = time.perf_counter()
         # The site's profile is matched on the markup, as it is on the same markup fetched as
         # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
         markup = "".join(string.value for string in strings).encode("utf-8", "replace")
-        unknown: list[str] = []
         context = await self._context(flow, episode, response, markup, None, events)
-        if (held := state_of(flow).knowledge) is not None and held.refs is not None:
-            # (a JSON parse of the whole answer: off the event loop for a big one)
-            names = functools.partial(json_markup.named_scripts, text)
-            named = await _run(names, len(text) >= ctx.options.ss_offload_bytes)
-            context, unknown = await self._with_scripts(flow, episode, context, named)
+        context, unknown = await self._with_scripts(flow, episode, context, found.scripts)
         if unknown:
             # The screen brings code its knowledge does not hold and could not learn (a script
             # placed by nothing it names beside it, or its upstream's 404): drifted, the names
             # only that code uses would be renamed (phpMyAdmin's `#sqlqueryform`: the SQL
             # form posted as a whole page). It goes out as it came, and says why.
-            untouched = json_markup.ShiftedAnswer(len(strings), 0, {}, [])
-            found = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20]}
-            _record_served(
-                flow, events, context, untouched, False, None, started, 0.0, markup_strings=found
-            )
+            counts = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20]}
+            _served_as_it_came(flow, events, context, started, markup_strings=counts)
             return
         knowledge = state_of(flow).knowledge
         work = functools.partial(
@@ -403,11 +393,10 @@ class PageRewriter:
         knowledge = state_of(flow).knowledge
         if knowledge is None or knowledge.refs is None or not named:
             return context, []
-        known = await self._served_scripts(knowledge)
-        unknown = json_markup.unknown_scripts(named, known)
-        located = json_markup.located_scripts(unknown, named, known)
+        gaps = json_markup.script_gaps(named, await self._served_scripts(knowledge))
+        located = gaps.located
         if not located or len(located) > json_markup.MAX_NAMED_SCRIPTS:
-            return context, unknown  # (past the cap, no screen's list: nothing is fetched)
+            return context, gaps.unknown  # (past the cap, no screen's list: nothing is fetched)
         knowledge = await screen_knowledge(
             self.store, self.claims, self.knowledge, flow, episode, knowledge, located
         )
@@ -503,6 +492,19 @@ def _serve_shifted(response: http.Response, body: bytes) -> None:
     response.headers["cache-control"] = "no-store"
     for name in ("etag", "last-modified"):
         response.headers.pop(name, None)
+
+
+def _served_as_it_came(
+    flow: http.HTTPFlow,
+    events: EventBatch,
+    context: ShiftContext,
+    started: float,
+    **details: Any,
+) -> None:
+    """Record a fragment served as the upstream wrote it, for want of the code it brings
+    (`details` say which)."""
+    untouched = json_markup.ShiftedAnswer(0, 0, {}, [])
+    _record_served(flow, events, context, untouched, False, None, started, 0.0, **details)
 
 
 def _record_served(

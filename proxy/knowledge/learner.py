@@ -174,8 +174,7 @@ class _Learn:
             # The browser gets the same error: the asset references nothing.
             self.assets[upstream] = AssetRecord(upstream, kind, found.status, None, by)
             return
-        text = found.body.decode(_charset(found.content_type), "replace")
-        if kind == "js" and _is_markup(text):
+        if kind == "js" and _is_markup(found.body):
             # An app's HTML page where a script was asked for (a fallback for any path): the
             # browser stops at its first `<`, so it references nothing (read as a script, its
             # markup's names held what no code looks up).
@@ -185,6 +184,7 @@ class _Learn:
         key = refs_key(kind, sha)
         self.assets[upstream] = AssetRecord(upstream, kind, found.status, sha, by)
         if key not in self.refs:
+            text = found.body.decode(_charset(found.content_type), "replace")
             self.refs[key] = await self.learner.read(key, kind, text)
 
     async def static(self, assets: list[tuple[PageAsset, str]], depth: int = 0) -> None:
@@ -225,11 +225,12 @@ class _Learn:
         return [(each, by) for each in named if each.url not in self.fetched]
 
 
-def _is_markup(text: str) -> bool:
-    """Whether a script's text is markup: no script starts with a `<` but an HTML-like
-    comment (`<!--`, a line comment in a classic script)."""
-    start = text.lstrip("\ufeff \t\r\n")
-    return start.startswith("<") and not start.startswith("<!--")
+def _is_markup(body: bytes) -> bool:
+    """Whether a script's body is markup: no script starts with a `<` but an HTML-like
+    comment (`<!--`, a line comment in a classic script). Read on the bytes (a UTF-8 BOM and
+    whitespace first), not decoded: a bundle whose refs are known is never decoded."""
+    start = body.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    return start.startswith(b"<") and not start.startswith(b"<!--")
 
 
 class Learner:

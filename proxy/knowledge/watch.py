@@ -74,7 +74,7 @@ class KnowledgeWatch:
         # ajax.js adds each screen's scripts by a URL it builds) loads code its browser still
         # says is same-origin: checked against the episode's pages of that origin, as its
         # fragments are shifted against them (`proxy.page_knowledge`).
-        same_origin = flow.request.headers.get("sec-fetch-site", "").lower() == "same-origin"
+        same_origin = classify.is_same_origin_fetch(flow.request)
         if kind is None or not (referer or same_origin) or not 200 <= response.status_code < 300:
             return
         asset = browser_url(flow).split("#")[0]
