@@ -262,13 +262,14 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     code_and_values = "\n".join([text, *values])  # `data-target="[data-testid=x]"` too
     attributes = {name.lower() for name in _ATTRIBUTE_QUERY.findall(code_and_values)}
     attributes |= {name.lower() for name in _ATTRIBUTE_CALL.findall(text)}
+    read_attributes = frozenset(attributes | dataset)
     return AssetRefs(
         words=frozenset(words),
         prefixes=frozenset(prefixes),
         suffixes=frozenset(suffixes),
         free_names=frozenset(free_names),
-        attributes=frozenset(attributes | dataset),
-        script_attributes=frozenset(attributes | dataset),
+        attributes=read_attributes,
+        script_attributes=read_attributes,  # (a script's reads are all a script's)
         structure=read.structure,
         follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
     )
