@@ -126,7 +126,11 @@ class HtmlDocument:
         self.notes: dict[str, object] = {}
         # The page's change map: each element a shift changed, its locators before and after.
         self.changes: list[dict[str, object]] = []
+        # Changed elements whose after-paths a later shift may have moved (taken again when
+        # the document is settled), and those recorded since the tree was last asked for
+        # (where the shift that recorded them left them: no shift has had the tree since).
         self._changed_elements: list[tuple[etree._Element, dict[str, object]]] = []
+        self._recorded: list[tuple[etree._Element, dict[str, object]]] = []
         # Results shifts share on this page (e.g. the protected elements), computed once.
         self.cache: dict[str, object] = {}
         # Configuration for the client runtime, filled by shifts; one runtime tag carries it all.
@@ -195,6 +199,10 @@ class HtmlDocument:
     @property
     def tree(self) -> etree._Element:
         """The parsed document (parsed once, on first use). Call mark_changed() after edits."""
+        # Whoever asks for the tree may move what was recorded so far (a relayout after the
+        # drift): those paths are taken again once every shift has run.
+        self._changed_elements += self._recorded
+        self._recorded = []
         if self._tree is None:
             source = _without_document_end_tags(self._apply_bytes_edits(self.original))
             root = parse_html(source, self.encoding)
@@ -205,10 +213,12 @@ class HtmlDocument:
         self._tree_changed = True
 
     def record_change(self, element: etree._Element, change: dict[str, object]) -> None:
-        """Add `change` (with `after.path`) to the change map; the path is taken again once
-        every shift has run, where the element finally is."""
+        """Add `change` (with `after.path`, where the element is now) to the change map. The
+        path is taken again once every shift has run, where the element finally is, if a shift
+        asked for the tree after this one was recorded (only one that has it can move it: a
+        page's thousands of paths are not taken twice when the drift is the last to have it)."""
         self.changes.append(change)
-        self._changed_elements.append((element, change))
+        self._recorded.append((element, change))
 
     def _settle_changes(self) -> None:
         if self._tree is None:
