@@ -199,8 +199,9 @@ def _locators(
 def _names(element: etree._Element) -> tuple[object, ...]:
     # (Asked of every interactive element twice a load: a list comprehension and a slice
     # compare cost half what a generator of `startswith` does.)
-    hooks = tuple([item for item in element.items() if item[0][:5] == "data-"])
-    return element.get("id"), element.get("class"), hooks
+    attributes = element.attrib  # (its names and the hooks' values: no tuple per attribute)
+    hooks = tuple([(name, attributes[name]) for name in attributes if name[:5] == "data-"])
+    return attributes.get("id"), attributes.get("class"), hooks
 
 
 def _named(locators: tuple[object, ...]) -> dict[str, object]:
@@ -620,10 +621,11 @@ def _signature(element: etree._Element) -> str:
     """A key for the seeded coin that is the same for the same control on every page of the
     site: what it is, not where it is, nor what per-request values (a link's nonce) it holds."""
     get = element.get
-    href = get("href")
+    # (The link and the text masked as one string: no value runs across the `|`, and one
+    # pattern search per candidate is what a first load under a new seed saves.)
     return (
         f"{element.tag}|{get('id') or ''}|{get('class') or ''}|{get('name') or ''}|"
-        f"{volatile.mask(href) if href else ''}|{volatile.mask(_first_words(element))}"
+        + volatile.mask(f"{get('href') or ''}|{_first_words(element)}")
     )
 
 
