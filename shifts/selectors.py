@@ -136,8 +136,22 @@ def with_any_attribute(root: etree._Element, names: Iterable[str]) -> list[etree
     element's attribute names against a set, which is faster than libxml2's XPath for an
     `@a or @b or ...` predicate (it walks every element's attributes once per name: a dozen
     names cost a page more than parsing it) or for one string holding the names."""
-    wanted = frozenset(names)
-    return [element for element in root.iterdescendants() if not wanted.isdisjoint(element.keys())]
+    return with_any_attributes(root, names)[0]
+
+
+def with_any_attributes(
+    root: etree._Element, *name_sets: Iterable[str]
+) -> tuple[list[etree._Element], ...]:
+    """`with_any_attribute` for each set of names, in one walk of the elements (reading an
+    element's attribute names is most of what a walk costs)."""
+    wanted = [frozenset(names) for names in name_sets]
+    found: tuple[list[etree._Element], ...] = tuple([] for _ in wanted)
+    for element in root.iterdescendants():
+        keys = element.keys()
+        for names, elements in zip(wanted, found, strict=True):
+            if not names.isdisjoint(keys):
+                elements.append(element)
+    return found
 
 
 def select(root: etree._Element, selector: str) -> list[etree._Element]:

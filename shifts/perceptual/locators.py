@@ -40,7 +40,7 @@ from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
-from shifts.selectors import descendants, protected_in, with_any_attribute
+from shifts.selectors import descendants, protected_in, with_any_attributes
 from shifts.shift_context import ShiftContext
 
 ID_REFERENCES = (
@@ -116,7 +116,10 @@ class LocatorDrift:
         params = LocatorParams.model_validate(ctx.params_for(self.name))
         root = doc.tree
         refs = PageRefs(ctx.assets or UNKNOWN, inline_refs(root))
-        # DOM that scripts render later: the runtime drops the hooks no asset names.
+        # A hook a script or stylesheet reads is the app's, not a test's. A script that queries
+        # `[data-testid="x"]` reads the attribute, so a hook no asset reads is read by no asset,
+        # whatever its value (templates that only render it don't). The drift drops the others
+        # from the page, and the runtime from DOM that scripts render later.
         hooks = [name for name in ctx.site.hook_attributes if not refs.reads_attribute(name)]
         if refs.complete and hooks:
             rules = doc.runtime.setdefault("r", {})
@@ -130,10 +133,16 @@ class LocatorDrift:
         counts: dict[str, object] = {}
         touched: set[etree._Element] = set()  # the elements whose names the drifts set
         if refs.complete:
+            # The elements holding the hooks and those naming ids, found in one walk: the
+            # drifts before the ids' add no reference (a site that calls one a hook has it
+            # dropped first: its element then names none, as if it had not been found).
+            holding, referring = with_any_attributes(root, hooks, ID_REFERENCES)
             counts = {
-                "hooks": _drift_hooks(root, ctx, protected, refs, touched),
+                "hooks": _drift_hooks(holding, hooks, protected, touched),
                 "classes": _drift_classes(root, ctx, params, protected, refs, touched),
-                "ids": _drift_ids(root, doc.original, ctx, params, protected, refs, touched),
+                "ids": _drift_ids(
+                    root, doc.original, ctx, params, protected, refs, touched, referring
+                ),
             }
         # The names are final here (wrappers rename nothing); nothing has moved yet, so what
         # differs now is a name (the paths are the same), and only an element a drift set
@@ -147,8 +156,10 @@ class LocatorDrift:
         # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
         # less before it): every path is taken again.
         after = {e: (*names.get(e, before[e][:3]), tree.getpath(e)) for e in targets}
+        changed = 0
         for e in targets:
             if before[e] != after[e]:
+                changed += 1
                 # Shifts after this one (relayout) may move the element again: its final
                 # path is taken when the document is serialized (`HtmlDocument`).
                 doc.record_change(
@@ -161,7 +172,6 @@ class LocatorDrift:
                         "after": _named(after[e]),
                     },
                 )
-        changed = sum(before[e] != after[e] for e in targets)
         # A fragment's wrappers are declared by the page it is loaded into (a style put
         # first in a fragment is its first tag, which a script inserting it reads: jQuery
         # parses a `<tr>` after a `<style>` in a `<div>`, where a row's tags are dropped).
@@ -238,20 +248,14 @@ def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
 
 
 def _drift_hooks(
-    root: etree._Element,
-    ctx: ShiftContext,
+    holding: list[etree._Element],
+    dropped: list[str],
     protected: set[etree._Element],
-    refs: PageRefs,
     touched: set[etree._Element],
 ) -> int:
-    # A hook a script or stylesheet reads is the app's, not a test's. A script that queries
-    # `[data-testid="x"]` reads the attribute, so a hook no asset reads is read by no asset,
-    # whatever its value (templates that only render it don't).
-    dropped = [name for name in ctx.site.hook_attributes if not refs.reads_attribute(name)]
-    if not dropped:
-        return 0
+    """Drop the `dropped` hooks (those no asset reads) from the elements `holding` any."""
     changed = 0
-    for element in with_any_attribute(root, dropped):
+    for element in holding:
         if element not in protected:
             for name in dropped:
                 if name in element.attrib:
@@ -317,14 +321,16 @@ def _drift_ids(
     protected: set[etree._Element],
     refs: PageRefs,
     touched: set[etree._Element],
+    referring: list[etree._Element],
 ) -> int:
+    """Rename the ids nothing else needs; `referring`: the elements that had an attribute
+    that names ids (`ID_REFERENCES`) before the drifts."""
     fragment_targets = {
         (link.get("href") or "")[1:] for link in descendants(root, "*[starts-with(@href, '#')]")
     }
     renames: dict[str, str] = {}
     mentions = _Mentions(original)
     # References this shift renames along with the id do not count as dependencies.
-    referring = with_any_attribute(root, ID_REFERENCES)
     references = Counter(
         referenced
         for element in referring

@@ -17,6 +17,7 @@ from shifts.selectors import (
     protected_elements,
     select,
     with_any_attribute,
+    with_any_attributes,
 )
 from sites import PROFILES, SiteProfile
 from tests.helpers.fixtures import fixture_pages
@@ -235,3 +236,20 @@ def test_with_any_attribute_selects_what_an_or_of_the_attributes_selects() -> No
         assert with_any_attribute(root, names) == by_or
     root = etree.fromstring(page, etree.HTMLParser())
     assert [e.tag for e in with_any_attribute(root, names)] == ["p", "i", "b"]
+
+
+def test_with_any_attributes_is_one_walk_for_each_set_of_names() -> None:
+    hooks, references = ("data-testid", "data-test"), ("for", "aria-controls", "form")
+    page = b"<p for=x><i aria-controls=y data-test=1></i><b data-testid></b><u forx=1></u>"
+    for raw in [page, *(path.read_bytes() for path in fixture_pages())]:
+        root = etree.fromstring(raw, etree.HTMLParser())
+        found = with_any_attributes(root, hooks, references, ())
+        assert found == (
+            with_any_attribute(root, hooks),
+            with_any_attribute(root, references),
+            [],
+        )
+    root = etree.fromstring(page, etree.HTMLParser())
+    holding, referring = with_any_attributes(root, hooks, references)
+    assert [e.tag for e in holding] == ["i", "b"]
+    assert [e.tag for e in referring] == ["p", "i"]

@@ -85,6 +85,16 @@ def test_hooks_are_dropped_unless_an_asset_names_them() -> None:
     assert b'data-testid="hero"' in out
 
 
+def test_a_site_whose_hook_names_ids_drops_it_and_the_ids_are_read_as_before() -> None:
+    # `aria-labelledby` called a hook: dropped, and the element that held it is among those
+    # whose references the ids' drift reads (it reads none there now). `banner` stays: the
+    # page's bytes mention it twice, and a name mentioned beyond its references stays.
+    site = replace(GENERIC, hook_attributes=("data-testid", "aria-labelledby"))
+    out, notes = drift(ctx=replace(CTX, site=site))
+    assert b"aria-labelledby" not in out and notes["hooks"] == 2
+    assert b'id="banner"' in out and b'id="q"' not in out and notes["ids"] == 1
+
+
 def test_wrappers_keep_layout_declared_and_skip_structural_selectors() -> None:
     tag = wrapper_tag(CTX.seed).encode()
     out, notes = drift(ctx=replace(CTX, is_navigation=True))
