@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,21 +70,28 @@ def markup_keys(pairs: list[tuple[str, Any]]) -> frozenset[str]:
     return _markup_keys(pairs, dict(pairs))
 
 
-def _markup_keys(pairs: list[tuple[str, Any]], values: dict[str, Any]) -> frozenset[str]:
+def _markup_keys(
+    pairs: list[tuple[str, Any]], values: dict[str, Any], left: Counter[str] | None = None
+) -> frozenset[str]:
+    """`markup_keys`; `left` counts the markup strings under the object's other keys."""
     screen = SCREEN_KEYS if isinstance(values.get("success"), bool) else frozenset()
     command = values.get("command")
     inserts = isinstance(command, str) and command in INSERTING_COMMANDS
-    return frozenset(
-        key
-        for key, value in pairs
-        if _holds_markup(value)
-        and (
-            (name := key.lower().replace("_", "").replace("-", "")) in RENDERED_KEYS
+    keys = []
+    for key, value in pairs:
+        if not _holds_markup(value):
+            continue
+        name = key.lower().replace("_", "").replace("-", "")
+        if (
+            name in RENDERED_KEYS
             or name.endswith(RENDERED_KEY_ENDING)
             or name in screen
             or (inserts and key == "data")
-        )
-    )
+        ):
+            keys.append(key)
+        elif left is not None:
+            left[key] += _markup_count(value)
+    return frozenset(keys)
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,10 @@ class MarkupAnswer:
 
     strings: list[MarkupString]
     scripts: list[str]
+    # The markup strings under keys no rule reads, by key: an editor's source (WordPress's
+    # `raw`), or a screen under a key the service does not know (phpMyAdmin's recent tables,
+    # `list`); they go out as they came, and the log says so (`markup_left`).
+    left: dict[str, int] = field(default_factory=dict)
 
 
 NO_MARKUP = MarkupAnswer([], [])
@@ -117,10 +129,11 @@ def read_answer(text: str) -> MarkupAnswer:
     # Which keys of each object hold markup, decided on the parsed values (one parse in C),
     # object by object in the order they close; the walk below only finds where they are.
     by_object: list[frozenset[str]] = []
+    left: Counter[str] = Counter()
 
     def read_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         values = dict(pairs)
-        by_object.append(_markup_keys(pairs, values))
+        by_object.append(_markup_keys(pairs, values, left))
         return values
 
     try:
@@ -128,9 +141,10 @@ def read_answer(text: str) -> MarkupAnswer:
     except (ValueError, RecursionError):
         return NO_MARKUP  # no JSON, or nested deeper than Python's parser goes: as it came
     if not any(by_object):
-        return NO_MARKUP  # (a big answer of API data with a `<` somewhere: no walk of it)
+        # (a big answer of API data with a `<` somewhere: no walk of it)
+        return MarkupAnswer([], [], dict(left)) if left else NO_MARKUP
     strings = _walk(text, by_object)
-    return MarkupAnswer(strings, _named_in(decoded) if strings else [])
+    return MarkupAnswer(strings, _named_in(decoded) if strings else [], dict(left))
 
 
 def markup_strings(text: str) -> list[MarkupString]:
@@ -332,6 +346,22 @@ def _holds_markup(value: Any) -> bool:
     if isinstance(value, str):
         return _MARKUP.match(value) is not None
     return isinstance(value, list) and any(_holds_markup(item) for item in value)
+
+
+MAX_LEFT_KEYS = 20  # (an answer's keys are the app's: a log line names the first ones)
+
+
+def left_keys(answer: MarkupAnswer) -> dict[str, int]:
+    """The keys an answer's markup was left under, for its log: the first `MAX_LEFT_KEYS`,
+    each name at most 64 characters."""
+    return {key[:64]: count for key, count in list(answer.left.items())[:MAX_LEFT_KEYS]}
+
+
+def _markup_count(value: Any) -> int:
+    """The markup strings of a value `_holds_markup` says holds some."""
+    if isinstance(value, str):
+        return 1 if _MARKUP.match(value) is not None else 0
+    return sum(map(_markup_count, value)) if isinstance(value, list) else 0
 
 
 def with_strings_replaced(

@@ -332,7 +332,10 @@ class PageRewriter:
         read = functools.partial(json_markup.read_answer, text)
         found = await _run(read, len(raw) >= ctx.options.ss_offload_bytes)
         strings = found.strings
+        left = {"left": json_markup.left_keys(found)} if found.left else {}
         if not strings:
+            if left:  # (markup no rule reads: as it came, and said, for a screen it may be)
+                events.add("markup_left", url=flow.request.pretty_url, keys=left["left"])
             return
         started = time.perf_counter()
         # The site's profile is matched on the markup, as it is on the same markup fetched as
@@ -345,7 +348,7 @@ class PageRewriter:
             # placed by nothing it names beside it, or its upstream's 404): drifted, the names
             # only that code uses would be renamed (phpMyAdmin's `#sqlqueryform`: the SQL
             # form posted as a whole page). It goes out as it came, and says why.
-            counts = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20]}
+            counts = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20], **left}
             _served_as_it_came(flow, events, context, started, markup_strings=counts)
             return
         knowledge = state_of(flow).knowledge
@@ -380,7 +383,7 @@ class PageRewriter:
             source,
             started,
             shift_cpu_ms,
-            markup_strings={"found": answer.strings, "changed": answer.changed},
+            markup_strings={"found": answer.strings, "changed": answer.changed, **left},
         )
 
     async def _with_scripts(

@@ -11,8 +11,11 @@ the `page_served` events' `shifts.locator_drift` notes.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
+
+from proxy.json_markup import MAX_LEFT_KEYS
 
 
 def drift_notes(event: dict[str, Any], kind: str = "document") -> dict[str, Any] | None:
@@ -64,7 +67,31 @@ def drift_summary(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "fragments_drifted": changed,
         "fragments_not_drifted": len(fragments) - changed,
         "fragments_unshifted": sum(map(_unshifted_screen, events)),
+        "markup_left": _markup_left(events),
     }
+
+
+def _markup_left(events: list[dict[str, Any]]) -> dict[str, int]:
+    """The keys of JSON answers whose markup no rule reads, with how many strings were left
+    under each over the episode, most first (at most `MAX_LEFT_KEYS`): an editor's source,
+    as it must be, or an app's screens under a key the service does not know, whose drift is
+    then off where the counts above say nothing (`markup_left` events, and the `left` of an
+    answer whose other strings were shifted)."""
+    left: Counter[str] = Counter()
+    for event in events:
+        if event.get("type") == "markup_left":
+            keys = event.get("keys")
+        elif event.get("type") == "page_served" and isinstance(event.get("markup_strings"), dict):
+            keys = event["markup_strings"].get("left")
+        else:
+            continue
+        if isinstance(keys, dict):
+            left.update({str(key): count for key, count in keys.items() if _is_count(count)})
+    return dict(left.most_common(MAX_LEFT_KEYS))
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _unshifted_screen(event: dict[str, Any]) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -92,7 +93,10 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
             }
             browse, sql = answers["browse"], answers["sql"]
             assert browse["kind"] == "fragment" and browse["changed"] is True
-            assert browse["markup_strings"] == {"found": 1, "changed": 1}
+            # (its title and the editor's source beside the screen went out as they came,
+            # and the log says where they were)
+            left = {"title": 1, "raw": 1}
+            assert browse["markup_strings"] == {"found": 1, "changed": 1, "left": left}
             assert browse["shifts"]["locator_drift"]["locators_changed"] >= 1
             # The SQL screen names a script no page of the episode loaded: learnt (placed
             # beside the page's own, which it names too), so the drift keeps what it looks
@@ -132,6 +136,11 @@ def test_a_screen_that_comes_back_as_json_is_drifted_and_keeps_working(
                 if event["type"] == "page_served" and event["url"].endswith("/part/broken")
             ]
             assert told["unknown_scripts"] == [f"{site.origin}/js/missing.js?v=3"], seed
+            # The report names the keys markup was left under, over every screen opened.
+            report_url = f"{service.api}/episodes/{episode['id']}/report"
+            perceptual = httpx.get(report_url, timeout=10).json()["perceptual"]
+            assert set(perceptual["markup_left"]) == {"title", "raw"}, perceptual
+            assert perceptual["markup_left"]["raw"] >= 3, perceptual  # (a string per screen)
         # (which seeds rename what is theirs: seeded coins)
         assert any(drifted) and any(sql_drifted) and any(report_drifted), (
             drifted,

@@ -88,6 +88,35 @@ def test_what_counts_as_markup(text: str, expected: list[tuple[str, str]]) -> No
     assert values(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        # phpMyAdmin's `title` (its document title, no screen): left, and counted; so is a
+        # value that reads as a tag (`<t>`, a table's name), by the rule markup is found by.
+        (PHPMYADMIN, {"title": 1, "table": 1}),
+        # What an editor saves back, and markup under a key no rule knows, each string counted.
+        ('{"content":{"raw":"<p>x</p>","rendered":"<p>x</p>"}}', {"raw": 1}),
+        ('{"success":true,"data":"<img class=\\"wp-image-5\\">"}', {"data": 1}),
+        ('{"rows":["<li>a</li>",["<li>b</li>"],"c",{"list":"<p>d</p>"}]}', {"list": 1, "rows": 2}),
+        # No markup left: none where no string is markup, nor in a key, nor beside the markup.
+        ('{"html":"<p>x</p>","note":"a < b","<p>k</p>":1}', {}),
+        ('{"id":3,"name":"a < b"}', {}),
+        ('cb({"list":"<p>x</p>"})', {}),
+    ],
+)  # fmt: skip
+def test_markup_no_rule_reads_is_counted_by_its_key(text: str, left: dict[str, int]) -> None:
+    answer = json_markup.read_answer(text)
+    assert answer.left == left
+    assert json_markup.left_keys(answer) == left
+
+
+def test_the_keys_markup_was_left_under_are_bounded_for_the_log() -> None:
+    answer = json_markup.read_answer(json.dumps({f"{i}{'k' * 80}": "<p>x</p>" for i in range(30)}))
+    keys = json_markup.left_keys(answer)
+    assert len(answer.left) == 30 and len(keys) == json_markup.MAX_LEFT_KEYS
+    assert all(len(key) == 64 for key in keys) and set(keys.values()) == {1}
+
+
 def test_the_answer_is_written_back_byte_for_byte_but_the_strings_replaced() -> None:
     replaced = [(found, found.value.replace("<", "<x-")) for found in markup_strings(PHPMYADMIN)]
     written = with_strings_replaced(PHPMYADMIN, replaced)

@@ -623,7 +623,8 @@ async def test_markup_a_json_answer_carries_is_shifted_as_its_pages_fragments_ar
         e for e in await store.read_events(episode.id) if e.get("url", "").endswith(("/ajax", "/"))
     ][-2:]
     assert event["kind"] == "fragment" and event["changed"] is True
-    assert event["markup_strings"] == {"found": 1, "changed": 1}
+    # (the editor's source beside it went out as it came, and the log says where it was)
+    assert event["markup_strings"] == {"found": 1, "changed": 1, "left": {"raw": 1}}
 
 
 async def test_json_answers_with_no_markup_to_shift_go_out_as_they_came(
@@ -650,6 +651,26 @@ async def test_json_answers_with_no_markup_to_shift_go_out_as_they_came(
         episode = await make_episode(store, condition=condition)
         flow = await serve(addons, episode, json_response(markup), headers=FETCH, path="/api")
         assert state_of(flow).rewrite == PASS and flow.response.stream
+
+
+async def test_an_answer_whose_markup_no_rule_reads_goes_out_as_it_came_and_says_so(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Markup under keys no rule reads (an editor's source, a screen under a key the service
+    does not know): the upstream's bytes, no page served, and a `markup_left` naming the keys,
+    so a drift that left an app's screens alone does not look like one that ran."""
+    episode = await make_episode(store, condition="Src-Perc")
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    body = json.dumps(
+        {"list": SCREEN, "rows": [SCREEN, "<li>2</li>", 3], "title": "a < b", "raw": " <p>x</p>"}
+    ).encode()
+    flow = await serve(addons, episode, json_response(body), headers=FETCH, path="/api")
+    assert flow.response.content == body and state_of(flow).page is None
+    events = await store.read_events(episode.id)
+    assert [e["url"] for e in events if e["type"] == "page_served"] == ["http://site.test/app"]
+    (left,) = [e for e in events if e["type"] == "markup_left"]
+    assert left["url"] == "http://site.test/api"
+    assert left["keys"] == {"list": 1, "rows": 2, "raw": 1}
 
 
 async def test_markup_strings_any_json_text_may_hold_are_served_shifted(

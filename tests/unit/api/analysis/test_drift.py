@@ -36,6 +36,7 @@ def test_a_load_counts_as_drifted_when_the_drift_changed_an_element() -> None:
         "fragments_drifted": 0,
         "fragments_not_drifted": 0,
         "fragments_unshifted": 0,
+        "markup_left": {},
     }
 
 
@@ -62,4 +63,21 @@ def test_fragments_are_counted_apart_with_the_screens_that_went_out_as_they_came
         "fragments_drifted": 1,
         "fragments_not_drifted": 1,
         "fragments_unshifted": 2,
+        "markup_left": {},
     }
+
+
+def test_the_keys_json_markup_was_left_under_are_summed_most_first() -> None:
+    """An app's screens under a key no rule reads go out as they came: the report names the
+    keys (an editor's source is among them, as it must be), summed over the episode."""
+    events = [
+        {"type": "markup_left", "url": "http://app.test/api", "keys": {"list": 2, "raw": 1}},
+        {"type": "markup_left", "keys": {"list": 1, "odd": True, "neg": -1, "none": None}},
+        {**served(kind="fragment", interactive=1), "markup_strings": {"left": {"raw": 3}}},
+        {**served(kind="fragment"), "markup_strings": {"found": 1, "changed": 1}},
+        {"type": "markup_left", "keys": ["list"]},  # (not the service's shape: nothing)
+        {"type": "note", "keys": {"list": 9}},
+    ]
+    assert drift_summary(events)["markup_left"] == {"raw": 4, "list": 3}
+    many = [{"type": "markup_left", "keys": {f"k{i}": i + 1 for i in range(30)}}]
+    assert list(drift_summary(many)["markup_left"]) == [f"k{i}" for i in range(29, 9, -1)]
