@@ -352,9 +352,13 @@ MAX_LEFT_KEYS = 20  # (an answer's keys are the app's: a log line names the firs
 
 
 def left_keys(answer: MarkupAnswer) -> dict[str, int]:
-    """The keys an answer's markup was left under, for its log: the first `MAX_LEFT_KEYS`,
-    each name at most 64 characters."""
-    return {key[:64]: count for key, count in list(answer.left.items())[:MAX_LEFT_KEYS]}
+    """The keys an answer's markup was left under, for its log: each name at most 64
+    characters (the strings of names cut to the same one added up), the `MAX_LEFT_KEYS` that
+    left the most strings, most first."""
+    cut: Counter[str] = Counter()
+    for key, count in answer.left.items():
+        cut[key[:64]] += count
+    return dict(cut.most_common(MAX_LEFT_KEYS))
 
 
 def _markup_count(value: Any) -> int:

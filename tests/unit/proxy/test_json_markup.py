@@ -111,10 +111,17 @@ def test_markup_no_rule_reads_is_counted_by_its_key(text: str, left: dict[str, i
 
 
 def test_the_keys_markup_was_left_under_are_bounded_for_the_log() -> None:
-    answer = json_markup.read_answer(json.dumps({f"{i}{'k' * 80}": "<p>x</p>" for i in range(30)}))
+    # 30 keys, the ones with more strings last: the log keeps the 20 that left the most.
+    answer = json_markup.read_answer(
+        json.dumps({f"{i:02}{'k' * 80}": ["<p>x</p>"] * (1 + i // 10) for i in range(30)})
+    )
     keys = json_markup.left_keys(answer)
     assert len(answer.left) == 30 and len(keys) == json_markup.MAX_LEFT_KEYS
-    assert all(len(key) == 64 for key in keys) and set(keys.values()) == {1}
+    assert all(len(key) == 64 for key in keys) and list(keys.values()) == [3] * 10 + [2] * 10
+    # Names cut to the same 64 characters: their strings added up, not one of them kept.
+    long = "k" * 64
+    answer = json_markup.read_answer(json.dumps({long + "1": "<p>", long + "2": "<p>"}))
+    assert json_markup.left_keys(answer) == {long: 2}
 
 
 def test_the_answer_is_written_back_byte_for_byte_but_the_strings_replaced() -> None:
