@@ -231,6 +231,13 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
 
 
+def _found_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
+    """Whether a script may find `element` by one of its classes or a widget's attribute."""
+    return any(
+        refs.scripts_use(name) for name in (element.get("class") or "").split()
+    ) or _found_by_widget_attribute(element, refs)
+
+
 def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
     """Whether a script may find `element` by a widget's attribute it reads (Stimulus's
     `[data-controller]`, `[data-sortable]`, `[role=tablist]`). Reading an attribute that HTML
@@ -339,6 +346,7 @@ def _drift_ids(
     )
     # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
     references.update(element.get("name") or "" for element in descendants(root, "*[@name]"))
+    parses_ids = refs.parses_ids
     for element in descendants(root, "*[@id]"):
         element_id = element.get("id") or ""
         if (
@@ -350,6 +358,10 @@ def _drift_ids(
             or refs.reaches_id(element_id)
             or chance(ctx.seed, "id", element_id) >= params.id_rate
             or mentions.more_than(element_id, 1 + references[element_id])
+            # A script that reads ids as data reads them off what it finds: an element it
+            # finds by a class or a widget's attribute keeps its id (DokuWiki's media links,
+            # `a.select` whose id `h_:ns:file.png` names the file a click inserts).
+            or (parses_ids and _found_by_scripts(element, refs))
         ):
             continue
         renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
@@ -504,7 +516,8 @@ class WrapQuestions:
     structure_matters: Callable[[etree._Element], bool]
     used_by_scripts: Callable[[etree._Element], bool]  # found by its id or a class
     found_by_widget_attribute: Callable[[etree._Element], bool]
-    follows_held: frozenset[str]  # `+`, `~`: how scripts select what follows what they hold
+    # `+`, `~`: how scripts select what follows what they hold; `-`, `-~`: what precedes it
+    follows_held: frozenset[str]
     # Parent -> whether a structural rule matches one of its children, kept up to date as
     # wrappers go in (`wrapped`); None: asked afresh each time (one-off questions).
     structured_children: dict[etree._Element, bool] | None = None
@@ -594,20 +607,25 @@ def wrap_refusal(
     # `<body>` (a wrapper around it went with them, and the menu bar with it).
     if ask.used_by_scripts(element) and not mount_point:
         return "a script holds it"
-    if _follows_held(element, ask):
+    if _beside_held(element, ask, held_before=True):
         return "it follows an element a script holds, and a script selects what follows such"
+    if _beside_held(element, ask, held_before=False):
+        return "it precedes an element a script holds, and a script steps back from such to it"
     return None
 
 
-def _follows_held(element: etree._Element, ask: WrapQuestions) -> bool:
-    """Whether a script's `"+ x"` (the next sibling) or `"~ x"` (any later one) relative to an
-    element it holds could select `element`: a wrapper would take it out of that place."""
-    before = element.itersiblings(etree.Element, preceding=True)  # elements only
-    if "~" not in ask.follows_held:
-        if "+" not in ask.follows_held:
+def _beside_held(element: etree._Element, ask: WrapQuestions, held_before: bool) -> bool:
+    """Whether a script's step from an element it holds could reach `element`, the held one
+    before it (`held_before`: `"+ x"`, the next sibling, `"~ x"`, any later one, as a selector
+    or jQuery's `.next()`, `.nextAll()`) or after it (`.prev()`, `.prevAll()`: `-`, `-~`): a
+    wrapper would take it out of that place."""
+    one, any_ = ("+", "~") if held_before else ("-", "-~")
+    neighbours = element.itersiblings(etree.Element, preceding=held_before)  # elements only
+    if any_ not in ask.follows_held:
+        if one not in ask.follows_held:
             return False
-        before = itertools.islice(before, 1)
-    return any(ask.walked_by_scripts(node) for node in before)  # (held by a name or widget)
+        neighbours = itertools.islice(neighbours, 1)
+    return any(ask.walked_by_scripts(node) for node in neighbours)  # (held by a name or widget)
 
 
 def _is_mount_point(element: etree._Element) -> bool:

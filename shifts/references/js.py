@@ -210,6 +210,36 @@ _ATTRIBUTE_CALL = re.compile(
 )
 
 
+# A script reading an element's id as data: the id, as a property or through jQuery's or the
+# DOM's attribute reads, sliced, split or matched in place (`$link.attr('id').substr(2)`:
+# DokuWiki's media manager; `this.id.replace("row-", "")`). Sizzle's `context.getAttribute("id")`
+# only escapes the id it was given (assigned first), so it is no such read.
+_ID_PARSED = re.compile(
+    r"""(?:\.id|\.(?:attr|prop)\(\s*["'`]id["'`]\s*\)|getAttribute\(\s*["'`]id["'`]\s*\))"""
+    r"\s*\.\s*(?:substr|substring|slice|split|replace|replaceAll|match|matchAll|indexOf|"
+    r"lastIndexOf|startsWith|endsWith|charAt|charCodeAt|search)\s*\("
+)
+
+
+# Steps a script takes from an element it holds to what follows it, by jQuery's traversal or the
+# DOM's: `.next("span")` (DokuWiki's media manager hides and toggles the list of allowed file
+# extensions after its link by it: wrapped, the list showed, moving the page below it, and its
+# link did nothing), `.nextAll()`, `.nextUntil()`, `.siblings()`, `nextElementSibling`; and to
+# what precedes it, the same way back (`.prev()`, `.prevAll()`, `.prevUntil()`, `.siblings()`,
+# `previousElementSibling`): `follows_held`'s `-` and `-~`. A `.next()` with no selector is
+# left out: it is every iterator's and generator's step too.
+_NEXT_SIBLING = re.compile(r"""\.next\(\s*["'`]|\.nextElementSibling\b""")
+_LATER_SIBLING = re.compile(r"\.(?:nextAll|nextUntil|siblings)\s*\(")
+_PREVIOUS_SIBLING = re.compile(r"\.prev\s*\(|\.previousElementSibling\b")
+_EARLIER_SIBLING = re.compile(r"\.(?:prevAll|prevUntil|siblings)\s*\(")
+_SIBLING_STEPS = (
+    (_NEXT_SIBLING, "+"),
+    (_LATER_SIBLING, "~"),
+    (_PREVIOUS_SIBLING, "-"),
+    (_EARLIER_SIBLING, "-~"),
+)
+
+
 def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     """Every word a script could use to find an element: the words of the values it holds
     (its literals and object keys, `shifts.jslex`; every word of its text if it cannot be read
@@ -270,6 +300,8 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         free_names=frozenset(free_names),
         attributes=read_attributes,
         script_attributes=read_attributes,  # (a script's reads are all a script's)
+        parses_ids=_ID_PARSED.search(text) is not None,
         structure=read.structure,
-        follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
+        follows_held=frozenset(held for _, held in parts if held in ("+", "~"))
+        | {held for step, held in _SIBLING_STEPS if step.search(text)},
     )

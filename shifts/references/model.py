@@ -51,11 +51,18 @@ class AssetRefs:
     structure: frozenset[StructuralRule] = frozenset()
     # The combinators by which a script selects what follows an element it holds (`"+ li"`:
     # the next sibling, `"~ *"`: any later one; the right side of a selector built from pieces,
-    # or jQuery's relative `.find("+ li")`).
+    # or jQuery's relative `.find("+ li")`), or steps to it (`.next("span")`, `.nextAll()`);
+    # `-` and `-~` the same for what precedes it (`.prev()`, `previousElementSibling`,
+    # `.prevAll()`, `.siblings()`).
     follows_held: frozenset[str] = frozenset()
     # The attributes scripts read or query (a subset of `attributes`, which a stylesheet's
     # selectors add to): how a script may find a widget (`[data-controller]`, `[role=tablist]`).
     script_attributes: frozenset[str] = frozenset()
+    # Whether a script reads an element's id as data, slicing or matching its text
+    # (`$link.attr('id').substr(2)`, `this.id.split('_')`: DokuWiki's media manager takes the
+    # file a link stands for from its id, `h_:wiki:logo.png`): such a script finds the
+    # element by something else (a class), and renaming its id changes what the app does.
+    parses_ids: bool = False
     # False when some asset of the page could not be read: nothing may be assumed unreferenced.
     complete: bool = True
 
@@ -240,6 +247,10 @@ class PageRefs:
     def reads_widget_attributes(self) -> bool:
         return self.assets.reads_widget_attributes or self.inline.reads_widget_attributes
 
+    @property
+    def parses_ids(self) -> bool:
+        return self.assets.parses_ids or self.inline.parses_ids
+
     def references(self, name: str) -> bool:
         return self.assets.references(name) or self.inline.references(name)
 
@@ -314,6 +325,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         structure=frozenset().union(*(r.structure for r in items)),
         follows_held=frozenset().union(*(r.follows_held for r in items)),
         script_attributes=frozenset().union(*(r.script_attributes for r in items)),
+        parses_ids=any(r.parses_ids for r in items),
         complete=all(r.complete for r in items),
     )
 

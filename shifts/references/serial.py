@@ -8,7 +8,7 @@ from shifts.references.model import AssetRefs, Keys, StructuralRule
 # The version of the readers below: what an asset references is a function of its bytes and of
 # this number, so stored references (proxy.knowledge) are keyed by both. Bump it whenever a
 # reader's output changes.
-REFS_VERSION = 15
+REFS_VERSION = 16
 
 
 def refs_to_json(refs: AssetRefs) -> dict[str, object]:
@@ -28,6 +28,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
         ),
         "follows_held": sorted(refs.follows_held),
         "script_attributes": sorted(refs.script_attributes),
+        "parses_ids": refs.parses_ids,
         "complete": refs.complete,
     }
 
@@ -56,6 +57,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         structure=frozenset(_rule_from_json(rule) for rule in structure),
         follows_held=names("follows_held"),
         script_attributes=names(script_attributes),
+        parses_ids=bool(data.get("parses_ids", False)),
         complete=bool(data.get("complete", True)),
     )
 

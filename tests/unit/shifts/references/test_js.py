@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from shifts.references import (
     js_refs,
+    merge_refs,
 )
 from tests.helpers.fixtures import FIXTURES
 from tests.unit.shifts.references.helpers import element
@@ -199,3 +200,36 @@ def test_a_name_a_script_builds_with_a_suffix_of_its_own_is_referenced() -> None
     # A script that cannot be read in step: its literals after a `+`.
     unread = js_refs("x = 'not closed\n; el = $(id + '-empty')")
     assert unread.references("reviews-empty")
+
+
+def test_a_script_that_slices_or_matches_an_id_reads_ids_as_data() -> None:
+    # DokuWiki's media manager: the file a link stands for is its id after a two-letter prefix.
+    for script in (
+        "id = $link.attr('id').substr(2);",
+        "val = this.id.substring(this.id.length - 1);",
+        'name = event.target.id.split("_")[1]',
+        'n = el.getAttribute("id").replace("row-", "")',
+    ):
+        assert js_refs(script).parses_ids, script
+    # Sizzle escapes the id of the context it is given (assigned first); a write reads nothing.
+    for script in (
+        'nid = context.getAttribute("id"); nid.replace(a, b)',
+        'el.id = "x"',
+        "u.uid.substr(1)",
+    ):
+        assert not js_refs(script).parses_ids, script
+    assert merge_refs([js_refs("x"), js_refs("this.id.slice(2)")]).parses_ids
+
+
+def test_a_step_to_what_follows_a_held_element_is_read() -> None:
+    # DokuWiki's media manager: `$content.find('a.allowedmime').on(...).next('span').hide()`.
+    assert js_refs("$c.find('a.allowedmime').next('span').hide()").follows_held == {"+"}
+    assert js_refs("el.nextElementSibling.hidden = true").follows_held == {"+"}
+    assert js_refs("$(this).nextAll('li').hide()").follows_held == {"~"}
+    assert js_refs("$(this).siblings().removeClass('on')").follows_held == {"~", "-~"}
+    assert js_refs("while (!(s = it.next()).done) use(s.value)").follows_held == frozenset()
+    # ... and back to what precedes it.
+    assert js_refs("$(this).prev().addClass('x')").follows_held == {"-"}
+    assert js_refs("label = input.previousElementSibling").follows_held == {"-"}
+    assert js_refs("$(this).prevAll('h2').first()").follows_held == {"-~"}
+    assert js_refs("$(this).siblings('.on')").follows_held == {"~", "-~"}

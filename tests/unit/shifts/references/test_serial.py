@@ -19,3 +19,11 @@ def test_refs_stored_before_script_attributes_keep_their_widget_attributes() -> 
     refs = refs_from_json(stored)
     assert refs.reads_widget_attributes
     assert refs.scripts_read_attribute("data-controller")
+
+
+def test_a_script_reading_ids_as_data_is_stored() -> None:
+    refs = js_refs("id = $link.attr('id').substr(2);")
+    assert refs.parses_ids and refs_from_json(refs_to_json(refs)) == refs
+    stored = refs_to_json(refs)
+    del stored["parses_ids"]  # stored before REFS_VERSION 16: read as no such script
+    assert not refs_from_json(stored).parses_ids
