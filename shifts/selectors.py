@@ -154,6 +154,17 @@ def with_any_attributes(
     return found
 
 
+@lru_cache(maxsize=256)
+def matcher(selector: str) -> Callable[[etree._Element], bool]:
+    """Whether an element matches a simple selector (`span`, `li.item`, `[data-x]`); any
+    other selector matches every element (a question asked to keep an element in place)."""
+    simple = _parse_simple(selector)
+    if simple is None:
+        return lambda element: True
+    test = etree.XPath(f"boolean(self::*[{simple.xpath()}])")
+    return lambda element: bool(test(element))
+
+
 def select(root: etree._Element, selector: str) -> list[etree._Element]:
     """Elements of `root` matching a CSS selector, in document order."""
     return compiled(selector)(root)

@@ -40,7 +40,7 @@ from shifts.document import HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
-from shifts.selectors import descendants, protected_in, with_any_attributes
+from shifts.selectors import descendants, matcher, protected_in, with_any_attributes
 from shifts.shift_context import ShiftContext
 
 ID_REFERENCES = (
@@ -516,8 +516,10 @@ class WrapQuestions:
     structure_matters: Callable[[etree._Element], bool]
     used_by_scripts: Callable[[etree._Element], bool]  # found by its id or a class
     found_by_widget_attribute: Callable[[etree._Element], bool]
-    # `+`, `~`: how scripts select what follows what they hold; `-`, `-~`: what precedes it
-    follows_held: frozenset[str]
+    follows_held: frozenset[str]  # `+`, `~`: how scripts select what follows what they hold
+    # The steps scripts take from what they hold to a sibling (`refs.steps_held`): each
+    # direction (`+`, `~`, `-`, `-~`) with whether an element is what it steps to.
+    steps: tuple[tuple[str, Callable[[etree._Element], bool]], ...]
     # Parent -> whether a structural rule matches one of its children, kept up to date as
     # wrappers go in (`wrapped`); None: asked afresh each time (one-off questions).
     structured_children: dict[etree._Element, bool] | None = None
@@ -543,6 +545,10 @@ class WrapQuestions:
                 else _never
             ),
             refs.follows_held,
+            tuple(
+                (step.split(" ", 1)[0], matcher(step.split(" ", 1)[1]))
+                for step in sorted(refs.steps_held)
+            ),
             {} if once else None,
         )
 
@@ -617,13 +623,17 @@ def wrap_refusal(
 def _beside_held(element: etree._Element, ask: WrapQuestions, held_before: bool) -> bool:
     """Whether a script's step from an element it holds could reach `element`, the held one
     before it (`held_before`: `"+ x"`, the next sibling, `"~ x"`, any later one, as a selector
-    or jQuery's `.next()`, `.nextAll()`) or after it (`.prev()`, `.prevAll()`: `-`, `-~`): a
-    wrapper would take it out of that place."""
+    or jQuery's `.next("x")`, `.nextAll("x")`) or after it (`.prev("x")`, `.prevAll("x")`):
+    a wrapper would take it out of that place."""
     one, any_ = ("+", "~") if held_before else ("-", "-~")
+    reach = 2 if any_ in ask.follows_held else 1 if one in ask.follows_held else 0
+    for direction, steps_to in ask.steps:
+        if reach < 2 and direction in (one, any_) and steps_to(element):
+            reach = max(reach, 2 if direction == any_ else 1)
+    if not reach:
+        return False
     neighbours = element.itersiblings(etree.Element, preceding=held_before)  # elements only
-    if any_ not in ask.follows_held:
-        if one not in ask.follows_held:
-            return False
+    if reach == 1:
         neighbours = itertools.islice(neighbours, 1)
     return any(ask.walked_by_scripts(node) for node in neighbours)  # (held by a name or widget)
 

@@ -221,23 +221,44 @@ _ID_PARSED = re.compile(
 )
 
 
-# Steps a script takes from an element it holds to what follows it, by jQuery's traversal or the
-# DOM's: `.next("span")` (DokuWiki's media manager hides and toggles the list of allowed file
-# extensions after its link by it: wrapped, the list showed, moving the page below it, and its
-# link did nothing), `.nextAll()`, `.nextUntil()`, `.siblings()`, `nextElementSibling`; and to
-# what precedes it, the same way back (`.prev()`, `.prevAll()`, `.prevUntil()`, `.siblings()`,
-# `previousElementSibling`): `follows_held`'s `-` and `-~`. A `.next()` with no selector is
-# left out: it is every iterator's and generator's step too.
-_NEXT_SIBLING = re.compile(r"""\.next\(\s*["'`]|\.nextElementSibling\b""")
-_LATER_SIBLING = re.compile(r"\.(?:nextAll|nextUntil|siblings)\s*\(")
-_PREVIOUS_SIBLING = re.compile(r"\.prev\s*\(|\.previousElementSibling\b")
-_EARLIER_SIBLING = re.compile(r"\.(?:prevAll|prevUntil|siblings)\s*\(")
-_SIBLING_STEPS = (
-    (_NEXT_SIBLING, "+"),
-    (_LATER_SIBLING, "~"),
-    (_PREVIOUS_SIBLING, "-"),
-    (_EARLIER_SIBLING, "-~"),
+# Steps a script takes from an element it holds to a sibling by jQuery's traversal with a
+# selector, each as the direction and the selector (`AssetRefs.steps_held`): `.next("span")`
+# (DokuWiki's media manager hides and toggles the list of allowed file extensions after its
+# link by it: wrapped, the list showed, moving the page below it, and its link did nothing),
+# `.nextAll()`, `.prev()`, `.prevAll()`, `.siblings()`. Only steps that name what they step to:
+# a bare `.next()` is every iterator's too, and libraries step to any sibling everywhere
+# (`.siblings()`, `nextElementSibling`): read as such, they left no element beside a held one
+# wrappable, and Wagtail's login page with no drift at all.
+_SIBLING_STEP = re.compile(
+    r"""\.(next|nextAll|prev|prevAll|siblings)\(\s*(["'`])([^"'`\\]{1,200})\2\s*\)"""
 )
+_STEP_DIRECTIONS = {
+    "next": ("+",),
+    "nextAll": ("~",),
+    "prev": ("-",),
+    "prevAll": ("-~",),
+    "siblings": ("~", "-~"),
+}
+
+
+# A pseudo-class, which narrows what a compound selector matches (`.ui-front:visible`).
+_PSEUDO = re.compile(r":{1,2}[A-Za-z-]+(?:\([^()]*\))?")
+
+
+def _steps_held(text: str) -> frozenset[str]:
+    return frozenset(
+        f"{direction} {target}"
+        for method, _, selector in _SIBLING_STEP.findall(text)
+        if (target := _step_target(selector))
+        for direction in _STEP_DIRECTIONS[method]
+    )
+
+
+def _step_target(selector: str) -> str | None:
+    """What a step to a sibling names, without its pseudo-classes (jQuery UI's
+    `.siblings(".ui-front:visible")` steps to no more than `.ui-front`); None when that leaves
+    nothing (`:visible`, `:not(.deleted)`: a step to any sibling, not read, as a bare one)."""
+    return _PSEUDO.sub("", selector).strip() or None
 
 
 def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
@@ -302,6 +323,6 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         script_attributes=read_attributes,  # (a script's reads are all a script's)
         parses_ids=_ID_PARSED.search(text) is not None,
         structure=read.structure,
-        follows_held=frozenset(held for _, held in parts if held in ("+", "~"))
-        | {held for step, held in _SIBLING_STEPS if step.search(text)},
+        follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
+        steps_held=_steps_held(text),
     )

@@ -51,10 +51,12 @@ class AssetRefs:
     structure: frozenset[StructuralRule] = frozenset()
     # The combinators by which a script selects what follows an element it holds (`"+ li"`:
     # the next sibling, `"~ *"`: any later one; the right side of a selector built from pieces,
-    # or jQuery's relative `.find("+ li")`), or steps to it (`.next("span")`, `.nextAll()`);
-    # `-` and `-~` the same for what precedes it (`.prev()`, `previousElementSibling`,
-    # `.prevAll()`, `.siblings()`).
+    # or jQuery's relative `.find("+ li")`).
     follows_held: frozenset[str] = frozenset()
+    # The steps scripts take from an element they hold to a sibling, with what they step to:
+    # `"+ span"` (`.next("span")`), `"~ li"` (`.nextAll("li")`), `"- b"` (`.prev("b")`),
+    # `"-~ h2"` (`.prevAll("h2")`); `.siblings("x")` both ways.
+    steps_held: frozenset[str] = frozenset()
     # The attributes scripts read or query (a subset of `attributes`, which a stylesheet's
     # selectors add to): how a script may find a widget (`[data-controller]`, `[role=tablist]`).
     script_attributes: frozenset[str] = frozenset()
@@ -248,6 +250,10 @@ class PageRefs:
         return self.assets.reads_widget_attributes or self.inline.reads_widget_attributes
 
     @property
+    def steps_held(self) -> frozenset[str]:
+        return self.assets.steps_held | self.inline.steps_held
+
+    @property
     def parses_ids(self) -> bool:
         return self.assets.parses_ids or self.inline.parses_ids
 
@@ -324,6 +330,7 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
         free_names=frozenset().union(*(r.free_names for r in items)),
         structure=frozenset().union(*(r.structure for r in items)),
         follows_held=frozenset().union(*(r.follows_held for r in items)),
+        steps_held=frozenset().union(*(r.steps_held for r in items)),
         script_attributes=frozenset().union(*(r.script_attributes for r in items)),
         parses_ids=any(r.parses_ids for r in items),
         complete=all(r.complete for r in items),

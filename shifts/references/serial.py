@@ -27,6 +27,7 @@ def refs_to_json(refs: AssetRefs) -> dict[str, object]:
             (_rule_to_json(rule) for rule in refs.structure), key=lambda r: repr(r)
         ),
         "follows_held": sorted(refs.follows_held),
+        "steps_held": sorted(refs.steps_held),
         "script_attributes": sorted(refs.script_attributes),
         "parses_ids": refs.parses_ids,
         "complete": refs.complete,
@@ -56,6 +57,7 @@ def refs_from_json(data: dict[str, object]) -> AssetRefs:
         free_names=names("free_names"),
         structure=frozenset(_rule_from_json(rule) for rule in structure),
         follows_held=names("follows_held"),
+        steps_held=names("steps_held"),
         script_attributes=names(script_attributes),
         parses_ids=bool(data.get("parses_ids", False)),
         complete=bool(data.get("complete", True)),

@@ -14,6 +14,7 @@ from shifts.selectors import (
     compiled,
     descendants,
     elements,
+    matcher,
     protected_elements,
     select,
     with_any_attribute,
@@ -253,3 +254,12 @@ def test_with_any_attributes_is_one_walk_for_each_set_of_names() -> None:
     holding, referring = with_any_attributes(root, hooks, references)
     assert [e.tag for e in holding] == ["i", "b"]
     assert [e.tag for e in referring] == ["p", "i"]
+
+
+def test_an_element_matches_a_simple_selector_and_any_other_matches_all() -> None:
+    page = b"<p><span class='a b' data-x='1'>x</span><b>y</b></p>"
+    root = etree.fromstring(page, etree.HTMLParser())
+    span, bold = root.find(".//span"), root.find(".//b")
+    assert matcher("span")(span) and matcher("span.a.b")(span) and matcher("[data-x]")(span)
+    assert not matcher("span")(bold) and not matcher(".c")(span) and not matcher("b.a")(bold)
+    assert matcher("p > span:first-child")(bold)  # (not simple: kept in place, as any)

@@ -221,15 +221,26 @@ def test_a_script_that_slices_or_matches_an_id_reads_ids_as_data() -> None:
     assert merge_refs([js_refs("x"), js_refs("this.id.slice(2)")]).parses_ids
 
 
-def test_a_step_to_what_follows_a_held_element_is_read() -> None:
+def test_a_step_to_a_sibling_of_a_held_element_is_read_with_what_it_steps_to() -> None:
     # DokuWiki's media manager: `$content.find('a.allowedmime').on(...).next('span').hide()`.
-    assert js_refs("$c.find('a.allowedmime').next('span').hide()").follows_held == {"+"}
-    assert js_refs("el.nextElementSibling.hidden = true").follows_held == {"+"}
-    assert js_refs("$(this).nextAll('li').hide()").follows_held == {"~"}
-    assert js_refs("$(this).siblings().removeClass('on')").follows_held == {"~", "-~"}
-    assert js_refs("while (!(s = it.next()).done) use(s.value)").follows_held == frozenset()
-    # ... and back to what precedes it.
-    assert js_refs("$(this).prev().addClass('x')").follows_held == {"-"}
-    assert js_refs("label = input.previousElementSibling").follows_held == {"-"}
-    assert js_refs("$(this).prevAll('h2').first()").follows_held == {"-~"}
-    assert js_refs("$(this).siblings('.on')").follows_held == {"~", "-~"}
+    refs = js_refs("$c.find('a.allowedmime').next('span').hide()")
+    assert refs.steps_held == {"+ span"} and refs.follows_held == frozenset()
+    assert js_refs("$(this).nextAll( 'li.item' ).hide()").steps_held == {"~ li.item"}
+    assert js_refs('$(this).prev("b")').steps_held == {"- b"}
+    assert js_refs("$(this).prevAll(`h2`)").steps_held == {"-~ h2"}
+    assert js_refs("$(this).siblings('.on')").steps_held == {"~ .on", "-~ .on"}
+    # A pseudo-class only narrows what a step names: read as what it narrows.
+    assert js_refs("$(d).siblings('.ui-front:visible')").steps_held == {
+        "~ .ui-front",
+        "-~ .ui-front",
+    }
+    # A step that names nothing it steps to is every library's (and `.next()` every
+    # iterator's): not read, or no element beside a held one would be wrappable.
+    for script in (
+        "while (!(s = it.next()).done) use(s.value)",
+        "$(this).siblings().removeClass('on')",
+        "el.nextElementSibling.hidden = true; $(x).prev().show()",
+        "$(x).next(sel)",
+        "$(x).siblings(':visible'); $(y).siblings(':not(.deleted)')",  # (jQuery UI, Wagtail)
+    ):
+        assert js_refs(script).steps_held == frozenset(), script

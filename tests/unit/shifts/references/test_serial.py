@@ -27,3 +27,11 @@ def test_a_script_reading_ids_as_data_is_stored() -> None:
     stored = refs_to_json(refs)
     del stored["parses_ids"]  # stored before REFS_VERSION 16: read as no such script
     assert not refs_from_json(stored).parses_ids
+
+
+def test_the_steps_scripts_take_to_siblings_are_stored() -> None:
+    refs = js_refs("$(a).next('span'); $(b).siblings('li.x')")
+    assert refs_from_json(refs_to_json(refs)) == refs and len(refs.steps_held) == 3
+    stored = refs_to_json(refs)
+    del stored["steps_held"]  # stored before REFS_VERSION 16: read as none
+    assert refs_from_json(stored).steps_held == frozenset()
