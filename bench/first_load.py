@@ -21,14 +21,25 @@ shifted afresh). `coins x`: a floor, what the parse, each wrap candidate's seede
 signature, and the coin memoized as in the shift) and the serialization cost alone, over the
 bare parse: the share of the target the shift's present semantics take in Python before
 deciding anything.
+
+    .venv/bin/python -m bench.first_load --against TREE [--rounds 9] [--quick]
+
+times the same first loads with another checkout's code (a worktree of an earlier commit:
+`git worktree add /tmp/old REV`), a worker process per tree asked in turn, one load at a time,
+so both see the same machine: the median CPU ms of each, `new/old` (this tree's over the
+other's: below 1, this tree is faster), and each one's `x parse`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from lxml import etree
 
@@ -212,11 +223,106 @@ def row(p: dict[str, float]) -> str:
     )
 
 
+REPO = Path(__file__).resolve().parents[1]
+# What a worker runs in its tree: a line `KB ELEMENTS UNIQUE SEED` in, the CPU ms of that first
+# load (of a bare parse + serialize for a negative seed) out; its pages and episodes kept.
+WORKER = """
+import sys
+from bench.first_load import token_template, fresh
+from bench.fixtures import timed_rewrite, parse_and_serialize_ms
+from proxy.episode import EpisodeConfig, new_episode
+templates, episodes = {}, {}
+for line in sys.stdin:
+    kb, elements, unique, seed = map(int, line.split())
+    key = (kb, elements, unique)
+    if key not in templates:
+        templates[key] = token_template(kb * 1024, elements, unique_ids=bool(unique))
+    page = fresh(templates[key])
+    if seed < 0:
+        print(parse_and_serialize_ms(page, 1), flush=True)
+        continue
+    if seed not in episodes:
+        episodes[seed] = new_episode(EpisodeConfig(condition="Src-Perc", seed=seed))
+    print(timed_rewrite(episodes[seed], page)[0], flush=True)
+"""
+
+
+class _Worker:
+    """A process with a tree's code that times one first load per request."""
+
+    def __init__(self, tree: Path) -> None:
+        environment = {**os.environ, "PYTHONPATH": str(tree)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", WORKER],
+            cwd=tree,
+            env=environment,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ms(self, kb: int, elements: int, unique: bool, seed: int) -> float:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{kb} {elements} {int(unique)} {seed}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise SystemExit(f"a worker stopped (exit {self.process.wait()})")
+        return float(answer)
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def side_by_side(against: Path, rounds: int, quick: bool) -> str:
+    """The first loads of the curve (and of the pages of unique ids) under this tree's code and
+    `against`'s, in turn: each round asks both, the first of them alternating."""
+    points = [(kb // KB, n, False) for kb, n in (QUICK_CURVE if quick else CURVE)]
+    points += [(kb // KB, n, True) for kb, n in (UNIQUE_CURVE[:1] if quick else UNIQUE_CURVE)]
+    workers = {"old": _Worker(against), "new": _Worker(REPO)}
+    lines = [
+        "Src-Perc first loads under two trees' code, asked in turn (median CPU ms; new/old: "
+        "this tree's over the other's; x parse: over a bare parse + serialize)",
+        f"{'page':>24}{'old ms':>10}{'new ms':>10}{'new/old':>9}{'parse ms':>10}"
+        f"{'old x':>8}{'new x':>8}",
+    ]
+    try:
+        for kb, elements, unique in points:
+            times: dict[str, list[float]] = {"old": [], "new": []}
+            parse = []
+            for worker in workers.values():
+                worker.ms(kb, elements, unique, 1)  # (warm: the page, the episode, the coins)
+            for index in range(rounds if kb < 2048 else max(3, rounds // 3)):
+                for name in ("old", "new") if index % 2 else ("new", "old"):
+                    times[name].append(workers[name].ms(kb, elements, unique, 1))
+                parse.append(workers["new"].ms(kb, elements, unique, -1))
+            old, new = statistics.median(times["old"]), statistics.median(times["new"])
+            parse_ms = statistics.median(parse)
+            label = f"{kb} KB, {elements}" + (" unique ids" if unique else "")
+            lines.append(
+                f"{label:>24}{old:>10.2f}{new:>10.2f}{new / old:>9.3f}{parse_ms:>10.2f}"
+                f"{old / parse_ms:>8.1f}{new / parse_ms:>8.1f}"
+            )
+    finally:
+        for worker in workers.values():
+            worker.close()
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="timed loads per page")
     parser.add_argument("--quick", action="store_true", help="a smoke run: small pages, 1 load")
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=9, help="with --against: loads per tree")
     args = parser.parse_args()
+    if args.against is not None:
+        if not (args.against / "bench" / "first_load.py").is_file():
+            parser.error(f"--against {args.against}: no bench/first_load.py there")
+        print(side_by_side(args.against, 1 if args.quick else args.rounds, args.quick))  # noqa: T201
+        return
     curve = QUICK_CURVE if args.quick else CURVE
     repeat = 1 if args.quick else args.repeat
     measure(20 * KB, 20, 1, seed=999)  # warm-up: imports, compiled selectors

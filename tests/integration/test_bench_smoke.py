@@ -70,6 +70,15 @@ def test_fixtures_bench_runs() -> None:
         assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5]) > 0, row
 
 
+def test_first_load_bench_runs_side_by_side_with_another_tree() -> None:
+    # (this tree against itself: the table's shape; no timing is asserted)
+    text = run_module("bench.first_load", "--against", str(REPO), "--quick")
+    rows = [line.split() for line in text.splitlines()[2:]]
+    assert "new/old" in text and len(rows) == 5, text  # the quick curve and one page of ids
+    for row in rows:  # ..., old ms, new ms, new/old, parse ms, old x, new x
+        assert all(float(cell) > 0 for cell in row[-6:]), row
+
+
 def test_first_load_bench_runs() -> None:
     text = run_module("bench.first_load", "--quick")
     rows = [line.split() for line in text.splitlines() if line[:1] == " " and line.split()]
