@@ -115,6 +115,8 @@ def report(url: str, raw: bytes, assets: AssetRefs, seeds: int) -> None:
         out(f"  {describe(element)}")
         if held:
             out(f"    names referenced: {', '.join(held)}")
+        if element.get("id") and locators.id_read_as_data(element, refs):
+            out("    id kept: the page's scripts read ids as data, and may find it by a name")
         node: etree._Element | None = element
         while node is not None and node.tag != "body":
             out(f"    {describe(node)[:60]:60}  {why_not_wrapped(refs, node)}")

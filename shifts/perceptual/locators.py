@@ -231,11 +231,13 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
 
 
-def _found_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
-    """Whether a script may find `element` by one of its classes or a widget's attribute."""
-    return any(
-        refs.scripts_use(name) for name in (element.get("class") or "").split()
-    ) or _found_by_widget_attribute(element, refs)
+def id_read_as_data(element: etree._Element, refs: PageRefs) -> bool:
+    """Whether the page's scripts read ids as data (`$link.attr('id').substr(2)`) and may find
+    `element` by one of its classes or a widget's attribute: its id is then kept."""
+    return refs.parses_ids and (
+        any(refs.scripts_use(name) for name in (element.get("class") or "").split())
+        or _found_by_widget_attribute(element, refs)
+    )
 
 
 def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
@@ -346,7 +348,6 @@ def _drift_ids(
     )
     # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
     references.update(element.get("name") or "" for element in descendants(root, "*[@name]"))
-    parses_ids = refs.parses_ids
     for element in descendants(root, "*[@id]"):
         element_id = element.get("id") or ""
         if (
@@ -361,7 +362,7 @@ def _drift_ids(
             # A script that reads ids as data reads them off what it finds: an element it
             # finds by a class or a widget's attribute keeps its id (DokuWiki's media links,
             # `a.select` whose id `h_:ns:file.png` names the file a click inserts).
-            or (parses_ids and _found_by_scripts(element, refs))
+            or id_read_as_data(element, refs)
         ):
             continue
         renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)

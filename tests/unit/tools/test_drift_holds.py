@@ -6,7 +6,7 @@ import pytest
 from lxml import etree
 
 from shifts.document import HtmlDocument
-from shifts.references import PageRefs, css_refs, inline_refs
+from shifts.references import PageRefs, css_refs, inline_refs, js_refs
 from shifts.selectors import elements
 from tests.helpers.upstream import UpstreamServer
 from tools import drift_holds
@@ -72,3 +72,14 @@ def test_a_page_behind_a_login_is_learnt_with_the_headers_given(
 
 
 LINK = b"<body><link rel='stylesheet' href='/admin.css'>"
+
+
+def test_the_report_says_an_id_is_kept_where_scripts_read_ids_as_data(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    page = b"<html><body><a id='h_:logo.png' class='select' href='#'>logo</a></body></html>"
+    script = "$(document).on('click', 'a.select', function () { f($(this).attr('id').substr(2)) })"
+    drift_holds.report("http://app.test/", page, js_refs(script), 1)
+    assert "id kept: the page's scripts read ids as data" in capsys.readouterr().out
+    drift_holds.report("http://app.test/", page, js_refs(script.replace("substr", "x")), 1)
+    assert "id kept" not in capsys.readouterr().out
