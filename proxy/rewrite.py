@@ -19,7 +19,7 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
-from proxy import classify, collector, csp, json_markup, metrics
+from proxy import classify, collector, csp, json_markup, metrics, script_answer
 from proxy.claims import ClaimedFlags
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
@@ -164,8 +164,10 @@ class PageRewriter:
         if episode is None or not active_shifts(episode):
             return PASS
         # (markup in a JSON answer: only for the shifts that parse; a popup is for pages)
-        if not is_page(flow, response) and not (
-            parses_document(episode) and is_markup_answer(flow, response)
+        if (
+            not is_page(flow, response)
+            and not (parses_document(episode) and is_markup_answer(flow, response))
+            and not (drifts_locators(episode) and is_script_answer(flow, response))
         ):
             return PASS
         length = classify.declared_length(response)
@@ -243,6 +245,9 @@ class PageRewriter:
             return
         if is_markup_answer(flow, response):
             await self._rewrite_markup_answer(flow, episode, response, raw, events)
+            return
+        if is_script_answer(flow, response):
+            _rewrite_script_answer(flow, episode, response, raw, events)
             return
         if not classify.body_type(response).renders_as_html(raw):
             # Of no type, and not what a browser takes for HTML (a download): a navigation
@@ -563,6 +568,42 @@ def is_markup_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
         and _shown(response.status_code)
         and json_markup.is_json_type(classify.mime_type(response))
     )
+
+
+def is_script_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
+    """A JavaScript answer a script asked for to run it (rails-ujs' `remote: true`, jQuery's
+    `dataType: "script"`): its selectors are widened to what locator drift named
+    (`proxy.script_answer`)."""
+    return (
+        classify.may_be_rewritten(flow.request)
+        and classify.request_kind(flow.request) is classify.RequestKind.FRAGMENT
+        and 200 <= response.status_code < 300
+        and script_answer.is_script_type(classify.mime_type(response))
+        and script_answer.asks_for_script(
+            flow.request.headers.get("accept", ""),
+            flow.request.headers.get("x-requested-with", "").lower() == "xmlhttprequest",
+        )
+    )
+
+
+def drifts_locators(episode: Episode) -> bool:
+    return "locator_drift" in active_shifts(episode)
+
+
+def _rewrite_script_answer(
+    flow: http.HTTPFlow, episode: Episode, response: http.Response, raw: bytes, events: EventBatch
+) -> None:
+    """A script answer with its selector literals widened; its other bytes, the markup it
+    inserts included, as they came (said: `script_answer`, with how many were widened)."""
+    charset = classify.charset(response) or "utf-8"
+    try:
+        text = raw.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        return
+    widened, count = script_answer.widen(text, episode.seed)
+    if count:
+        _serve_shifted(response, widened.encode(charset))
+    events.add("script_answer", url=flow.request.pretty_url, selectors_widened=count)
 
 
 def _shown(status: int) -> bool:

@@ -68,6 +68,10 @@ class KnowledgeWatch:
         if response is None or "locator_drift" not in active_shifts(episode):
             return
         assert episode is not None
+        if state_of(flow).rewrite == "buffer":
+            # A script answer the rewriter buffers to widen its selectors (`proxy.script_answer`):
+            # code a page runs once, after a click, not an asset a learn run could cover.
+            return
         kind = asset_kind_of(response.headers.get("content-type", ""))
         referer = flow.request.headers.get("referer")
         # A page that sends no Referer (`Referrer-Policy: no-referrer`: phpMyAdmin's, whose

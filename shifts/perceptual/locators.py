@@ -274,6 +274,17 @@ def _drift_hooks(
     return changed
 
 
+def drifted_id(seed: int, name: str) -> str:
+    """What the drift renames the id `name` to under `seed` (when it renames it): what a script
+    answer's selectors are widened to (`proxy.script_answer`)."""
+    return token_for(seed, "id", name, length=8)
+
+
+def drifted_class(seed: int, name: str) -> str:
+    """What the drift renames the class `name` to under `seed` (when it renames it)."""
+    return token_for(seed, "class", name, length=8)
+
+
 def _drift_classes(
     root: etree._Element,
     ctx: ShiftContext,
@@ -297,7 +308,7 @@ def _drift_classes(
             if refs.references(name) or name.startswith("js-"):
                 drifted_names[name] = name
             elif is_hook(name) or chance(ctx.seed, "class", name) < params.class_rate:
-                drifted_names[name] = token_for(ctx.seed, "class", name, length=8)
+                drifted_names[name] = drifted_class(ctx.seed, name)
             else:
                 drifted_names[name] = name
         return drifted_names[name]
@@ -365,7 +376,7 @@ def _drift_ids(
             or id_read_as_data(element, refs)
         ):
             continue
-        renames[element_id] = token_for(ctx.seed, "id", element_id, length=8)
+        renames[element_id] = drifted_id(ctx.seed, element_id)
         element.set("id", renames[element_id])
         touched.add(element)
     for element in referring if renames else ():

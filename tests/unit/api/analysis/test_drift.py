@@ -37,6 +37,7 @@ def test_a_load_counts_as_drifted_when_the_drift_changed_an_element() -> None:
         "fragments_not_drifted": 0,
         "fragments_unshifted": 0,
         "markup_left": {},
+        "script_answers": 0,
     }
 
 
@@ -64,6 +65,7 @@ def test_fragments_are_counted_apart_with_the_screens_that_went_out_as_they_came
         "fragments_not_drifted": 1,
         "fragments_unshifted": 2,
         "markup_left": {},
+        "script_answers": 0,
     }
 
 
@@ -81,3 +83,8 @@ def test_the_keys_json_markup_was_left_under_are_summed_most_first() -> None:
     assert drift_summary(events)["markup_left"] == {"raw": 4, "list": 3}
     many = [{"type": "markup_left", "keys": {f"k{i}": i + 1 for i in range(30)}}]
     assert list(drift_summary(many)["markup_left"]) == [f"k{i}" for i in range(29, 9, -1)]
+
+
+def test_the_screens_that_came_as_code_are_counted() -> None:
+    events = [{"type": "script_answer", "url": "u", "selectors_widened": 2}] * 3
+    assert drift_summary([*events, served()])["script_answers"] == 3

@@ -41,6 +41,7 @@ def test_report_pairs_shown_and_dismissed_per_load() -> None:
         "fragments_not_drifted": 0,
         "fragments_unshifted": 0,
         "markup_left": {},
+        "script_answers": 0,
     }
     assert report["random_draws"] == {"draws": 2, "fired": 1}
     assert report["agent_events"] == {"task_result": 1}

@@ -1,0 +1,132 @@
+"""Script answers (rails-ujs `remote: true`, jQuery's `dataType: "script"`): their selector
+literals find what locator drift renamed on their page (`proxy.script_answer`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+from mitmproxy import http
+from mitmproxy.addonmanager import AddonManager
+
+from proxy.flowstate import state_of
+from proxy.rewrite import PASS
+from proxy.script_answer import asks_for_script, widen, widen_selector
+from proxy.store import MemoryStore
+from shifts import apply_shifts
+from shifts.document import HtmlDocument
+from shifts.perceptual.locators import LocatorDrift, drifted_class, drifted_id
+from shifts.references import js_refs
+from tests.unit.proxy.conftest import html_response, make_episode
+from tests.unit.proxy.test_rewrite import serve
+from tests.unit.shifts.perceptual.test_locators import ALWAYS, CTX
+
+# Redmine's issue page, in short: the "Quote" link's answer (journals/new.js.erb) checks the
+# private-notes box, which no asset of the page names.
+PAGE = (
+    b"<html><head><script src='/javascripts/jquery_ujs.js'></script></head><body>"
+    b"<a data-remote='true' data-method='post' href='/issues/2/quoted?journal_id=9'>Quote</a>"
+    b"<form id='issue-form'><fieldset><textarea id='issue_notes' name='issue[notes]'></textarea>"
+    b"<input type='checkbox' id='issue_private_notes' name='issue[private_notes]' value='1'>"
+    b"<label for='issue_private_notes'>Private notes</label></fieldset></form>"
+    b"<a class='issue-2-watcher icon' data-remote='true' href='/watchers/watch'>Watch</a>"
+    b"</body></html>"
+)
+ANSWER = (
+    "$('#issue_notes').blur().focus().val(notes + \"Admin wrote in #note-7:\\n> see .x\");\n"
+    "$('#issue_private_notes').prop('checked', true);\n"
+    '$(".issue-2-watcher").each(function(){'
+    '$(this).replaceWith("<a class=\\"issue-2-watcher\\">U</a>")});\n'
+)
+SCRIPT_FETCH = {
+    "Sec-Fetch-Dest": "empty",
+    "Sec-Fetch-Mode": "cors",
+    "X-Requested-With": "XMLHttpRequest",
+    "Accept": "text/javascript, application/javascript, application/ecmascript, */*; q=0.01",
+    "Referer": "http://site.test/app",
+}
+
+
+def js_response(body: bytes) -> http.Response:
+    return http.Response.make(200, body, {"Content-Type": "text/javascript; charset=utf-8"})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_remote_answer_finds_what_the_drift_renamed_on_its_page(seed: int) -> None:
+    assets = js_refs("$(document).on('click', '#issue-form', function(){}); $('#issue_notes');")
+    ctx = replace(CTX, seed=seed, shift_params={"locator_drift": ALWAYS}, assets=assets)
+    out = apply_shifts([LocatorDrift.name], HtmlDocument(PAGE), ctx).to_bytes().decode()
+    new_id = re.search(r'id="([^"]+)" name="issue\[private_notes\]"', out).group(1)
+    assert new_id == drifted_id(seed, "issue_private_notes")  # (renamed: nothing names it)
+    new_class = re.search(r'<a class="([^" ]+) ', out).group(1)
+    assert new_class == drifted_class(seed, "issue-2-watcher")
+    widened, count = widen(ANSWER, seed)
+    assert count == 3
+    assert f"$(':is(#issue_private_notes,#{new_id})').prop('checked', true);" in widened
+    assert f'$(":is(.issue-2-watcher,.{new_class})").each(' in widened
+    # the text it writes into the note and the markup it inserts are as they came
+    assert '"Admin wrote in #note-7:\\n> see .x"' in widened
+    assert '"<a class=\\"issue-2-watcher\\">U</a>"' in widened
+
+
+def test_only_plain_selector_literals_are_widened() -> None:
+    same = [
+        '$(\'<div id="a" class="b">\')',  # markup
+        "$('#x:visible')",  # jQuery's own pseudo-classes: its engine would not read :is()
+        "$(\"a[href='#top'][class~=y]\")",  # names inside brackets are attribute values
+        "document.getElementById('x')",
+        "el.html('#x .y')",
+        "$(sel + '#x')",  # not the whole argument
+        "$('#x\\\\:y')",
+        "f.reload('.x')",
+    ]
+    for script in same:
+        assert widen(script, 1) == (script, 0), script
+    assert widen_selector("tr#issue-5 > td.subject, .a.b", 1) == (
+        f"tr:is(#issue-5,#{drifted_id(1, 'issue-5')}) > "
+        f"td:is(.subject,.{drifted_class(1, 'subject')}), "
+        f":is(.a,.{drifted_class(1, 'a')}):is(.b,.{drifted_class(1, 'b')})"
+    )
+    assert widen("x.find('.c').closest(\"#d\")", 2)[1] == 2
+    assert widen("document.querySelectorAll('.c')", 2)[1] == 1
+
+
+def test_a_script_is_asked_for_by_a_javascript_type_first() -> None:
+    assert asks_for_script(SCRIPT_FETCH["Accept"])  # rails-ujs
+    assert asks_for_script("*/*;q=0.5, text/javascript, application/javascript")  # jquery_ujs
+    assert asks_for_script("application/javascript")
+    assert asks_for_script("*/*", from_jquery=True)  # $.ajax with no dataType runs it
+    assert not asks_for_script("*/*")  # fetch()
+    assert not asks_for_script("application/json, text/javascript, */*; q=0.01")  # getJSON
+    assert not asks_for_script("text/plain, */*; q=0.01", from_jquery=True)  # dataType: text
+    assert not asks_for_script("text/javascript;q=0")
+    assert not asks_for_script("")
+
+
+async def test_a_script_answer_is_served_widened_under_locator_drift_only(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Redmine's Quote of a private note: served as it came, its `$('#issue_private_notes')`
+    found nothing on a page whose drift renamed the box, and the reply was saved public."""
+    episode = await make_episode(store, condition="Src-Perc", seed=3)
+    await serve(addons, episode, html_response(PAGE), path="/app")
+    body = ANSWER.encode()
+    flow = await serve(addons, episode, js_response(body), headers=SCRIPT_FETCH, path="/quoted")
+    served = flow.response.content.decode()
+    token = drifted_id(3, "issue_private_notes")
+    assert f"$(':is(#issue_private_notes,#{token})')" in served
+    assert flow.response.headers["cache-control"] == "no-store"
+    (event,) = [e for e in await store.read_events(episode.id) if e["type"] == "script_answer"]
+    assert event["url"] == "http://site.test/quoted" and event["selectors_widened"] == 3
+    # code loaded as code, or read as text, and any answer of an episode with no drift: as it came
+    for headers in (
+        {**SCRIPT_FETCH, "Sec-Fetch-Dest": "script"},
+        {k: v for k, v in SCRIPT_FETCH.items() if k != "X-Requested-With"} | {"Accept": "*/*"},
+    ):
+        flow = await serve(addons, episode, js_response(body), headers=headers, path="/x.js")
+        assert flow.response.content == body and flow.response.stream
+    for condition in ("Src", "Src-Exec"):
+        other = await make_episode(store, condition=condition)
+        flow = await serve(addons, other, js_response(body), headers=SCRIPT_FETCH, path="/q")
+        assert state_of(flow).rewrite == PASS and flow.response.content == body
