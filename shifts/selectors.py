@@ -161,6 +161,8 @@ def matcher(selector: str) -> Callable[[etree._Element], bool]:
     simple = _parse_simple(selector)
     if simple is None:
         return lambda element: True
+    if simple.tag is not None:  # (a page's tags are lower case in its tree: `SPAN` is a span)
+        simple = _Simple(simple.tag.lower(), simple.classes, simple.attributes)
     test = etree.XPath(f"boolean(self::*[{simple.xpath()}])")
     return lambda element: bool(test(element))
 

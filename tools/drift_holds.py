@@ -109,14 +109,17 @@ def report(url: str, raw: bytes, assets: AssetRefs, seeds: int) -> None:
     out(f"{url}\n  share of interactive elements drifted, seeds 0-{seeds - 1}: {shares}")
     root = HtmlDocument(raw).tree
     refs = PageRefs(assets, inline_refs(root))
+    read_as_data = locators.ids_read_as_data(root, refs)
     for element in interactive.interactive_elements(root):
         names = [element.get("id") or "", *(element.get("class") or "").split()]
         held = [name for name in names if name and refs.references(name)]
         out(f"  {describe(element)}")
         if held:
             out(f"    names referenced: {', '.join(held)}")
-        if element.get("id") and locators.id_read_as_data(element, refs):
-            out("    id kept: the page's scripts read ids as data, and may find it by a name")
+        if element.get("id") and element in read_as_data:
+            out(
+                "    id kept: the page's scripts read ids as data, and may find it or what it holds"
+            )
         node: etree._Element | None = element
         while node is not None and node.tag != "body":
             out(f"    {describe(node)[:60]:60}  {why_not_wrapped(refs, node)}")

@@ -231,13 +231,23 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
 
 
-def id_read_as_data(element: etree._Element, refs: PageRefs) -> bool:
-    """Whether the page's scripts read ids as data (`$link.attr('id').substr(2)`) and may find
-    `element` by one of its classes or a widget's attribute: its id is then kept."""
-    return refs.parses_ids and (
-        any(refs.scripts_use(name) for name in (element.get("class") or "").split())
-        or _found_by_widget_attribute(element, refs)
-    )
+def ids_read_as_data(root: etree._Element, refs: PageRefs) -> set[etree._Element]:
+    """The elements whose ids the page's scripts may read as data, when they read ids so
+    (`$link.attr('id').substr(2)`): those they may find by a class or a widget's attribute,
+    and those holding one (`$(this).closest('tr').attr('id')`, WordPress's rows). Their ids
+    are kept."""
+    if not refs.parses_ids:
+        return set()
+    kept: set[etree._Element] = set()
+    for element in root.iter(etree.Element):
+        if any(
+            refs.scripts_use(name) for name in (element.get("class") or "").split()
+        ) or _found_by_widget_attribute(element, refs):
+            node: etree._Element | None = element
+            while node is not None and node not in kept:
+                kept.add(node)
+                node = node.getparent()
+    return kept
 
 
 def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
@@ -359,6 +369,7 @@ def _drift_ids(
     )
     # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
     references.update(element.get("name") or "" for element in descendants(root, "*[@name]"))
+    read_as_data = ids_read_as_data(root, refs)
     for element in descendants(root, "*[@id]"):
         element_id = element.get("id") or ""
         if (
@@ -373,7 +384,7 @@ def _drift_ids(
             # A script that reads ids as data reads them off what it finds: an element it
             # finds by a class or a widget's attribute keeps its id (DokuWiki's media links,
             # `a.select` whose id `h_:ns:file.png` names the file a click inserts).
-            or id_read_as_data(element, refs)
+            or element in read_as_data
         ):
             continue
         renames[element_id] = drifted_id(ctx.seed, element_id)

@@ -214,11 +214,32 @@ _ATTRIBUTE_CALL = re.compile(
 # DOM's attribute reads, sliced, split or matched in place (`$link.attr('id').substr(2)`:
 # DokuWiki's media manager; `this.id.replace("row-", "")`). Sizzle's `context.getAttribute("id")`
 # only escapes the id it was given (assigned first), so it is no such read.
-_ID_PARSED = re.compile(
-    r"""(?:\.id|\.(?:attr|prop)\(\s*["'`]id["'`]\s*\)|getAttribute\(\s*["'`]id["'`]\s*\))"""
-    r"\s*\.\s*(?:substr|substring|slice|split|replace|replaceAll|match|matchAll|indexOf|"
-    r"lastIndexOf|startsWith|endsWith|charAt|charCodeAt|search)\s*\("
+_ID_READ = (
+    r"""(?:\??\.id\b|\??\.(?:attr|prop)\(\s*["'`]id["'`]\s*\)"""
+    r"""|getAttribute\(\s*["'`]id["'`]\s*\))"""
 )
+# ... sliced or matched: not jQuery UI's and Sizzle's escaping of an id for a selector,
+# `id.replace(/([^A-Za-z0-9_\-])/g, "\\$1")` (a class of what is not, to escape it).
+_ID_PARSE = (
+    r"\s*\??\.\s*(?:substr|substring|slice|split|replace(?:All)?(?!\s*\(\s*/\(?\[\^)|match|"
+    r"matchAll|indexOf|lastIndexOf|startsWith|endsWith|charAt|charCodeAt|search)\s*\("
+)
+_ID_PARSED = re.compile(_ID_READ + _ID_PARSE)
+# ... or read into a variable first, and that sliced or matched a little further on
+# (WordPress's `var id = $(this).attr('id'); id = id.substr(...)`).
+_ID_READ_INTO = re.compile(
+    r"(?:var|let|const)\s+([\w$]+)\s*=\s*[\w$.()'\"\s]{0,200}?" + _ID_READ + r"\s*[;,\n]"
+)
+
+
+def _parses_ids(text: str) -> bool:
+    if _ID_PARSED.search(text):
+        return True
+    for found in _ID_READ_INTO.finditer(text):
+        after = text[found.end() : found.end() + 2000]
+        if re.search(r"(?<![\w$.])" + re.escape(found.group(1)) + _ID_PARSE, after):
+            return True
+    return False
 
 
 # Steps a script takes from an element it holds to a sibling by jQuery's traversal with a
@@ -230,7 +251,7 @@ _ID_PARSED = re.compile(
 # (`.siblings()`, `nextElementSibling`): read as such, they left no element beside a held one
 # wrappable, and Wagtail's login page with no drift at all.
 _SIBLING_STEP = re.compile(
-    r"""\.(next|nextAll|prev|prevAll|siblings)\(\s*(["'`])([^"'`\\]{1,200})\2\s*\)"""
+    r"""\.(next|nextAll|prev|prevAll|siblings)\(\s*(["'`])((?:\\.|(?!\2)[^\\\n]){1,200})\2\s*\)"""
 )
 _STEP_DIRECTIONS = {
     "next": ("+",),
@@ -254,11 +275,21 @@ def _steps_held(text: str) -> frozenset[str]:
     )
 
 
+# jQuery's pseudo-classes of a type of control (`:checkbox` is `input[type=checkbox]`): a step
+# to one steps to a control, not to any sibling.
+_CONTROL_PSEUDO = re.compile(
+    r":(?:input|text|password|radio|checkbox|submit|image|reset|button|file|header)\b"
+)
+
+
 def _step_target(selector: str) -> str | None:
     """What a step to a sibling names, without its pseudo-classes (jQuery UI's
-    `.siblings(".ui-front:visible")` steps to no more than `.ui-front`); None when that leaves
-    nothing (`:visible`, `:not(.deleted)`: a step to any sibling, not read, as a bare one)."""
-    return _PSEUDO.sub("", selector).strip() or None
+    `.siblings(".ui-front:visible")` steps to no more than `.ui-front`) and its escapes; None
+    when that leaves nothing (`:visible`, `:not(.deleted)`: a step to any sibling, not read,
+    as a bare one), but any element for a control's (`:checkbox`)."""
+    if _CONTROL_PSEUDO.search(selector):
+        return "*"
+    return _PSEUDO.sub("", selector.replace("\\", "")).strip() or None
 
 
 def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
@@ -321,7 +352,7 @@ def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
         free_names=frozenset(free_names),
         attributes=read_attributes,
         script_attributes=read_attributes,  # (a script's reads are all a script's)
-        parses_ids=_ID_PARSED.search(text) is not None,
+        parses_ids=_parses_ids(text),
         structure=read.structure,
         follows_held=frozenset(held for _, held in parts if held in ("+", "~")),
         steps_held=_steps_held(text),

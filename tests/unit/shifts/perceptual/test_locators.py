@@ -501,3 +501,22 @@ def test_what_a_script_steps_back_to_from_an_element_it_holds_stays_before_it(
     # (with no such step, or one to something else, the same elements are wrapped on a seed)
     for other in ("$('a.allowedmime')", script.replace("'span'", "'em'")):
         assert set().union(*(wrapped(other, seed) for seed in range(8))) >= set(kept), other
+
+
+def test_a_row_whose_id_a_script_reads_off_what_it_holds_keeps_its_id() -> None:
+    # WordPress's `getId`: a click on a control finds its row and reads the row's id as data.
+    page = (
+        b"<html><body><table><tr id='row_17'><td><a class='edit' href='#'>Edit</a></td></tr>"
+        b"</table><p id='other'>x</p></body></html>"
+    )
+    script = "$('.edit').click(function(){ var n = $(this).closest('tr').attr('id').split('_'); })"
+    for seed in range(4):
+        out, _ = drift(page, replace(CTX, seed=seed), assets=js_refs(script))
+        assert b'id="row_17"' in out and b'id="other"' not in out, seed
+
+
+def test_a_step_names_a_tag_in_any_case() -> None:
+    page = b"<html><body><p><a class='more' href='#'>More</a><span>x</span></p></body></html>"
+    for seed in range(8):
+        out, _ = drift(page, replace(CTX, seed=seed), assets=js_refs("$('a.more').next('SPAN')"))
+        assert etree.HTML(out).xpath("//span")[0].getparent().tag == "p", seed

@@ -211,6 +211,18 @@ def test_a_script_that_slices_or_matches_an_id_reads_ids_as_data() -> None:
         'n = el.getAttribute("id").replace("row-", "")',
     ):
         assert js_refs(script).parses_ids, script
+    # ... read into a variable first, or through optional chaining (found by a review).
+    for script in (
+        "$('.select').click(function(){ var id = $(this).attr('id'); insert(id.substr(2)); })",
+        "let rowId = this.id;\nconst n = rowId.split('_')[1]",
+        "n = el?.id?.replace('row-', '')",
+        "n = $(x).attr('id')?.replace('row-', '')",
+    ):
+        assert js_refs(script).parses_ids, script
+    # Escaping an id for a selector (jQuery UI's datepicker, Sizzle) reads nothing of it.
+    escape = 'inst.id.replace(/([^A-Za-z0-9_\\-])/g, "\\\\$1")'
+    assert not js_refs(escape).parses_ids
+    assert not js_refs("var idx = this.idx; idx.split(',')").parses_ids
     # Sizzle escapes the id of the context it is given (assigned first); a write reads nothing.
     for script in (
         'nid = context.getAttribute("id"); nid.replace(a, b)',
@@ -229,6 +241,10 @@ def test_a_step_to_a_sibling_of_a_held_element_is_read_with_what_it_steps_to() -
     assert js_refs('$(this).prev("b")').steps_held == {"- b"}
     assert js_refs("$(this).prevAll(`h2`)").steps_held == {"-~ h2"}
     assert js_refs("$(this).siblings('.on')").steps_held == {"~ .on", "-~ .on"}
+    # Quotes and escapes inside what it names; a control's pseudo-class is any element.
+    assert js_refs("$(a).next('[data-x=\\'y\\']')").steps_held == {"+ [data-x='y']"}
+    assert js_refs("$(a).next(\"input[name='x']\")").steps_held == {"+ input[name='x']"}
+    assert js_refs("$(a).nextAll(':checkbox')").steps_held == {"~ *"}
     # A pseudo-class only narrows what a step names: read as what it narrows.
     assert js_refs("$(d).siblings('.ui-front:visible')").steps_held == {
         "~ .ui-front",
