@@ -125,6 +125,19 @@ def body_type(response: http.Response) -> BodyType:
     )
 
 
+# The types a JavaScript body is served as (what a browser runs as a script; `module` as some
+# servers name a module's): read as a script's by the learner, run by a page that asked for one.
+JS_TYPES = (
+    "text/javascript",
+    "application/javascript",
+    "application/x-javascript",
+    "application/ecmascript",
+    "application/x-ecmascript",
+    "text/ecmascript",
+    "module",
+)
+
+
 def mime_type(response: http.Response) -> str | None:
     """The type a browser reads the response as, by its headers; None when the body decides."""
     return body_type(response).mime

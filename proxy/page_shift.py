@@ -36,6 +36,12 @@ def page_digest(raw: bytes) -> bytes:
     return hashlib.sha256(raw).digest()
 
 
+def drifts_locators(episode: Episode | None) -> bool:
+    """Whether the episode's shifts include the locator drift (which needs the page's
+    knowledge, and renames what later answers may name)."""
+    return "locator_drift" in active_shifts(episode)
+
+
 def parses_document(episode: Episode) -> bool:
     """Whether shifting needs a full parse; a popup alone is a string insertion."""
     return any(get_shift(name).kind != "execution" for name in active_shifts(episode))

@@ -35,6 +35,7 @@ from proxy.page_shift import (
     ShiftedPages,
     active_shifts,
     build_context,
+    drifts_locators,
     page_digest,
     page_nonce,
     parses_document,
@@ -440,7 +441,7 @@ class PageRewriter:
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         policies = response.headers.get_all("content-security-policy")
         assets = None
-        if "locator_drift" in active_shifts(episode):
+        if drifts_locators(episode):
             # Before the load is counted: a page answered 503 for want of its knowledge (the
             # store down mid-learn, a version deleted) is no load of the episode, so the loads
             # after it have the indices (and popups) a run without the outage gives them.
@@ -584,10 +585,6 @@ def is_script_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
             flow.request.headers.get("x-requested-with", "").lower() == "xmlhttprequest",
         )
     )
-
-
-def drifts_locators(episode: Episode) -> bool:
-    return "locator_drift" in active_shifts(episode)
 
 
 def _rewrite_script_answer(

@@ -21,22 +21,8 @@ from __future__ import annotations
 
 import re
 
+from proxy.classify import JS_TYPES
 from shifts.perceptual.locators import drifted_class, drifted_id
-
-# What a page asks for when it will run the answer: a JavaScript type it prefers to any other
-# (rails-ujs' `text/javascript, ..., */*; q=0.01`, jquery_ujs' `*/*;q=0.5, text/javascript, ...`,
-# jQuery's `dataType: "script"`), or, from jQuery (`X-Requested-With`), anything at all: with no
-# `dataType` it runs what comes back as JavaScript (Redmine's `updateIssueFrom`, whose answer
-# replaces the issue form). A fetch that reads code as text (an editor, a viewer) asks for
-# `*/*` with no `X-Requested-With`, or for its own type first, and gets its bytes as they came.
-SCRIPT_TYPES = (
-    "text/javascript",
-    "application/javascript",
-    "application/x-javascript",
-    "application/ecmascript",
-    "application/x-ecmascript",
-    "text/ecmascript",
-)
 
 # A call that reads its first argument as a selector, and that argument as a string literal.
 _CALL = re.compile(
@@ -50,12 +36,17 @@ _NAME = re.compile(r"([#.])(-?[A-Za-z_][\w-]*)")
 
 
 def is_script_type(mime: str | None) -> bool:
-    return mime is not None and mime in SCRIPT_TYPES
+    return mime is not None and mime in JS_TYPES
 
 
 def asks_for_script(accept: str, from_jquery: bool = False) -> bool:
     """Whether a request's `Accept` says the page will run a JavaScript answer: a JavaScript
-    type first among the ranges of the highest quality, or, from jQuery, `*/*` alone."""
+    type first among the ranges of the highest quality (rails-ujs' `text/javascript, ...,
+    */*; q=0.01`, jquery_ujs' `*/*;q=0.5, text/javascript, ...`, jQuery's `dataType:
+    "script"`), or, from jQuery (`X-Requested-With`), `*/*` alone: with no `dataType` it runs
+    what comes back as JavaScript (Redmine's `updateIssueFrom`, whose answer replaces the issue
+    form). A fetch that reads code as text (an editor, a viewer) asks for `*/*` with no
+    `X-Requested-With`, or for its own type first, and gets its bytes as they came."""
     ranges: list[tuple[float, str]] = []
     for item in accept.split(","):
         mime, *parameters = [part.strip().lower() for part in item.split(";")]
@@ -75,7 +66,7 @@ def asks_for_script(accept: str, from_jquery: bool = False) -> bool:
         return from_jquery
     best = max(quality for quality, _ in ranges)
     first = next(mime for quality, mime in ranges if quality == best)
-    return best > 0 and first in SCRIPT_TYPES
+    return best > 0 and first in JS_TYPES
 
 
 def widen_selector(selector: str, seed: int) -> str:

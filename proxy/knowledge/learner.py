@@ -29,6 +29,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from proxy.chromium import missing_playwright
+from proxy.classify import JS_TYPES
 from proxy.knowledge.records import (
     AssetRecord,
     PageRecord,
@@ -52,14 +53,6 @@ from shifts.references import (
 logger = logging.getLogger(__name__)
 
 CSS_TYPES = ("text/css",)
-JS_TYPES = (
-    "text/javascript",
-    "application/javascript",
-    "application/x-javascript",
-    "application/ecmascript",
-    "text/ecmascript",
-    "module",
-)
 MAX_ASSETS_PER_PAGE = 256  # of those the markup names
 MAX_FOLLOWED_PER_PAGE = 256  # of those stylesheets import and scripts name
 MAX_PARALLEL_FETCHES = 8

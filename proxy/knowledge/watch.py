@@ -32,7 +32,7 @@ from proxy.knowledge.records import (
     url_origin,
 )
 from proxy.options import add_options
-from proxy.page_shift import active_shifts
+from proxy.page_shift import drifts_locators
 from proxy.routing import browser_url, origin_of
 from proxy.store import EpisodeStore, StoreUnavailable
 
@@ -65,7 +65,7 @@ class KnowledgeWatch:
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         episode: Episode | None = state_of(flow).episode
         response = flow.response
-        if response is None or "locator_drift" not in active_shifts(episode):
+        if response is None or not drifts_locators(episode):
             return
         assert episode is not None
         if state_of(flow).rewrite == "buffer":

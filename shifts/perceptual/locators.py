@@ -27,7 +27,7 @@ import fnmatch
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -228,6 +228,11 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     element_id = element.get("id")
     if element_id and refs.reaches_id(element_id):
         return True
+    return _found_by_class(element, refs)
+
+
+def _found_by_class(element: etree._Element, refs: PageRefs) -> bool:
+    """Whether a script may find `element` by one of its classes."""
     return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
 
 
@@ -239,10 +244,15 @@ def ids_read_as_data(root: etree._Element, refs: PageRefs) -> set[etree._Element
     if not refs.parses_ids:
         return set()
     kept: set[etree._Element] = set()
-    for element in root.iter(etree.Element):
-        if any(
-            refs.scripts_use(name) for name in (element.get("class") or "").split()
-        ) or _found_by_widget_attribute(element, refs):
+    # (with no widget attribute read, only an element with a class can be found: those alone,
+    # found in C, not every element of the page asked in Python)
+    found_by: Iterable[etree._Element] = (
+        root.iter(etree.Element)
+        if refs.reads_widget_attributes
+        else itertools.chain([root], descendants(root, "*[@class]"))
+    )
+    for element in found_by:
+        if _found_by_class(element, refs) or _found_by_widget_attribute(element, refs):
             node: etree._Element | None = element
             while node is not None and node not in kept:
                 kept.add(node)
@@ -569,8 +579,10 @@ class WrapQuestions:
             ),
             refs.follows_held,
             tuple(
-                (step.split(" ", 1)[0], matcher(step.split(" ", 1)[1]))
-                for step in sorted(refs.steps_held)
+                (direction, matcher(target))
+                for direction, _, target in (
+                    step.partition(" ") for step in sorted(refs.steps_held)
+                )
             ),
             {} if once else None,
         )
