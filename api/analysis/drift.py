@@ -89,12 +89,8 @@ def _markup_left(events: list[dict[str, Any]]) -> dict[str, int]:
         else:
             continue
         if isinstance(keys, dict):
-            left.update({str(key): count for key, count in keys.items() if _is_count(count)})
-    return dict(left.most_common(MAX_LEFT_KEYS))
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+            left.update({str(key): max(_count(keys, key), 0) for key in keys})
+    return {key: count for key, count in left.most_common(MAX_LEFT_KEYS) if count}
 
 
 def _unshifted_screen(event: dict[str, Any]) -> bool:
