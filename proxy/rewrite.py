@@ -19,7 +19,7 @@ from typing import Any
 
 from mitmproxy import ctx, http
 
-from proxy import classify, collector, csp, json_markup, metrics, script_answer
+from proxy import classify, collector, csp, json_markup, metrics, script_answer, script_markup
 from proxy.claims import ClaimedFlags
 from proxy.codec import UndecodableBody, decode_body
 from proxy.episode import Episode
@@ -168,7 +168,7 @@ class PageRewriter:
         if (
             not is_page(flow, response)
             and not (parses_document(episode) and is_markup_answer(flow, response))
-            and not (drifts_locators(episode) and is_script_answer(flow, response))
+            and not (parses_document(episode) and is_script_answer(flow, response))
         ):
             return PASS
         length = classify.declared_length(response)
@@ -248,7 +248,7 @@ class PageRewriter:
             await self._rewrite_markup_answer(flow, episode, response, raw, events)
             return
         if is_script_answer(flow, response):
-            _rewrite_script_answer(flow, episode, response, raw, events)
+            await self._rewrite_script_answer(flow, episode, response, raw, events)
             return
         if not classify.body_type(response).renders_as_html(raw):
             # Of no type, and not what a browser takes for HTML (a download): a navigation
@@ -263,14 +263,9 @@ class PageRewriter:
         found = state_of(flow).knowledge
         is_fragment = classify.request_kind(flow.request) is classify.RequestKind.FRAGMENT
         if found is not None and found.refs is not None and is_fragment:
-            # The scripts a fragment carries run in its page once it is in (jQuery's `.html()`
-            # runs them), as a JSON screen's named scripts do: learnt first, or no drift.
-            # Inserted into its page, a fragment's relative `src` is resolved against the
-            # page's URL (the document's), not the fragment's: its Referer, when it has one.
-            referer = flow.request.headers.get("referer", "").split("#")[0]
-            document = referer if url_origin(referer) == url_origin(context.url) else context.url
-            assets = page_assets(raw, document)
-            named = [on_upstream(found.origin, a.url) for a in assets if a.kind == "js"]
+            # The scripts a fragment carries run in its page once it is in: learnt first, or
+            # no drift.
+            named = _fragment_scripts(flow, context, raw)
             context, unknown = await self._with_scripts(flow, episode, context, named)
             if unknown:
                 _served_as_it_came(flow, events, context, started, unknown_scripts=unknown[:20])
@@ -327,36 +322,101 @@ class PageRewriter:
         """A JSON answer to a script's fetch with markup in its strings (`proxy.json_markup`):
         each shifted as a fragment of its page, the rest of the answer as it came. An answer
         with none, or no text in its charset, goes out as it came, and is no page served."""
-        charset = classify.charset(response) or "utf-8"
-        try:
-            text = raw.decode(charset)
-        except (LookupError, UnicodeDecodeError):
+        answer = _AnswerText.of(response, raw)
+        if answer is None:
             return
-        bom = "\ufeff" if text.startswith("\ufeff") else ""
-        text = text[len(bom) :]
         # (a few MB of API data take a second to walk)
-        read = functools.partial(json_markup.read_answer, text)
+        read = functools.partial(json_markup.read_answer, answer.text)
         found = await _run(read, len(raw) >= ctx.options.ss_offload_bytes)
-        strings = found.strings
         left = {"left": json_markup.left_keys(found)} if found.left else {}
-        if not strings:
+        if not found.strings:
             if left:  # (markup no rule reads: as it came, and said, for a screen it may be)
                 events.add("markup_left", url=flow.request.pretty_url, keys=left["left"])
             return
+        await self._shift_markup_strings(
+            flow, episode, response, answer, found, json_markup.with_strings_replaced, events, left
+        )
+
+    async def _rewrite_script_answer(
+        self,
+        flow: http.HTTPFlow,
+        episode: Episode,
+        response: http.Response,
+        raw: bytes,
+        events: EventBatch,
+    ) -> None:
+        """A script answer (`is_script_answer`): under locator drift its selector literals
+        widened to what the drift named (`proxy.script_answer`); under the shifts that parse a
+        page the markup in its string literals shifted as a fragment of its page
+        (`proxy.script_markup`), as it would be fetched as HTML; every other byte as it came.
+        Said: `script_answer`, with how many selectors were widened and markup strings found
+        and changed; one with markup is a page served too."""
+        answer = _AnswerText.of(response, raw)
+        if answer is None:
+            return
+        widened = 0
+        if drifts_locators(episode):
+            text, widened = script_answer.widen(answer.text, episode.seed)
+            answer = answer.with_text(text)
+        read = functools.partial(script_markup.read_answer, answer.text)
+        found = await _run(read, len(raw) >= ctx.options.ss_offload_bytes)
+        counts: dict[str, Any] = {"found": 0, "changed": 0}
+        if found.strings:
+            counts = await self._shift_markup_strings(
+                flow,
+                episode,
+                response,
+                answer,
+                found,
+                script_markup.with_strings_replaced,
+                events,
+                scripts_in_markup=True,
+            )
+        elif answer.changed:
+            _serve_shifted(response, answer.encoded(answer.text))
+        events.add(
+            "script_answer",
+            url=flow.request.pretty_url,
+            selectors_widened=widened,
+            markup_strings=counts,
+        )
+
+    async def _shift_markup_strings(
+        self,
+        flow: http.HTTPFlow,
+        episode: Episode,
+        response: http.Response,
+        answer: _AnswerText,
+        found: json_markup.MarkupAnswer,
+        write: Callable[[str, list[tuple[json_markup.MarkupString, str]], bool], str],
+        events: EventBatch,
+        left: dict[str, Any] | None = None,
+        scripts_in_markup: bool = False,
+    ) -> dict[str, Any]:
+        """An answer's markup strings (`found`), each shifted as a fragment of its page and
+        put back by `write`: served if any changed or the answer's text is not the one that
+        came (`answer.changed`), and recorded as a page served. The scripts the shift must
+        know first: those the answer names (`found.scripts`), or, `scripts_in_markup`, those
+        its markup carries. The counts of the strings found and changed."""
+        strings = found.strings
+        left = left or {}
         started = time.perf_counter()
         # The site's profile is matched on the markup, as it is on the same markup fetched as
         # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
         markup = "".join(string.value for string in strings).encode("utf-8", "replace")
         context = await self._context(flow, episode, response, markup, None, events)
-        context, unknown = await self._with_scripts(flow, episode, context, found.scripts)
+        named = _fragment_scripts(flow, context, markup) if scripts_in_markup else found.scripts
+        context, unknown = await self._with_scripts(flow, episode, context, named)
         if unknown:
             # The screen brings code its knowledge does not hold and could not learn (a script
             # placed by nothing it names beside it, or its upstream's 404): drifted, the names
             # only that code uses would be renamed (phpMyAdmin's `#sqlqueryform`: the SQL
-            # form posted as a whole page). It goes out as it came, and says why.
+            # form posted as a whole page). Its markup goes out as it came, and says why.
             counts = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20], **left}
+            if answer.changed:
+                _serve_shifted(response, answer.encoded(answer.text))
             _served_as_it_came(flow, events, context, started, markup_strings=counts)
-            return
+            return counts
         knowledge = state_of(flow).knowledge
         work = functools.partial(
             _shift_strings_to_bytes,
@@ -368,29 +428,30 @@ class PageRewriter:
             ctx.options.ss_collect_after_bytes > 0,
         )
         offload = len(markup) >= ctx.options.ss_offload_bytes
-        answer, replaced, shift_cpu_ms = await _run(work, offload)
+        shifted, replaced, shift_cpu_ms = await _run(work, offload)
         if replaced:
-            shifted = json_markup.with_strings_replaced(text, replaced)
             try:
-                body = (bom + shifted).encode(charset)
+                body = answer.encoded(write(answer.text, replaced, False))
             except UnicodeEncodeError:
                 # A string written raw whose escapes held what the charset cannot (or a lone
                 # surrogate): written back escaped to ASCII, which every charset holds.
-                shifted = json_markup.with_strings_replaced(text, replaced, ascii_only=True)
-                body = (bom + shifted).encode(charset)
+                body = answer.encoded(write(answer.text, replaced, True))
             _serve_shifted(response, body)
-        source = raw if replaced else None
+        elif answer.changed:
+            _serve_shifted(response, answer.encoded(answer.text))
+        counts = {"found": shifted.strings, "changed": shifted.changed, **left}
         _record_served(
             flow,
             events,
             context,
-            answer,
+            shifted,
             bool(replaced),
-            source,
+            answer.raw if replaced else None,
             started,
             shift_cpu_ms,
-            markup_strings={"found": answer.strings, "changed": answer.changed, **left},
+            markup_strings=counts,
         )
+        return counts
 
     async def _with_scripts(
         self, flow: http.HTTPFlow, episode: Episode, context: ShiftContext, named: list[str]
@@ -503,6 +564,49 @@ def _serve_shifted(response: http.Response, body: bytes) -> None:
         response.headers.pop(name, None)
 
 
+def _fragment_scripts(flow: http.HTTPFlow, context: ShiftContext, markup: bytes) -> list[str]:
+    """The scripts an HTML fragment carries, on its upstream: they run in its page once it is
+    in (jQuery's `.html()` runs them), as a JSON screen's named scripts do. Inserted into its
+    page, a fragment's relative `src` is resolved against the page's URL (the document's), not
+    the fragment's: its Referer, when it has one. None without the page's knowledge."""
+    found = state_of(flow).knowledge
+    if found is None or found.refs is None:
+        return []
+    referer = flow.request.headers.get("referer", "").split("#")[0]
+    document = referer if url_origin(referer) == url_origin(context.url) else context.url
+    assets = page_assets(markup, document)
+    return [on_upstream(found.origin, asset.url) for asset in assets if asset.kind == "js"]
+
+
+@dataclasses.dataclass(frozen=True)
+class _AnswerText:
+    """The text of an answer to a script's fetch as its charset decodes it (a byte-order mark
+    aside, put back when it is encoded again), and whether it is no longer what came."""
+
+    raw: bytes
+    text: str
+    charset: str
+    bom: str
+    changed: bool = False
+
+    @classmethod
+    def of(cls, response: http.Response, raw: bytes) -> _AnswerText | None:
+        """None for a body that is no text in its charset: it goes out as it came."""
+        charset = classify.charset(response) or "utf-8"
+        try:
+            text = raw.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            return None
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        return cls(raw, text[len(bom) :], charset, bom)
+
+    def with_text(self, text: str) -> _AnswerText:
+        return dataclasses.replace(self, text=text, changed=self.changed or text != self.text)
+
+    def encoded(self, text: str) -> bytes:
+        return (self.bom + text).encode(self.charset)
+
+
 def _served_as_it_came(
     flow: http.HTTPFlow,
     events: EventBatch,
@@ -585,22 +689,6 @@ def is_script_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
             flow.request.headers.get("x-requested-with", "").lower() == "xmlhttprequest",
         )
     )
-
-
-def _rewrite_script_answer(
-    flow: http.HTTPFlow, episode: Episode, response: http.Response, raw: bytes, events: EventBatch
-) -> None:
-    """A script answer with its selector literals widened; its other bytes, the markup it
-    inserts included, as they came (said: `script_answer`, with how many were widened)."""
-    charset = classify.charset(response) or "utf-8"
-    try:
-        text = raw.decode(charset)
-    except (LookupError, UnicodeDecodeError):
-        return
-    widened, count = script_answer.widen(text, episode.seed)
-    if count:
-        _serve_shifted(response, widened.encode(charset))
-    events.add("script_answer", url=flow.request.pretty_url, selectors_widened=count)
 
 
 def _shown(status: int) -> bool:

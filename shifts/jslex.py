@@ -80,13 +80,16 @@ def literals(
     text: str,
     free_names: set[str] | None = None,
     concatenations: list[Concatenation] | None = None,
+    strings: list[tuple[int, int]] | None = None,
 ) -> list[str]:
     """The contents of the text's string, template and regex literals, its comments, and its
     object keys. `free_names`, if given, receives the identifiers the text uses unqualified or
     through named access (`main`, `window.main`, `document.forms.login`): legacy code reaches
     an element with such an id by them. `concatenations`, if given, receives each chain of
     operands joined by `+` that holds a string literal and another operand (`"a#" + id + "+*"`
-    is `["a#", UNKNOWN, "+*"]`): a selector built from pieces is read whole from it."""
+    is `["a#", UNKNOWN, "+*"]`): a selector built from pieces is read whole from it.
+    `strings`, if given, receives where each string literal is (its quotes included): a
+    script answer's markup is put back there (`proxy.script_markup`)."""
     found: list[str] = []
     chain = _Chain(concatenations)
     position = 0
@@ -111,6 +114,8 @@ def literals(
             found.append(value)
             continue
         if kind == "string":
+            if strings is not None:
+                strings.append((token.start(), position))
             found.append(_unescaped(value[1:-1]))
             chain.operand(found[-1], previous)
             division_next = True

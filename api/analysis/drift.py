@@ -68,8 +68,8 @@ def drift_summary(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "fragments_not_drifted": len(fragments) - changed,
         "fragments_unshifted": sum(map(_unshifted_screen, events)),
         "markup_left": _markup_left(events),
-        # (code the page runs, whose markup goes in as it came: its selectors are widened to
-        # what the drift named, `proxy.script_answer`)
+        # (code the page runs: its selectors widened to what the drift named,
+        # `proxy.script_answer`, its markup counted with the fragments, `proxy.script_markup`)
         "script_answers": sum(event.get("type") == "script_answer" for event in events),
     }
 

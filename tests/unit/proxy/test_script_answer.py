@@ -130,3 +130,35 @@ async def test_a_script_answer_is_served_widened_under_locator_drift_only(
         other = await make_episode(store, condition=condition)
         flow = await serve(addons, other, js_response(body), headers=SCRIPT_FETCH, path="/q")
         assert state_of(flow).rewrite == PASS and flow.response.content == body
+
+
+# (the page with no script to learn: what names its elements is the answer alone)
+OWN_PAGE = PAGE.replace(b"<script src='/javascripts/jquery_ujs.js'></script>", b"")
+
+
+async def test_the_markup_a_script_answer_inserts_is_drifted_as_its_page_is(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Redmine's watch link: its answer replaces the page's link with markup of its own, which
+    came as the upstream wrote it, the rest of the episode's pages drifted."""
+    renamed = 0
+    for seed in range(4):
+        episode = await make_episode(store, condition="Src-Perc", seed=seed)
+        page = (await serve(addons, episode, html_response(OWN_PAGE), path="/app")).response
+        (on_page,) = re.findall(r'<a class="([^"]+)" data-remote="true" href="/watchers', page.text)
+        flow = await serve(
+            addons, episode, js_response(ANSWER.encode()), headers=SCRIPT_FETCH, path="/watch"
+        )
+        served = flow.response.content.decode()
+        # the link it puts in is drifted as the page's was (its selector finds either)
+        (inserted,) = re.findall(r'replaceWith\("(?:<[\w-]+>)?<a class=\\"([^"\\]+)\\">U<', served)
+        assert inserted == on_page.split()[0], seed
+        renamed += inserted != "issue-2-watcher"
+        assert '"Admin wrote in #note-7:\\n> see .x"' in served  # text, as it came
+        events = await store.read_events(episode.id)
+        (event,) = [e for e in events if e["type"] == "script_answer"]
+        changed = '"<a class=\\"issue-2-watcher\\">U</a>"' not in served  # (or as it came)
+        assert event["markup_strings"] == {"found": 1, "changed": int(changed)}
+        (answer,) = [e for e in events if e["type"] == "page_served" and "/watch" in e["url"]]
+        assert answer["kind"] == "fragment" and answer["markup_strings"]["found"] == 1
+    assert renamed >= 2

@@ -1,0 +1,140 @@
+"""The markup a script answer inserts, in its string literals: found, and put back shifted.
+
+Rails' `.js.erb` answers carry the markup they put into the page as string literals, escaped by
+`escape_javascript`: Redmine's dialogs (`$('#ajax-modal').html('<h3 class=\\'title\\'>...')`),
+its issue form after a tracker change, its watchers and relations (10 of its 12 AJAX screens).
+Served as they came, a `-Perc` episode shows the upstream's markup after the page's first screen;
+their selectors alone finding what the page's drift renamed (`proxy.script_answer`) keeps the
+app working, not the shift. So each string literal whose value is markup (after whitespace, a tag
+or a comment) is shifted as a fragment of its page, as a JSON answer's markup strings are
+(`proxy.json_markup`), and written back in its own quotes with JavaScript's escapes; every other
+byte is the upstream's.
+
+Only a literal that is a whole value: not a piece of a concatenation (`'<li id="' + id + '">'`),
+nor a string a method is called on (`'<b>x</b>'.replace(...)`), nor an object's key: parsed
+alone, a piece would be closed where another piece closes it. A text the reader cannot follow to
+its end in step (`shifts.jslex.Unreadable`: no JavaScript, or cut off) has no markup read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proxy.json_markup import MarkupAnswer, MarkupString
+from shifts import jslex
+
+NO_MARKUP = MarkupAnswer([], [])
+# A value that is markup: after whitespace, a tag or a comment (`json_markup`'s rule).
+_MARKUP = re.compile(r"[ \t\r\n]*<[!A-Za-z]")
+# A literal's escaped text that may hold a `<` (written, or as `\x3c`, `\u003c`, `\u{3c}`).
+_MAY_HOLD_A_TAG = re.compile(r"<|\\(?:x3[cC]|u003[cC]|u\{0*3[cC]\})")
+# The method a literal is the first argument of (`.html(`, `.replaceWith(`): its string's key.
+_CALLED = re.compile(r"\.([A-Za-z_$][\w$]*)\(\s*$")
+# Before and after a whole value: not `+` (a concatenation), nor `.`, `[` or `:` after it (a
+# method called on the string, an index into it, an object's key).
+_PIECE_BEFORE = "+"
+_PIECE_AFTER = "+.[:"
+
+_ESCAPE = re.compile(
+    r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([0-7]{1,3})"
+    r"|(\r\n|[\n\r\u2028\u2029])|(.))",
+    re.DOTALL,
+)
+_SINGLE = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def read_answer(text: str) -> MarkupAnswer:
+    """A script's string literals that hold markup and are whole values, in order (each keyed
+    by the method it is handed to, or `string`); none when the text is no script read to its
+    end."""
+    if "<" not in text and "\\" not in text:
+        return NO_MARKUP
+    spans: list[tuple[int, int]] = []
+    try:
+        jslex.literals(text, strings=spans)
+    except jslex.Unreadable:
+        return NO_MARKUP
+    found = []
+    for start, end in spans:
+        escaped = text[start + 1 : end - 1]
+        if _MAY_HOLD_A_TAG.search(escaped) is None:
+            continue
+        value = unescaped(escaped)
+        if _MARKUP.match(value) is None or _is_a_piece(text, start, end):
+            continue
+        called = _CALLED.search(text, max(0, start - 64), start)
+        key = called.group(1) if called else "string"
+        found.append(MarkupString(start, end, key, value, escaped.isascii()))
+    return MarkupAnswer(found, [])
+
+
+def _is_a_piece(text: str, start: int, end: int) -> bool:
+    """Whether the literal at `start:end` is a piece of a larger value (`_PIECE_BEFORE`,
+    `_PIECE_AFTER`)."""
+    before = text[:start].rstrip()[-1:]
+    after = text[end:].lstrip()[:1]
+    return (before != "" and before in _PIECE_BEFORE) or (after != "" and after in _PIECE_AFTER)
+
+
+def unescaped(escaped: str) -> str:
+    """A string literal's value from its text between the quotes (JavaScript's escapes: a
+    surrogate pair written as two `\\u` escapes is one character; a lone one stays one, which
+    no HTML holds, so such a string is left as it came)."""
+    if "\\" not in escaped:
+        return escaped
+    value = _ESCAPE.sub(_one_escape, escaped)
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        value = value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    return value
+
+
+def _one_escape(escape: re.Match[str]) -> str:
+    braced, four, two, octal, line, other = escape.groups()
+    code = braced or four or two
+    if code:
+        return chr(min(int(code, 16), 0x10FFFF))
+    if octal:
+        return chr(int(octal, 8) & 0xFF)  # (a legacy octal escape, `\0` most of all)
+    if line:
+        return ""  # a line continuation
+    return _SINGLE.get(other, other)
+
+
+def quoted(value: str, quote: str, ascii_only: bool = False) -> str:
+    """`value` as a string literal in `quote`s: what `escape_javascript` escapes (a backslash,
+    the quote, line ends, `</`, which in a page's inline script would end it), and, if
+    `ascii_only`, every other character past ASCII (as `\\u` escapes, an astral one as its
+    surrogate pair)."""
+    text = (
+        value.replace("\\", "\\\\")
+        .replace(quote, "\\" + quote)
+        .replace("\n", "\\n")
+        .replace("\r", "\\r")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+        .replace("</", "<\\/")
+    )
+    if ascii_only and not text.isascii():
+        text = "".join(char if char.isascii() else _u_escapes(char) for char in text)
+    return quote + text + quote
+
+
+def _u_escapes(char: str) -> str:
+    units = char.encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
+
+
+def with_strings_replaced(
+    text: str, replaced: list[tuple[MarkupString, str]], ascii_only: bool = False
+) -> str:
+    """The script with each of its markup literals' values replaced, in the literal's own
+    quotes, the rest of it byte for byte (written back escaped to ASCII if it was, or if
+    `ascii_only`)."""
+    parts: list[str] = []
+    at = 0
+    for string, value in sorted(replaced, key=lambda pair: pair[0].start):
+        escaped = ascii_only or string.ascii_only
+        parts += [text[at : string.start], quoted(value, text[string.start], escaped)]
+        at = string.end
+    parts.append(text[at:])
+    return "".join(parts)

@@ -1,0 +1,99 @@
+"""The markup a script answer inserts, in its string literals (`proxy.script_markup`): found
+where it is a whole value, and written back so that JavaScript reads the value given."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from proxy.script_markup import quoted, read_answer, unescaped, with_strings_replaced
+
+# Redmine's members/new.js.erb, its partial escaped by `escape_javascript`.
+NEW_MEMBER = (
+    "$('#ajax-modal').html('<h3 class=\\'title\\'>New member<\\/h3>\\n"
+    '<form id=\\"new_membership\\"><input id=\\"principal_search\\" name=\\"q\\"><\\/form>\');\n'
+    "showModal('ajax-modal', '90%');\n"
+)
+
+
+def test_a_rails_answer_s_markup_is_read_with_its_escapes_undone() -> None:
+    (found,) = read_answer(NEW_MEMBER).strings
+    assert found.key == "html"
+    assert found.value == (
+        "<h3 class='title'>New member</h3>\n"
+        '<form id="new_membership"><input id="principal_search" name="q"></form>'
+    )
+    assert NEW_MEMBER[found.start] == "'" and NEW_MEMBER[found.end - 1] == "'"
+    assert found.ascii_only
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "el.innerHTML = '<li id=\"' + id + '\">' + name + '</li>';",  # pieces of a concatenation
+        "x = head + '<b>bold</b>';",
+        "x = '<b>{0}</b>'.replace('{0}', name);",  # a method called on the string
+        "x = '<b>a</b>'[0];",
+        "x = {'<b>key</b>': 1};",  # an object's key
+        "x = `<b>${name}</b>`;",  # a template literal: its pieces are the code's
+        "x = 'a <b>late</b> tag';",  # text first: no markup
+        "x = '< 3';",
+        "x = /'<b>'/.test(s);",  # a regex, not a string
+        "// '<b>in a comment</b>'",
+        "x = '<b>cut off",  # no script read to its end
+    ],
+)
+def test_what_is_no_whole_markup_value_is_not_read(script: str) -> None:
+    assert read_answer(script).strings == []
+
+
+def test_markup_written_with_escaped_tags_and_in_either_quote_is_read() -> None:
+    script = 'a.append("\\x3cp>one\\x3c/p>"); b.after(\'\\u003Cspan>two</span>\'); c = "<i>3</i>"'
+    found = read_answer(script).strings
+    assert [(s.key, s.value) for s in found] == [
+        ("append", "<p>one</p>"),
+        ("after", "<span>two</span>"),
+        ("string", "<i>3</i>"),
+    ]
+
+
+def test_escapes_are_javascript_s() -> None:
+    assert (
+        unescaped(
+            r"a\nb\tc\\d\'e\"f\/g\x41\u0042\u{43}\0\
+h"
+        )
+        == "a\nb\tc\\d'e\"f/gABC\0h"
+    )
+    assert unescaped(r"\ud83d\ude00") == "\U0001f600"  # a surrogate pair: one character
+    assert unescaped(r"\ud83d") == "\ud83d"  # a lone one stays (no HTML holds it)
+
+
+ALPHABET = string.printable + "'\"\\<>/\u2028\u2029é😀\u0000"
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_value_written_back_reads_as_it_was_given(quote: str) -> None:
+    """Written in the literal's own quotes and read back (as the reader reads a script, which
+    is JavaScript's reading of its escapes): the same value, for any text."""
+    draw = random.Random(7)
+    for ascii_only in (False, True):
+        for _ in range(300):
+            value = "<b>" + "".join(draw.choice(ALPHABET) for _ in range(draw.randint(0, 40)))
+            literal = quoted(value, quote, ascii_only)
+            assert "\n" not in literal and "\r" not in literal and "</" not in literal
+            assert not ascii_only or literal.isascii()
+            (found,) = read_answer(f"$(x).html({literal});").strings
+            assert found.value == value, (value, literal)
+
+
+def test_only_the_markup_is_rewritten_every_other_byte_as_it_came() -> None:
+    (found,) = read_answer(NEW_MEMBER).strings
+    out = with_strings_replaced(NEW_MEMBER, [(found, "<h3 class='t1'>New member</h3>")])
+    assert out == NEW_MEMBER.replace(
+        NEW_MEMBER[found.start : found.end], "'<h3 class=\\'t1\\'>New member<\\/h3>'"
+    )
+    assert out.endswith("showModal('ajax-modal', '90%');\n")
+    assert with_strings_replaced(NEW_MEMBER, []) == NEW_MEMBER
