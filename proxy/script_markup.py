@@ -12,7 +12,10 @@ byte is the upstream's.
 
 Only a literal that is a whole value: not a piece of a concatenation (`'<li id="' + id + '">'`),
 nor a string a method is called on (`'<b>x</b>'.replace(...)`), nor an object's key: parsed
-alone, a piece would be closed where another piece closes it. A text the reader cannot follow to
+alone, a piece would be closed where another piece closes it. And not one handed to what takes
+a string as text or a value (`.val()`, `.text()`, `.attr(name, ...)`, `alert()`, `.value =`,
+`.textContent =`): shown or saved as written (an editor's source put into its textarea, which
+the app would save back drifted), it stays as written. A text the reader cannot follow to
 its end in step (`shifts.jslex.Unreadable`: no JavaScript, or cut off) has no markup read.
 """
 
@@ -30,6 +33,14 @@ _MARKUP = re.compile(r"[ \t\r\n]*<[!A-Za-z]")
 _MAY_HOLD_A_TAG = re.compile(r"<|\\(?:x3[cC]|u003[cC]|u\{0*3[cC]\})")
 # The method a literal is the first argument of (`.html(`, `.replaceWith(`): its string's key.
 _CALLED = re.compile(r"\.([A-Za-z_$][\w$]*)\(\s*$")
+# What takes a string as text or a value, not markup: a call whose first argument the literal
+# is, or the value of a call's named attribute or property, or of a property assigned to.
+_TEXT_TAKER = re.compile(
+    r"(?:\.(?:text|val|attr|prop|data|setAttribute|insertAdjacentText|createTextNode)"
+    r"|(?<![\w$.])(?:alert|confirm|prompt))\(\s*$"
+    r"|\.(?:attr|prop|data|setAttribute|css)\(\s*(['\"])[^'\"\\]*\1\s*,\s*$"
+    r"|\.(?:textContent|innerText|value|defaultValue|title|placeholder|nodeValue)\s*\+?=\s*$"
+)
 # Before and after a whole value: not `+` (a concatenation), nor `.`, `[` or `:` after it (a
 # method called on the string, an index into it, an object's key).
 _PIECE_BEFORE = "+"
@@ -61,6 +72,8 @@ def read_answer(text: str) -> MarkupAnswer:
             continue
         value = unescaped(escaped)
         if _MARKUP.match(value) is None or _is_a_piece(text, start, end):
+            continue
+        if _TEXT_TAKER.search(text, max(0, start - 200), start) is not None:
             continue
         called = _CALLED.search(text, max(0, start - 64), start)
         key = called.group(1) if called else "string"

@@ -43,6 +43,15 @@ def test_a_rails_answer_s_markup_is_read_with_its_escapes_undone() -> None:
         "x = /'<b>'/.test(s);",  # a regex, not a string
         "// '<b>in a comment</b>'",
         "x = '<b>cut off",  # no script read to its end
+        # text or a value, not markup: shown or saved as written
+        "$('#wiki_text').val('<p>an editor\\'s source</p>');",
+        "$('#x').text(\"<b>shown</b>\");",
+        "$('#x').attr('title', '<b>a tip</b>');",
+        "el.setAttribute(\"data-template\", '<li>x</li>');",
+        "area.value = '<p>draft</p>';",
+        "el.textContent += '<b>x</b>';",
+        "alert('<b>failed</b>');",
+        "document.createTextNode('<i>x</i>');",
     ],
 )
 def test_what_is_no_whole_markup_value_is_not_read(script: str) -> None:
