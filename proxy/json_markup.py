@@ -51,7 +51,8 @@ _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]', re.DOTALL)
 # A string token whose value may begin with a tag: a `<` (or its escape, PHP's `JSON_HEX_TAG`)
 # after whitespace, written or escaped.
 _MAY_BE_MARKUP = re.compile(r'"(?:[ \t\r\n]|\\[nrt]|\\u00(?:20|0[9aAdD]))*(?:<|\\u003[cC])')
-_MARKUP = re.compile(r"[ \t\r\n]*<[!A-Za-z]")
+# A value that is markup: after whitespace, a tag or a comment (a script answer's literals too).
+MARKUP = re.compile(r"[ \t\r\n]*<[!A-Za-z]")
 # ... and where one may start in a JSON text, after a `:`, `[` or `,` (in C: an answer of API
 # data whose strings only hold a `<` inside is no markup, and is not parsed).
 _VALUE_MAY_BE_MARKUP = re.compile(
@@ -185,7 +186,7 @@ def _walk(text: str, by_object: list[frozenset[str]]) -> list[MarkupString]:
             key = open_[-1][1][0] if open_ else None
             if key is not None and _MAY_BE_MARKUP.match(token):
                 value = json.loads(token)
-                if _MARKUP.match(value):
+                if MARKUP.match(value):
                     string = MarkupString(match.start(), match.end(), key, value, token.isascii())
                     open_[-1][2].append(string)
             value_next = bool(open_) and not open_[-1][0]
@@ -344,7 +345,7 @@ def located_scripts(unknown: list[str], named: list[str], known_urls: list[str])
 def _holds_markup(value: Any) -> bool:
     """A markup string, or an array holding one (at any depth; an object's are its keys')."""
     if isinstance(value, str):
-        return _MARKUP.match(value) is not None
+        return MARKUP.match(value) is not None
     return isinstance(value, list) and any(_holds_markup(item) for item in value)
 
 
@@ -364,7 +365,7 @@ def left_keys(answer: MarkupAnswer) -> dict[str, int]:
 def _markup_count(value: Any) -> int:
     """The markup strings of a value `_holds_markup` says holds some."""
     if isinstance(value, str):
-        return 1 if _MARKUP.match(value) is not None else 0
+        return 1 if MARKUP.match(value) is not None else 0
     return sum(map(_markup_count, value)) if isinstance(value, list) else 0
 
 

@@ -100,7 +100,7 @@ OPTIONS = _declared(
         "ss_max_rewrite_bytes",
         int,
         MAX_REWRITE_BYTES,
-        "larger HTML and JSON-to-a-fetch bodies (decoded) stream through unshifted, with an event",
+        "larger pages and JSON or script answers (decoded) stream through unshifted, with an event",
         "max_rewrite_bytes",
     ),
     # Below 128 KiB a page shifts in a millisecond or two: a thread hop would cost more than it

@@ -95,7 +95,8 @@ def _shift_strings_to_bytes(
     knowledge_digest: str | None,
     hold_collections: bool,
 ) -> tuple[json_markup.ShiftedAnswer, list[tuple[json_markup.MarkupString, str]], float]:
-    """A JSON answer's markup strings, each shifted as a fragment of its page is: what the
+    """An answer's markup strings (a JSON answer's, a script answer's literals), each shifted
+    as a fragment of its page is: what the
     shifts did to them together, the strings they changed with their new values, and the CPU
     time it all took."""
     docs, replaced, cpu_ms = [], [], 0.0
@@ -413,9 +414,11 @@ class PageRewriter:
             # only that code uses would be renamed (phpMyAdmin's `#sqlqueryform`: the SQL
             # form posted as a whole page). Its markup goes out as it came, and says why.
             counts = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20], **left}
+            source = None
             if answer.changed:
                 _serve_shifted(response, answer.encoded(answer.text))
-            _served_as_it_came(flow, events, context, started, markup_strings=counts)
+                source = answer.raw
+            _served_as_it_came(flow, events, context, started, source=source, markup_strings=counts)
             return counts
         knowledge = state_of(flow).knowledge
         work = functools.partial(
@@ -446,7 +449,9 @@ class PageRewriter:
             context,
             shifted,
             bool(replaced),
-            answer.raw if replaced else None,
+            # (the upstream's text, when what went out is not it: its markup, or its widened
+            # selectors alone)
+            answer.raw if replaced or answer.changed else None,
             started,
             shift_cpu_ms,
             markup_strings=counts,
@@ -612,12 +617,14 @@ def _served_as_it_came(
     events: EventBatch,
     context: ShiftContext,
     started: float,
+    source: bytes | None = None,
     **details: Any,
 ) -> None:
     """Record a fragment served as the upstream wrote it, for want of the code it brings
-    (`details` say which)."""
+    (`details` say which); `source`, the upstream's bytes if a script answer's selectors were
+    widened all the same."""
     untouched = json_markup.ShiftedAnswer(0, 0, {}, [])
-    _record_served(flow, events, context, untouched, False, None, started, 0.0, **details)
+    _record_served(flow, events, context, untouched, False, source, started, 0.0, **details)
 
 
 def _record_served(
@@ -678,7 +685,8 @@ def is_markup_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
 def is_script_answer(flow: http.HTTPFlow, response: http.Response) -> bool:
     """A JavaScript answer a script asked for to run it (rails-ujs' `remote: true`, jQuery's
     `dataType: "script"`): its selectors are widened to what locator drift named
-    (`proxy.script_answer`)."""
+    (`proxy.script_answer`), the markup in its string literals shifted
+    (`proxy.script_markup`)."""
     return (
         classify.may_be_rewritten(flow.request)
         and classify.request_kind(flow.request) is classify.RequestKind.FRAGMENT

@@ -23,31 +23,38 @@ from __future__ import annotations
 
 import re
 
-from proxy.json_markup import MarkupAnswer, MarkupString
+from proxy.json_markup import MARKUP, NO_MARKUP, MarkupAnswer, MarkupString
 from shifts import jslex
 
-NO_MARKUP = MarkupAnswer([], [])
-# A value that is markup: after whitespace, a tag or a comment (`json_markup`'s rule).
-_MARKUP = re.compile(r"[ \t\r\n]*<[!A-Za-z]")
 # A literal's escaped text that may hold a `<` (written, or as `\x3c`, `\u003c`, `\u{3c}`).
 _MAY_HOLD_A_TAG = re.compile(r"<|\\(?:x3[cC]|u003[cC]|u\{0*3[cC]\})")
 # The method a literal is the first argument of (`.html(`, `.replaceWith(`): its string's key.
 _CALLED = re.compile(r"\.([A-Za-z_$][\w$]*)\(\s*$")
 # What takes a string as text or a value, not markup: a call whose first argument the literal
 # is, or the value of a call's named attribute or property, or of a property assigned to.
+# And what keeps or matches a string as it is written: an editor's `setData()`, storage, a
+# search in a string, a pattern, a comparison.
 _TEXT_TAKER = re.compile(
     r"(?:\.(?:text|val|attr|prop|data|setAttribute|insertAdjacentText|createTextNode)"
-    r"|(?<![\w$.])(?:alert|confirm|prompt))\(\s*$"
-    r"|\.(?:attr|prop|data|setAttribute|css)\(\s*(['\"])[^'\"\\]*\1\s*,\s*$"
+    r"|\.(?:setData|setContent|setValue|setItem|indexOf|lastIndexOf|includes|startsWith)"
+    r"|\.(?:endsWith|split|replace|replaceAll|match|matchAll|search)"
+    r"|(?<![\w$.])(?:alert|confirm|prompt|RegExp))\(\s*$"
+    r"|\.(?:attr|prop|data|setAttribute|css|setItem)\(\s*(['\"])[^'\"\\]*\1\s*,\s*$"
     r"|\.(?:textContent|innerText|value|defaultValue|title|placeholder|nodeValue)\s*\+?=\s*$"
+    r"|[!=]==?\s*$"
 )
-# Before and after a whole value: not `+` (a concatenation), nor `.`, `[` or `:` after it (a
-# method called on the string, an index into it, an object's key).
-_PIECE_BEFORE = "+"
+# Before and after a whole value, comments aside: not `+` or `+=` (a concatenation), nor a
+# template's `${` (a piece of the template), nor `.`, `[` or `:` after it (a method called on
+# the string, an index into it, an object's key).
+_PIECE_BEFORE = frozenset({"+", "+=", "${"})
 _PIECE_AFTER = "+.[:"
+# What may come between a literal and the token after it.
+_SPACE_AND_COMMENTS = re.compile(r"(?:\s+|//[^\n\r\u2028\u2029]*|/\*.*?\*/)*", re.DOTALL)
 
-_ESCAPE = re.compile(
-    r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([0-7]{1,3})"
+_JS_ESCAPE = re.compile(
+    r"\\(?:u\{0*([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
+    # (a legacy octal escape: `\377` at most, `\47` then a 7 from `\477`)
+    r"|([0-3][0-7]{0,2}|[4-7][0-7]?)"
     r"|(\r\n|[\n\r\u2028\u2029])|(.))",
     re.DOTALL,
 )
@@ -60,18 +67,18 @@ def read_answer(text: str) -> MarkupAnswer:
     end."""
     if "<" not in text and "\\" not in text:
         return NO_MARKUP
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, str]] = []
     try:
         jslex.literals(text, strings=spans)
     except jslex.Unreadable:
         return NO_MARKUP
     found = []
-    for start, end in spans:
+    for start, end, before in spans:
         escaped = text[start + 1 : end - 1]
         if _MAY_HOLD_A_TAG.search(escaped) is None:
             continue
         value = unescaped(escaped)
-        if _MARKUP.match(value) is None or _is_a_piece(text, start, end):
+        if MARKUP.match(value) is None or _is_a_piece(text, end, before):
             continue
         if _TEXT_TAKER.search(text, max(0, start - 200), start) is not None:
             continue
@@ -81,12 +88,13 @@ def read_answer(text: str) -> MarkupAnswer:
     return MarkupAnswer(found, [])
 
 
-def _is_a_piece(text: str, start: int, end: int) -> bool:
-    """Whether the literal at `start:end` is a piece of a larger value (`_PIECE_BEFORE`,
-    `_PIECE_AFTER`)."""
-    before = text[:start].rstrip()[-1:]
-    after = text[end:].lstrip()[:1]
-    return (before != "" and before in _PIECE_BEFORE) or (after != "" and after in _PIECE_AFTER)
+def _is_a_piece(text: str, end: int, before: str) -> bool:
+    """Whether the literal that ends at `end`, after the token `before`, is a piece of a
+    larger value (`_PIECE_BEFORE`, `_PIECE_AFTER`)."""
+    skipped = _SPACE_AND_COMMENTS.match(text, end)
+    assert skipped is not None  # (it matches the empty string)
+    after = text[skipped.end() : skipped.end() + 1]
+    return before in _PIECE_BEFORE or (after != "" and after in _PIECE_AFTER)
 
 
 def unescaped(escaped: str) -> str:
@@ -95,19 +103,19 @@ def unescaped(escaped: str) -> str:
     no HTML holds, so such a string is left as it came)."""
     if "\\" not in escaped:
         return escaped
-    value = _ESCAPE.sub(_one_escape, escaped)
+    value = _JS_ESCAPE.sub(_js_escape, escaped)
     if any("\ud800" <= char <= "\udfff" for char in value):
         value = value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
     return value
 
 
-def _one_escape(escape: re.Match[str]) -> str:
+def _js_escape(escape: re.Match[str]) -> str:
     braced, four, two, octal, line, other = escape.groups()
     code = braced or four or two
     if code:
         return chr(min(int(code, 16), 0x10FFFF))
     if octal:
-        return chr(int(octal, 8) & 0xFF)  # (a legacy octal escape, `\0` most of all)
+        return chr(int(octal, 8))  # (a legacy octal escape, `\0` most of all)
     if line:
         return ""  # a line continuation
     return _SINGLE.get(other, other)

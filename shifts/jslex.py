@@ -80,7 +80,7 @@ def literals(
     text: str,
     free_names: set[str] | None = None,
     concatenations: list[Concatenation] | None = None,
-    strings: list[tuple[int, int]] | None = None,
+    strings: list[tuple[int, int, str]] | None = None,
 ) -> list[str]:
     """The contents of the text's string, template and regex literals, its comments, and its
     object keys. `free_names`, if given, receives the identifiers the text uses unqualified or
@@ -88,8 +88,10 @@ def literals(
     an element with such an id by them. `concatenations`, if given, receives each chain of
     operands joined by `+` that holds a string literal and another operand (`"a#" + id + "+*"`
     is `["a#", UNKNOWN, "+*"]`): a selector built from pieces is read whole from it.
-    `strings`, if given, receives where each string literal is (its quotes included): a
-    script answer's markup is put back there (`proxy.script_markup`)."""
+    `strings`, if given, receives where each string literal is (its quotes included) and the
+    token before it, comments aside (`+=` for that operator, `${` when the literal opens a
+    template's substitution): a script answer's markup is put back there if it is a whole
+    value (`proxy.script_markup`)."""
     found: list[str] = []
     chain = _Chain(concatenations)
     position = 0
@@ -115,7 +117,9 @@ def literals(
             continue
         if kind == "string":
             if strings is not None:
-                strings.append((token.start(), position))
+                strings.append(
+                    (token.start(), position, _token_before(previous, before_previous, braces))
+                )
             found.append(_unescaped(value[1:-1]))
             chain.operand(found[-1], previous)
             division_next = True
@@ -209,6 +213,16 @@ class _Chain:
         ):
             self.into.append(self.operands)
         self.operands, self.awaiting, self.in_name = [], False, False
+
+
+def _token_before(previous: str, before_previous: str, braces: list[str]) -> str:
+    """The token before a literal as `literals` gives it with its `strings`: `+=` for that
+    operator (read as `+` then `=`), `${` right after a template's substitution opened."""
+    if previous == "=" and before_previous == "+":
+        return "+="
+    if previous in ("`", "}") and braces and braces[-1] == "${":
+        return "${"
+    return previous
 
 
 def _opens_a_block(previous: str, before_previous: str) -> bool:

@@ -162,3 +162,24 @@ async def test_the_markup_a_script_answer_inserts_is_drifted_as_its_page_is(
         (answer,) = [e for e in events if e["type"] == "page_served" and "/watch" in e["url"]]
         assert answer["kind"] == "fragment" and answer["markup_strings"]["found"] == 1
     assert renamed >= 2
+
+
+async def test_a_script_answer_served_widened_keeps_the_upstream_s_text_as_its_source(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """Its markup as it came, its selectors widened: what went out is not what came, and the
+    page record (the recorder's, `/pages/{load}/source`) must hold the upstream's text."""
+    seen = 0
+    for seed in range(8):
+        episode = await make_episode(store, condition="Src-Perc", seed=seed)
+        await serve(addons, episode, html_response(OWN_PAGE), path="/app")
+        body = ANSWER.encode()
+        flow = await serve(addons, episode, js_response(body), headers=SCRIPT_FETCH, path="/w")
+        events = await store.read_events(episode.id)
+        (event,) = [e for e in events if e["type"] == "script_answer"]
+        if event["markup_strings"]["changed"]:
+            continue
+        seen += 1
+        assert flow.response.content != body  # (widened)
+        assert state_of(flow).page["source"] == body
+    assert seen

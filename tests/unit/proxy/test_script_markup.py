@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import string
+import time
 
 import pytest
 
@@ -52,6 +53,20 @@ def test_a_rails_answer_s_markup_is_read_with_its_escapes_undone() -> None:
         "el.textContent += '<b>x</b>';",
         "alert('<b>failed</b>');",
         "document.createTextNode('<i>x</i>');",
+        "CKEDITOR.instances.body.setData('<p class=\"x\">source</p>');",
+        "localStorage.setItem('draft', '<p>x</p>');",
+        "if (html.indexOf('<li class=\"item\">') > 0) {}",
+        "re = new RegExp('<b class=\"item\">(.*?)</b>');",
+        "if (html === '<p>empty</p>') {}",
+        # pieces all the same: a comment between a piece and its `+` or method, `+=`, a
+        # template's substitution (each shifted alone, its open tag was closed before the rest)
+        "h = '<li class=\"a\">' /* its name */ + name + '</li>';",
+        "h = '<li class=\"a\">' // its name\n + name + '</li>';",
+        "h = head +\n// the row\n'<li class=\"a\">';",
+        "h = '<b>a</b>' /* trimmed */ .trim();",
+        "h = ''; h += '<li class=\"a\">'; h += name; h += '</li>';",
+        "x = `<ul>${'<li class=\"a\">'}${name}</li></ul>`;",
+        "x = `${a}${'<li class=\"a\">'}${name}</li>`;",
     ],
 )
 def test_what_is_no_whole_markup_value_is_not_read(script: str) -> None:
@@ -78,6 +93,18 @@ h"
     )
     assert unescaped(r"\ud83d\ude00") == "\U0001f600"  # a surrogate pair: one character
     assert unescaped(r"\ud83d") == "\ud83d"  # a lone one stays (no HTML holds it)
+    # a legacy octal escape is at most 3 digits, and 2 from \4 on; \u{} takes any zeros
+    assert unescaped(r"\477\400\1234\08\8") == "'7" + " 0" + "S4" + "\0" + "8" + "8"
+    assert unescaped(r"\u{00000003c}b>") == "<b>"
+
+
+def test_many_markup_literals_are_read_in_linear_time() -> None:
+    """A few MB of answer (each literal was followed by a copy of all the text before it and
+    after it: 40 000 took 15 s)."""
+    script = "".join(f"$('#r{i}').html('<li class=\"r\">row {i}</li>');\n" for i in range(30000))
+    started = time.perf_counter()
+    assert len(read_answer(script).strings) == 30000
+    assert time.perf_counter() - started < 4
 
 
 ALPHABET = string.printable + "'\"\\<>/\u2028\u2029é😀\u0000"
