@@ -80,6 +80,8 @@ def read_answer(text: str) -> MarkupAnswer:
         value = unescaped(escaped)
         if MARKUP.match(value) is None or _is_a_piece(text, end, before):
             continue
+        if not closes_what_it_opens(value):
+            continue
         if _TEXT_TAKER.search(text, max(0, start - 200), start) is not None:
             continue
         called = _CALLED.search(text, max(0, start - 64), start)
@@ -95,6 +97,49 @@ def _is_a_piece(text: str, end: int, before: str) -> bool:
     assert skipped is not None  # (it matches the empty string)
     after = text[skipped.end() : skipped.end() + 1]
     return before in _PIECE_BEFORE or (after != "" and after in _PIECE_AFTER)
+
+
+# A tag (its attributes' values may hold `>`), a comment, and the elements that have no end.
+_TAG = re.compile(
+    r"""<(/?)([A-Za-z][^\s/>]*)(?:[^>"']|"[^"]*"|'[^']*')*?(/?)>|<!--.*?-->""", re.DOTALL
+)
+_STRAY_TAG = re.compile(r"<[/!A-Za-z]")
+# Elements whose text is no markup, read to their end tag.
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"}
+    | {"source", "track", "wbr"}
+)
+
+
+def closes_what_it_opens(markup: str) -> bool:
+    """Whether the markup closes every element it opens, in order, and holds no tag cut off:
+    markup built in pieces elsewhere (`['<li class="x">', name, '</li>'].join('')`, a piece
+    handed to a function that adds the rest) opens what another piece closes, which a parse of
+    the one piece would close itself. One with an end tag left out (`<p>a<p>b`) is taken for a
+    piece too: left as it came. A script's or style's text is no markup (Rails' inline scripts
+    hold `//<![CDATA[`)."""
+    open_: list[str] = []
+    at = 0
+    while (tag := _TAG.search(markup, at)) is not None:
+        if _STRAY_TAG.search(markup, at, tag.start()) is not None:
+            return False  # a `<` of a tag that does not end
+        at = tag.end()
+        closing, name, self_closing = tag.groups()
+        if name is None:
+            continue  # a comment
+        name = name.lower()
+        if closing:
+            if not open_ or open_.pop() != name:
+                return False
+        elif name in _RAW_TEXT:
+            end = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(markup, at)
+            if end is None:
+                return False
+            at = end.end()
+        elif name not in _VOID and not self_closing:
+            open_.append(name)
+    return not open_ and _STRAY_TAG.search(markup, at) is None
 
 
 def unescaped(escaped: str) -> str:

@@ -9,7 +9,13 @@ import time
 
 import pytest
 
-from proxy.script_markup import quoted, read_answer, unescaped, with_strings_replaced
+from proxy.script_markup import (
+    closes_what_it_opens,
+    quoted,
+    read_answer,
+    unescaped,
+    with_strings_replaced,
+)
 
 # Redmine's members/new.js.erb, its partial escaped by `escape_javascript`.
 NEW_MEMBER = (
@@ -58,6 +64,11 @@ def test_a_rails_answer_s_markup_is_read_with_its_escapes_undone() -> None:
         "if (html.indexOf('<li class=\"item\">') > 0) {}",
         "re = new RegExp('<b class=\"item\">(.*?)</b>');",
         "if (html === '<p>empty</p>') {}",
+        # markup built in pieces elsewhere: each opens what another closes, or is cut off
+        "html = ['<li class=\"x\">', name, '</li>'].join('');",
+        "open('<div class=\"panel\"><ul>'); items(); close('</ul></div>');",
+        "x = f('<a href=\"');",
+        "x = f('<p>one<p>two');",
         # pieces all the same: a comment between a piece and its `+` or method, `+=`, a
         # template's substitution (each shifted alone, its open tag was closed before the rest)
         "h = '<li class=\"a\">' /* its name */ + name + '</li>';",
@@ -107,7 +118,7 @@ def test_many_markup_literals_are_read_in_linear_time() -> None:
     assert time.perf_counter() - started < 4
 
 
-ALPHABET = string.printable + "'\"\\<>/\u2028\u2029é😀\u0000"
+ALPHABET = string.printable.replace("<", "") + "'\"\\>/\u2028\u2029é😀\u0000"
 
 
 @pytest.mark.parametrize("quote", ["'", '"'])
@@ -117,7 +128,8 @@ def test_a_value_written_back_reads_as_it_was_given(quote: str) -> None:
     draw = random.Random(7)
     for ascii_only in (False, True):
         for _ in range(300):
-            value = "<b>" + "".join(draw.choice(ALPHABET) for _ in range(draw.randint(0, 40)))
+            text = "".join(draw.choice(ALPHABET) for _ in range(draw.randint(0, 40)))
+            value = f"<b>{text}</b>"  # (whole markup, its text any characters but a tag's `<`)
             literal = quoted(value, quote, ascii_only)
             assert "\n" not in literal and "\r" not in literal and "</" not in literal
             assert not ascii_only or literal.isascii()
@@ -133,3 +145,14 @@ def test_only_the_markup_is_rewritten_every_other_byte_as_it_came() -> None:
     )
     assert out.endswith("showModal('ajax-modal', '90%');\n")
     assert with_strings_replaced(NEW_MEMBER, []) == NEW_MEMBER
+
+
+def test_markup_that_closes_what_it_opens_is_whole() -> None:
+    assert closes_what_it_opens('<div class="a"><br><img src="x" alt="a > b"><i/></div>')
+    assert closes_what_it_opens("<!-- <b> --><p>text</p>\n")
+    assert closes_what_it_opens("<UL><li>a</li></ul>")
+    # (Rails' javascript_tag: a script's text is no markup)
+    script = "<script>\n//<![CDATA[\nif (a<b) $('<p>');\n//]]>\n</SCRIPT ><b>x</b>"
+    assert closes_what_it_opens(script) and not closes_what_it_opens("<script>a<b")
+    for piece in ["<li>", "</li>", "<b><i></b></i>", '<a href="', "<p>a<p>b</p>"]:
+        assert not closes_what_it_opens(piece), piece
