@@ -279,7 +279,12 @@ class HtmlDocument:
         self._settle_changes()
         if self._tree is not None and self._tree_changed:
             body = _without_invented_doctype(
-                _serialize(self._tree, self.encoding, self.is_fragment),
+                _serialize(
+                    self._tree,
+                    self.encoding,
+                    self.is_fragment,
+                    _valued_booleans(_as_ascii_markup(self.original, self.encoding)),
+                ),
                 self.original,
                 self.encoding,
             )
@@ -311,6 +316,15 @@ class HtmlDocument:
 _URI_ATTRIBUTES = etree.XPath("//*[@href or @src or @action] | //a[@name]")
 _URI_SAFE = re.compile(r"[A-Za-z0-9\-_.!~*'()@/:=?;#%&,+<>]*")
 _MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the next one)
+# It also writes HTML 4's boolean attributes bare, their values dropped: `selected="selected"`
+# came out `selected`, which a script reads as "": Redmine's issue form sets each select to its
+# `option[selected=selected]`, and found none (its tracker and status blank, on the page and
+# after a tracker change). Those with a value are written under a placeholder name each, their
+# own put back. libxml2 reads a bare one as valued with its name (`disabled="disabled"`), so a
+# value that is the attribute's name is written only for an attribute the page writes with one.
+# (HTML 4's others, `compact`, `nowrap`, ..., are written bare as before: no script of this
+# century reads their values, and each name looked for costs a pass over the page.)
+_READ_BOOLEANS = ("checked", "selected", "disabled", "readonly", "multiple", "defer")
 
 
 def _written(root: etree._Element, encoding: str, fragment: bool) -> bytes:
@@ -347,7 +361,28 @@ def _as_ascii_markup(raw: bytes, encoding: str) -> bytes:
     return raw.decode(encoding, "replace").encode("utf-8")
 
 
-def _serialize(root: etree._Element, encoding: str, fragment: bool = False) -> bytes:
+def _valued_booleans(markup: bytes) -> frozenset[str]:
+    """Those of the boolean attributes scripts read (`_READ_BOOLEANS`) that the markup (its
+    tags in ASCII) writes with a value somewhere, as `name=` (`name =` is taken for bare). A
+    search for each in C: a pattern of them all cost half a parse."""
+    lowered = markup.lower()
+    return frozenset(name for name in _READ_BOOLEANS if f"{name}=".encode() in lowered)
+
+
+@functools.lru_cache(maxsize=64)
+def _with_any_of(names: frozenset[str]) -> etree.XPath:
+    return etree.XPath("//*[" + " or ".join(f"@{name}" for name in sorted(names)) + "]")
+
+
+def _serialize(
+    root: etree._Element,
+    encoding: str,
+    fragment: bool = False,
+    valued_booleans: frozenset[str] = frozenset(),
+) -> bytes:
+    """The tree as bytes, its attributes' values as they are: link values libxml2 would
+    escape, and the values of the boolean attributes the page writes with one
+    (`valued_booleans`), which it would drop, written under placeholders and put back."""
     written_as = libxml2_encoding(encoding)
     kept: list[tuple[etree._Element, str, str]] = []
     for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
@@ -357,23 +392,47 @@ def _serialize(root: etree._Element, encoding: str, fragment: bool = False) -> b
                 continue
             if not _URI_SAFE.fullmatch(value):
                 kept.append((element, name, value))
-    if not kept:  # (most pages: nothing to keep, one serialization)
+    # (each element with a boolean attribute's value, and which: one placeholder name per
+    # attribute, as an element has each once)
+    booleans: list[tuple[etree._Element, list[str]]] = []
+    if valued_booleans:
+        for element in cast(list[etree._Element], _with_any_of(valued_booleans)(root)):
+            names = [name for name in valued_booleans if element.get(name)]
+            if names:
+                booleans.append((element, names))
+    if not kept and not booleans:  # (most pages: nothing to keep, one serialization)
         return _written(root, written_as, fragment)
+    placed = len(kept) + sum(len(names) for _, names in booleans)
     # The placeholders' prefix must occur nowhere else in the page: one the serialization holds
     # more often than it was put in is taken again with the next prefix.
     for attempt in itertools.count():
         marker = f"x-keep-{attempt}-{_MARKER_SALT}"
         for index, (element, name, _) in enumerate(kept):
             element.set(name, f"{marker}-{index}")
+        for element, names in booleans:
+            _renamed_attributes(element, {name: f"{marker}-{name}" for name in names})
         body = _written(root, written_as, fragment)
         for element, name, value in kept:
             element.set(name, value)
-        if body.count(marker.encode(encoding)) == len(kept):
+        for element, names in booleans:
+            _renamed_attributes(element, {f"{marker}-{name}": name for name in names})
+        if body.count(marker.encode(encoding)) == placed:
             break
+    for name in valued_booleans:
+        body = body.replace(f"{marker}-{name}=".encode(encoding), f"{name}=".encode(encoding))
     for index, (_, _, value) in reversed(list(enumerate(kept))):
         original = html.escape(value, quote=True).encode(encoding, "xmlcharrefreplace")
         body = body.replace(f"{marker}-{index}".encode(encoding), original)
     return body
+
+
+def _renamed_attributes(element: etree._Element, renames: dict[str, str]) -> None:
+    """The element's attributes renamed (`renames`: old name to new), each in its place among
+    the others (their order is the page's)."""
+    items = element.items()
+    element.attrib.clear()
+    for name, value in items:
+        element.set(renames.get(str(name), name), value)
 
 
 def _without_document_end_tags(body: bytes) -> bytes:

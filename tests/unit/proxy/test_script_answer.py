@@ -13,6 +13,7 @@ from mitmproxy.addonmanager import AddonManager
 from proxy.flowstate import state_of
 from proxy.rewrite import PASS
 from proxy.script_answer import asks_for_script, widen, widen_selector
+from proxy.script_markup import read_answer
 from proxy.store import MemoryStore
 from shifts import apply_shifts
 from shifts.document import HtmlDocument
@@ -183,3 +184,36 @@ async def test_a_script_answer_served_widened_keeps_the_upstream_s_text_as_its_s
         assert flow.response.content != body  # (widened)
         assert state_of(flow).page["source"] == body
     assert seen
+
+
+# Redmine's issues/new.js.erb after a tracker change: the form, whose own script then sets each
+# select to its `option[selected=selected]`.
+TRACKER_FORM = (
+    "replaceIssueFormWith('<p class=\\'tracker\\'><label for=\\\"issue_tracker_id\\\">Tracker"
+    '<\\/label><select id=\\"issue_tracker_id\\"><option value=\\"1\\">Bug<\\/option>\\n'
+    '<option selected=\\"selected\\" value=\\"2\\">Feature<\\/option><\\/select><\\/p>\');\n'
+)
+
+
+async def test_a_drifted_answer_s_options_stay_selected_as_the_form_s_script_reads_them(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """The markup written again kept `selected` bare: `option[selected=selected]` found no
+    option, and Redmine's tracker came back blank after its change (every seed)."""
+    changed = 0
+    for seed in range(3):
+        episode = await make_episode(store, condition="Src-Perc", seed=seed)
+        await serve(addons, episode, html_response(OWN_PAGE), path="/app")
+        flow = await serve(
+            addons,
+            episode,
+            js_response(TRACKER_FORM.encode()),
+            headers=SCRIPT_FETCH,
+            path="/new.js",
+        )
+        served = flow.response.content.decode()
+        (event,) = [e for e in await store.read_events(episode.id) if e["type"] == "script_answer"]
+        changed += event["markup_strings"]["changed"]
+        (markup,) = read_answer(served).strings
+        assert '<option selected="selected" value="2">Feature</option>' in markup.value
+    assert changed >= 1

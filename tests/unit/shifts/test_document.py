@@ -201,6 +201,32 @@ def test_a_parsed_page_keeps_its_link_values_verbatim_even_holding_the_placehold
     assert b'src="/ok.png"' in out
 
 
+def test_a_boolean_attribute_keeps_its_value_when_the_page_is_written_again() -> None:
+    # libxml2 writes `selected="selected"` as `selected` (read as ""): Redmine's issue form sets
+    # its tracker to its `option[selected=selected]`, which then matched none.
+    page = (
+        b"<html><body><select id='t'><option value='1'>Bug</option>"
+        b"<option value='2' selected='selected'>Feature</option></select>"
+        b"<input type=checkbox checked=checked disabled name=a><input readonly='' value=x>"
+        b"<input data-x='x-keep-0-" + document_salt() + b"-b0' selected=true></body></html>"
+    )
+    doc = HtmlDocument(page)
+    doc.tree.find(".//select").set("id", "renamed")
+    doc.mark_changed()
+    out = doc.to_bytes()
+    assert b'<option value="2" selected="selected">Feature</option>' in out
+    assert b'<input type="checkbox" checked="checked" disabled name="a">' in out
+    assert b'<input readonly value="x">' in out  # (bare, as a browser reads "")
+    assert b'-b0" selected="true">' in out
+    assert b'<select id="renamed">' in out
+
+
+def document_salt() -> bytes:
+    from shifts import document
+
+    return document._MARKER_SALT.encode()
+
+
 OSCAR_PRODUCT = FIXTURES / "excerpts" / "django-oscar-4.2.1" / "product-detail.html"
 
 
