@@ -325,6 +325,10 @@ _MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the
 # (HTML 4's others, `compact`, `nowrap`, ..., are written bare as before: no script of this
 # century reads their values, and each name looked for costs a pass over the page.)
 _READ_BOOLEANS = ("checked", "selected", "disabled", "readonly", "multiple", "defer")
+_VALUED = {
+    name: re.compile(rf"""[\s"'/]{name}=(?:"[^"]|'[^']|[^\s"'>])""".encode())
+    for name in _READ_BOOLEANS
+}
 
 
 def _written(root: etree._Element, encoding: str, fragment: bool) -> bytes:
@@ -363,10 +367,15 @@ def _as_ascii_markup(raw: bytes, encoding: str) -> bytes:
 
 def _valued_booleans(markup: bytes) -> frozenset[str]:
     """Those of the boolean attributes scripts read (`_READ_BOOLEANS`) that the markup (its
-    tags in ASCII) writes with a value somewhere, as `name=` (`name =` is taken for bare). A
-    search for each in C: a pattern of them all cost half a parse."""
+    tags in ASCII) writes with a value that is not empty somewhere (`name="..."`; `name =` is
+    taken for bare, and so is `name=""`, which a browser reads as a bare one). A search for
+    each in C first: a pattern of them all cost half a parse."""
     lowered = markup.lower()
-    return frozenset(name for name in _READ_BOOLEANS if f"{name}=".encode() in lowered)
+    return frozenset(
+        name
+        for name in _READ_BOOLEANS
+        if f"{name}=".encode() in lowered and _VALUED[name].search(lowered) is not None
+    )
 
 
 @functools.lru_cache(maxsize=64)
