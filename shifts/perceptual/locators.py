@@ -688,13 +688,13 @@ def _is_custom(element: etree._Element) -> bool:
 
 def _signature(element: etree._Element) -> str:
     """A key for the seeded coin that is the same for the same control on every page of the
-    site: what it is, not where it is, nor what per-request values (a link's nonce) it holds."""
+    site: what it is, not where it is, nor what per-request values (a link's nonce, a form's
+    name made anew on each request, as Redmine names every form) it holds."""
     get = element.get
-    # (The link and the text masked as one string: no value runs across the `|`, and one
-    # pattern search per candidate is what a first load under a new seed saves.)
-    return (
-        f"{element.tag}|{get('id') or ''}|{get('class') or ''}|{get('name') or ''}|"
-        + volatile.mask(f"{get('href') or ''}|{_first_words(element)}")
+    # (The name, the link and the text masked as one string: no value runs across the `|`,
+    # and one pattern search per candidate is what a first load under a new seed saves.)
+    return f"{element.tag}|{get('id') or ''}|{get('class') or ''}|" + volatile.mask(
+        f"{get('name') or ''}|{get('href') or ''}|{_first_words(element)}"
     )
 
 

@@ -519,3 +519,24 @@ def test_a_row_whose_id_a_script_reads_off_what_it_holds_keeps_its_id() -> None:
     for seed in range(4):
         out, _ = drift(page, replace(CTX, seed=seed), assets=js_refs(script))
         assert b'id="row_17"' in out and b'id="other"' not in out, seed
+
+
+def test_a_forms_per_request_name_decides_no_wrapper() -> None:
+    """Redmine names each form anew on every request (`form_tag_html`: its id, or `form`, then
+    `-` and 8 random hex digits, against a Firefox autofill bug): the seeded coin must not read
+    it, or each load of a page wraps its forms (and moves every control's element path inside)
+    or not by chance, and the same seed drifts the same page differently from load to load."""
+    params = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.5, "min_share": 0.0}
+    names = ("new_membership-1bc7f1c4", "new_membership-a94e5357", "new_membership-368777c2")
+    names += ("new_membership-2d182fff", "new_membership-ab32575f", "new_membership-38212c0d")
+    for seed in range(8):
+        ctx = replace(CTX, seed=seed, shift_params={"locator_drift": params})
+        outs = set()
+        for name in names:
+            page = (
+                b"<html><body><form id='new_membership' action='/m' name='" + name.encode()
+                + b"'><input name='q'><button>Add</button></form></body></html>"
+            )  # fmt: skip
+            out, _ = drift(page, ctx)
+            outs.add(out.replace(name.encode(), b"NAME"))
+        assert len(outs) == 1, seed
