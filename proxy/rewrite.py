@@ -361,8 +361,12 @@ class PageRewriter:
             answer = answer.with_text(text)
         read = functools.partial(script_markup.read_answer, answer.text)
         found = await _run(read, len(raw) >= ctx.options.ss_offload_bytes)
-        counts: dict[str, Any] = {"found": 0, "changed": 0}
-        if found.strings:
+        counts: dict[str, Any] = {"found": len(found.strings), "changed": 0}
+        if found.strings and script_markup.reads_as_library(answer.text, found.strings):
+            counts["library"] = True  # (code: its markup as written, its selectors widened)
+            if answer.changed:
+                _serve_shifted(response, answer.encoded(answer.text))
+        elif found.strings:
             counts = await self._shift_markup_strings(
                 flow,
                 episode,
@@ -406,6 +410,12 @@ class PageRewriter:
         # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
         markup = "".join(string.value for string in strings).encode("utf-8", "replace")
         context = await self._context(flow, episode, response, markup, None, events)
+        if scripts_in_markup and await self._a_known_script(flow):
+            # A script its page's knowledge holds as a file, fetched to run (jQuery's for the
+            # `<script src>` of markup it inserts): code, whose markup is its own.
+            if answer.changed:
+                _serve_shifted(response, answer.encoded(answer.text))
+            return {"found": len(strings), "changed": 0, "library": True}
         named = _fragment_scripts(flow, context, markup) if scripts_in_markup else found.scripts
         context, unknown = await self._with_scripts(flow, episode, context, named)
         if unknown:
@@ -478,6 +488,14 @@ class PageRewriter:
         state_of(flow).knowledge = knowledge
         unknown = json_markup.unknown_scripts(named, await self._served_scripts(knowledge))
         return dataclasses.replace(context, assets=knowledge.refs), unknown
+
+    async def _a_known_script(self, flow: http.HTTPFlow) -> bool:
+        """Whether what the flow fetched is a script its page's knowledge holds as a file."""
+        knowledge = state_of(flow).knowledge
+        if knowledge is None or knowledge.refs is None:
+            return False
+        url = on_upstream(knowledge.origin, browser_url(flow))
+        return url in await self._served_scripts(knowledge)
 
     async def _served_scripts(self, knowledge: PageKnowledge) -> list[str]:
         """The URLs of the scripts the knowledge's records hold as their upstream served them

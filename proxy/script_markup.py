@@ -17,6 +17,13 @@ a string as text or a value (`.val()`, `.text()`, `.attr(name, ...)`, `alert()`,
 `.textContent =`): shown or saved as written (an editor's source put into its textarea, which
 the app would save back drifted), it stays as written. A text the reader cannot follow to
 its end in step (`shifts.jslex.Unreadable`: no JavaScript, or cut off) has no markup read.
+
+And only in an answer, not in a library fetched the same way: jQuery fetches the scripts of the
+HTML it inserts (`.html()` with a `<script src>`) and `$.getScript()` fetches code asking for
+JavaScript first too, and a library's markup is its own machinery (jQuery's feature tests,
+jQuery UI's scrollbar measure, which read 200 px wrapped). A script the page's knowledge holds
+as a file (`proxy.rewrite`), or one past `LIBRARY_BYTES` whose markup is under a tenth of it
+(`reads_as_library`), keeps its markup as written.
 """
 
 from __future__ import annotations
@@ -88,6 +95,18 @@ def read_answer(text: str) -> MarkupAnswer:
         key = called.group(1) if called else "string"
         found.append(MarkupString(start, end, key, value, escaped.isascii()))
     return MarkupAnswer(found, [])
+
+
+# Past this size a script whose markup is under a tenth of it is a library (jQuery is 90 KB with
+# a few hundred bytes of markup; Redmine's largest answer, its issue form, is mostly markup).
+LIBRARY_BYTES = 32 * 1024
+
+
+def reads_as_library(text: str, strings: list[MarkupString]) -> bool:
+    """Whether a script with these markup strings is a library, not an answer (its size
+    past `LIBRARY_BYTES`, its markup under a tenth of it)."""
+    markup = sum(string.end - string.start for string in strings)
+    return len(text) > LIBRARY_BYTES and markup * 10 < len(text)
 
 
 def _is_a_piece(text: str, end: int, before: str) -> bool:

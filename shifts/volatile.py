@@ -57,6 +57,23 @@ def mask(text: str) -> str:
     return _VOLATILE_RUN.sub("#", text)
 
 
+# In a name (an id, a class), what only a request's randomness makes: a whole run of 8 or more
+# hex digits holding a letter and a digit (PHP's `uniqid()`: Tasty Recipes' rating inputs are
+# `tasty_recipes_rating_input_6a0f6f8893708`, another at each load; a UUID's parts), or of 10
+# or more digits (a timestamp). A counter the app keeps (`post-1234`, `menu-item-678`) is no
+# such run, and names its element alike at every load.
+_RANDOM_IN_NAME = re.compile(
+    r"(?<![0-9A-Fa-f])(?:(?=[0-9]*[A-Fa-f])(?=[A-Fa-f]*[0-9])[0-9A-Fa-f]{8,}|[0-9]{10,})"
+    r"(?![0-9A-Fa-f])"
+)
+
+
+def name_key(name: str) -> str:
+    """A name as a seeded coin reads it: its random runs (`_RANDOM_IN_NAME`) as `#`, so that a
+    name an app makes anew at each request is decided alike at every load."""
+    return _RANDOM_IN_NAME.sub("#", name) if len(name) >= 8 else name
+
+
 def is_volatile(value: bytes) -> bool:
     return len(value) >= MIN_LENGTH and _VOLATILE_BYTES.fullmatch(value) is not None
 

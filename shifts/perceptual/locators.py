@@ -132,6 +132,9 @@ class LocatorDrift:
         wrapper = wrapper_tag(ctx.seed)
         counts: dict[str, object] = {}
         touched: set[etree._Element] = set()  # the elements whose names the drifts set
+        # A name made anew at each request (`volatile.name_key`) that a drift renamed: its
+        # token is another at each load, so a wrapper's coin reads the name, keyed, not it.
+        keyed: dict[str, str] = {}
         if refs.complete:
             # The elements holding the hooks and those naming ids, found in one walk: the
             # drifts before the ids' add no reference (a site that calls one a hook has it
@@ -139,9 +142,9 @@ class LocatorDrift:
             holding, referring = with_any_attributes(root, hooks, ID_REFERENCES)
             counts = {
                 "hooks": _drift_hooks(holding, hooks, protected, touched),
-                "classes": _drift_classes(root, ctx, params, protected, refs, touched),
+                "classes": _drift_classes(root, ctx, params, protected, refs, touched, keyed),
                 "ids": _drift_ids(
-                    root, doc.original, ctx, params, protected, refs, touched, referring
+                    root, doc.original, ctx, params, protected, refs, touched, referring, keyed
                 ),
             }
         # The names are final here (wrappers rename nothing); nothing has moved yet, so what
@@ -151,7 +154,7 @@ class LocatorDrift:
         renamed = {e for e, names_now in names.items() if before[e][:3] != names_now}
         if refs.complete:
             counts["wrappers"] = _wrap(
-                root, ctx, params, protected, refs, wrapper, targets, renamed
+                root, ctx, params, protected, refs, wrapper, targets, renamed, keyed
             )
         # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
         # less before it): every path is taken again.
@@ -312,6 +315,7 @@ def _drift_classes(
     protected: set[etree._Element],
     refs: PageRefs,
     touched: set[etree._Element],
+    keyed: dict[str, str],
 ) -> int:
     patterns = ctx.site.drift_class_patterns
     is_hook = (
@@ -327,8 +331,12 @@ def _drift_classes(
         if name not in drifted_names:
             if refs.references(name) or name.startswith("js-"):
                 drifted_names[name] = name
-            elif is_hook(name) or chance(ctx.seed, "class", name) < params.class_rate:
+            elif (
+                is_hook(name)
+                or chance(ctx.seed, "class", volatile.name_key(name)) < params.class_rate
+            ):
                 drifted_names[name] = drifted_class(ctx.seed, name)
+                _key_token(keyed, name, drifted_names[name])
             else:
                 drifted_names[name] = name
         return drifted_names[name]
@@ -362,6 +370,7 @@ def _drift_ids(
     refs: PageRefs,
     touched: set[etree._Element],
     referring: list[etree._Element],
+    keyed: dict[str, str],
 ) -> int:
     """Rename the ids nothing else needs; `referring`: the elements that had an attribute
     that names ids (`ID_REFERENCES`) before the drifts."""
@@ -389,7 +398,7 @@ def _drift_ids(
             or element_id in fragment_targets
             or refs.references(element_id)
             or refs.reaches_id(element_id)
-            or chance(ctx.seed, "id", element_id) >= params.id_rate
+            or chance(ctx.seed, "id", volatile.name_key(element_id)) >= params.id_rate
             or mentions.more_than(element_id, 1 + references[element_id])
             # A script that reads ids as data reads them off what it finds: an element it
             # finds by a class or a widget's attribute keeps its id (DokuWiki's media links,
@@ -398,6 +407,7 @@ def _drift_ids(
         ):
             continue
         renames[element_id] = drifted_id(ctx.seed, element_id)
+        _key_token(keyed, element_id, renames[element_id])
         element.set("id", renames[element_id])
         touched.add(element)
     for element in referring if renames else ():
@@ -417,6 +427,7 @@ def _wrap(
     tag: str,
     targets: list[etree._Element],
     changed: set[etree._Element],
+    keyed: dict[str, str],
 ) -> int:
     """Wrap safe elements chosen by their seeded coin; then, while fewer than `min_share` of
     the interactive elements have a changed locator, more safe elements, lowest coin first
@@ -427,7 +438,7 @@ def _wrap(
     # Not one whose parent fixes its children (`wrap_if_safe` refuses it before anything else,
     # and that parent stays its parent until it is wrapped itself): no coin to draw for it.
     candidates = [
-        (chance(ctx.seed, "wrap", _signature(element)), element)
+        (chance(ctx.seed, "wrap", _signature(element, keyed)), element)
         for element in body.iterdescendants(*WRAPPABLE)  # (the tags tested in C)
         if element not in protected and _parent_tag(element) not in FIXED_PARENTS
     ]
@@ -686,14 +697,29 @@ def _is_custom(element: etree._Element) -> bool:
     return isinstance(tag, str) and "-" in tag and not tag.startswith("{")
 
 
-def _signature(element: etree._Element) -> str:
+def _key_token(keyed: dict[str, str], name: str, token: str) -> None:
+    """Note the token a drift gave `name` if the name is made anew at each request: a coin
+    reads such a name keyed (`volatile.name_key`), its token being another at each load."""
+    key = volatile.name_key(name)
+    if key != name:
+        keyed[token] = key
+
+
+def _signature(element: etree._Element, keyed: dict[str, str] | None = None) -> str:
     """A key for the seeded coin that is the same for the same control on every page of the
     site: what it is, not where it is, nor what per-request values (a link's nonce, a form's
-    name made anew on each request, as Redmine names every form) it holds."""
+    name made anew on each request, as Redmine names every form, an id made by `uniqid()`) it
+    holds."""
     get = element.get
     # (The name, the link and the text masked as one string: no value runs across the `|`,
     # and one pattern search per candidate is what a first load under a new seed saves.)
-    return f"{element.tag}|{get('id') or ''}|{get('class') or ''}|" + volatile.mask(
+    # (The id and the classes as a coin reads names: their random runs masked.)
+    element_id, classes = get("id") or "", get("class") or ""
+    if keyed:  # (tokens of names made anew at each request: their names, keyed)
+        element_id = keyed.get(element_id, element_id)
+        classes = " ".join(keyed.get(name, name) for name in classes.split())
+    names = volatile.name_key(f"{element_id}|{classes}")
+    return f"{element.tag}|{names}|" + volatile.mask(
         f"{get('name') or ''}|{get('href') or ''}|{_first_words(element)}"
     )
 

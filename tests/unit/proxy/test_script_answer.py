@@ -11,6 +11,7 @@ from mitmproxy import http
 from mitmproxy.addonmanager import AddonManager
 
 from proxy.flowstate import state_of
+from proxy.knowledge import learner as learner_module
 from proxy.rewrite import PASS
 from proxy.script_answer import asks_for_script, widen, widen_selector
 from proxy.script_markup import read_answer
@@ -217,3 +218,54 @@ async def test_a_drifted_answer_s_options_stay_selected_as_the_form_s_script_rea
         (markup,) = read_answer(served).strings
         assert '<option selected="selected" value="2">Feature</option>' in markup.value
     assert changed >= 1
+
+
+# A library's own markup: jQuery UI measures the scrollbar with it (wrapped, it read 200 px).
+LIBRARY_MARKUP = (
+    "$.position = {scrollbarWidth: function() { var div = $(\"<div style='display:block;"
+    "position:absolute;width:200px;height:200px;overflow:hidden;'><div style='height:300px;"
+    "width:auto;'></div></div>\"); return div; }};\n"
+)
+LIBRARY_PAGE = (
+    b"<html><head><script src='/js/lib.js'></script></head><body>"
+    b"<a class='open' data-remote='true' href='/dialog'>Open</a></body></html>"
+)
+
+
+async def test_a_library_fetched_to_run_keeps_its_markup(
+    store: MemoryStore, addons: AddonManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jQuery fetches the `<script src>` of the markup it inserts asking for JavaScript first,
+    as `$.getScript()` does: code the page's knowledge holds as a file, or a big script with
+    little markup, is no answer, and its markup goes out as written."""
+
+    async def fetch(self, url, headers):  # type: ignore[no-untyped-def]
+        return learner_module._Fetched(200, "text/javascript", LIBRARY_MARKUP.encode())
+
+    monkeypatch.setattr(learner_module._Learn, "fetch", fetch)
+    answers = {"changed": 0}
+    for seed in range(4):
+        episode = await make_episode(store, condition="Src-Perc", seed=seed)
+        await serve(addons, episode, html_response(LIBRARY_PAGE), path="/app")
+        body = LIBRARY_MARKUP.encode()
+        flow = await serve(
+            addons, episode, js_response(body), headers=SCRIPT_FETCH, path="/js/lib.js"
+        )
+        assert flow.response.content == body, seed
+        # the same code as the answer to a click: its markup is drifted
+        answer = await serve(
+            addons, episode, js_response(body), headers=SCRIPT_FETCH, path="/dialog"
+        )
+        events = [e for e in await store.read_events(episode.id) if e["type"] == "script_answer"]
+        assert events[0]["markup_strings"] == {"found": 1, "changed": 0, "library": True}
+        assert "library" not in events[1]["markup_strings"], seed
+        answers["changed"] += answer.response.content != body
+    assert answers["changed"] >= 2
+    # A big script with little markup is a library wherever it comes from.
+    big = (LIBRARY_MARKUP + "var filler = 1;\n" * 3000).encode()
+    episode = await make_episode(store, condition="Src-Perc", seed=0)
+    await serve(addons, episode, html_response(LIBRARY_PAGE), path="/app")
+    flow = await serve(addons, episode, js_response(big), headers=SCRIPT_FETCH, path="/more")
+    assert flow.response.content == big
+    (event,) = [e for e in await store.read_events(episode.id) if e["type"] == "script_answer"]
+    assert event["markup_strings"]["library"] is True

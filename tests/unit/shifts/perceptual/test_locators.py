@@ -14,7 +14,7 @@ from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
 from shifts import ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
-from shifts.perceptual.locators import LocatorDrift, wrapper_tag
+from shifts.perceptual.locators import LocatorDrift, drifted_class, drifted_id, wrapper_tag
 from shifts.references import EMPTY, AssetRefs, css_refs, js_refs, merge_refs
 from sites import GENERIC
 from tests.helpers.fixtures import fixture_pages
@@ -540,3 +540,35 @@ def test_a_forms_per_request_name_decides_no_wrapper() -> None:
             out, _ = drift(page, ctx)
             outs.add(out.replace(name.encode(), b"NAME"))
         assert len(outs) == 1, seed
+
+
+def test_an_id_made_anew_at_each_request_is_decided_alike_at_every_load() -> None:
+    """Tasty Recipes names its rating inputs by PHP's `uniqid()` (another at each load): the
+    coins that rename ids and classes and wrap elements must not read that run, or each load
+    of a page under one seed drifts its rating inputs differently. An app's counters
+    (`post-1234`) are no such run, and their coins stay their own."""
+    params = {"id_rate": 0.5, "class_rate": 0.5, "wrap_rate": 0.5, "min_share": 0.0}
+    uniqids = ["6a0f6f8893708", "6a0f6f88937dd", "6a0f70a1c2b3e", "6a0f70a1d00f1", "6b11a0e9f2c4"]
+    for seed in range(8):
+        ctx = replace(CTX, seed=seed, shift_params={"locator_drift": params})
+        shapes = set()
+        for uniqid in uniqids:
+            name = f"tasty_recipes_rating_input_{uniqid}"
+            page = (
+                b"<html><body><fieldset class='tasty-recipes-ratings'>"
+                + b"".join(
+                    f"<span><input type='radio' id='{name}{star}' class='rating-{uniqid}'"
+                    f" value='{star}'><label for='{name}{star}'>{star}</label></span>".encode()
+                    for star in range(1, 4)
+                )
+                + b"</fieldset></body></html>"
+            )
+            out, _ = drift(page, ctx)
+            # what was decided: which ids and classes kept their names, where wrappers went
+            for star in range(1, 4):
+                out = out.replace(f"{name}{star}".encode(), b"KEPT")
+                out = out.replace(drifted_id(seed, f"{name}{star}").encode(), b"RENAMED")
+            out = out.replace(f"rating-{uniqid}".encode(), b"KEPT")
+            out = out.replace(drifted_class(seed, f"rating-{uniqid}").encode(), b"RENAMED")
+            shapes.add(out)
+        assert len(shapes) == 1, seed
