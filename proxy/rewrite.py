@@ -494,7 +494,7 @@ class PageRewriter:
         knowledge = state_of(flow).knowledge
         if knowledge is None or knowledge.refs is None:
             return False
-        url = on_upstream(knowledge.origin, browser_url(flow))
+        url = on_upstream(knowledge.origin, script_markup.without_cache_buster(browser_url(flow)))
         return url in await self._served_scripts(knowledge)
 
     async def _served_scripts(self, knowledge: PageKnowledge) -> list[str]:

@@ -109,6 +109,17 @@ def reads_as_library(text: str, strings: list[MarkupString]) -> bool:
     return len(text) > LIBRARY_BYTES and markup * 10 < len(text)
 
 
+# jQuery's `cache: false` (the default of `$.getScript()`, and of a `dataType: "script"` fetch
+# that does not set it) puts `_=` and a number last in the query it asks for: the same file.
+_CACHE_BUSTER = re.compile(r"[?&]_=[0-9]*$")
+
+
+def without_cache_buster(url: str) -> str:
+    """The URL of the file a script fetch asks for: without the `_=<number>` jQuery puts last
+    in its query not to be answered from the browser's cache."""
+    return _CACHE_BUSTER.sub("", url)
+
+
 def _is_a_piece(text: str, end: int, before: str) -> bool:
     """Whether the literal that ends at `end`, after the token `before`, is a piece of a
     larger value (`_PIECE_BEFORE`, `_PIECE_AFTER`)."""

@@ -59,11 +59,13 @@ def mask(text: str) -> str:
 
 # In a name (an id, a class), what only a request's randomness makes: a whole run of 8 or more
 # hex digits holding a letter and a digit (PHP's `uniqid()`: Tasty Recipes' rating inputs are
-# `tasty_recipes_rating_input_6a0f6f8893708`, another at each load; a UUID's parts), or of 10
-# or more digits (a timestamp). A counter the app keeps (`post-1234`, `menu-item-678`) is no
-# such run, and names its element alike at every load.
+# `tasty_recipes_rating_input_6a0f6f8893708`, another at each load), a whole UUID (whose
+# 4-digit parts are no such run), or a run of 10 or more digits (a timestamp). A counter the
+# app keeps (`post-1234`, `menu-item-678`) is no such run, and names its element alike at
+# every load.
 _RANDOM_IN_NAME = re.compile(
-    r"(?<![0-9A-Fa-f])(?:(?=[0-9]*[A-Fa-f])(?=[A-Fa-f]*[0-9])[0-9A-Fa-f]{8,}|[0-9]{10,})"
+    r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}"
+    r"|(?=[0-9]*[A-Fa-f])(?=[A-Fa-f]*[0-9])[0-9A-Fa-f]{8,}|[0-9]{10,})"
     r"(?![0-9A-Fa-f])"
 )
 

@@ -269,3 +269,29 @@ async def test_a_library_fetched_to_run_keeps_its_markup(
     assert flow.response.content == big
     (event,) = [e for e in await store.read_events(episode.id) if e["type"] == "script_answer"]
     assert event["markup_strings"]["library"] is True
+
+
+async def test_a_library_fetched_by_get_script_with_its_cache_buster_keeps_its_markup(
+    store: MemoryStore, addons: AddonManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`$.getScript()` (jQuery's `dataType: "script"`, `cache: false` by default) fetches the
+    page's own file with `?_=<timestamp>` after its URL: the same file, still a library."""
+
+    async def fetch(self, url, headers):  # type: ignore[no-untyped-def]
+        return learner_module._Fetched(200, "text/javascript", LIBRARY_MARKUP.encode())
+
+    monkeypatch.setattr(learner_module._Learn, "fetch", fetch)
+    for seed in range(4):
+        episode = await make_episode(store, condition="Src-Perc", seed=seed)
+        await serve(addons, episode, html_response(LIBRARY_PAGE), path="/app")
+        body = LIBRARY_MARKUP.encode()
+        flow = await serve(
+            addons,
+            episode,
+            js_response(body),
+            headers=SCRIPT_FETCH,
+            path="/js/lib.js?_=1733412345678",
+        )
+        assert flow.response.content == body, seed
+        events = [e for e in await store.read_events(episode.id) if e["type"] == "script_answer"]
+        assert events[0]["markup_strings"].get("library") is True, seed

@@ -221,6 +221,47 @@ def test_a_boolean_attribute_keeps_its_value_when_the_page_is_written_again() ->
     assert b'<select id="renamed">' in out
 
 
+def test_a_page_that_writes_no_valued_boolean_attribute_keeps_its_bare_ones_bare() -> None:
+    # A script's, a comment's or a text's `disabled=` is no attribute: written again, the page
+    # is as libxml2 writes it (a bare `disabled` stays bare, as it came).
+    for elsewhere in (
+        b"<script>var disabled=true; if (a<b) selected=1;</script>",
+        b"<!-- <input disabled='disabled'> -->",
+        b"<p>set checked=on to tick it</p>",
+        b"<textarea>readonly=yes</textarea>",
+    ):
+        page = (
+            b"<html><body><input disabled><option selected>a</option><input checked>"
+            b"<input readonly>" + elsewhere + b"</body></html>"
+        )
+        doc = HtmlDocument(page)
+        doc.tree.find(".//body").set("class", "x")
+        doc.mark_changed()
+        out = doc.to_bytes()
+        assert b"<input disabled><option selected>a</option><input checked><input readonly>" in (
+            out
+        ), elsewhere
+    # a script's own tag is a tag: its value kept, its text read as no tag
+    page = b"<html><head><script defer='defer' src='/a.js'></script></head><body></body></html>"
+    doc = HtmlDocument(page)
+    doc.tree.find(".//body").set("class", "x")
+    doc.mark_changed()
+    assert b'<script defer="defer" src="/a.js"></script>' in doc.to_bytes()
+
+
+def test_a_pages_attribute_named_as_a_placeholder_is_kept() -> None:
+    name = b"x-keep-0-" + document_salt() + b"-checked"
+    for page in (
+        b"<html><body><input " + name + b"='mine' checked='checked'></body></html>",
+        b"<html><body><input checked='checked' " + name + b"='mine'></body></html>",
+    ):
+        doc = HtmlDocument(page)
+        doc.tree.find(".//body").set("class", "x")
+        doc.mark_changed()
+        out = doc.to_bytes()
+        assert name + b'="mine"' in out and b'checked="checked"' in out, page
+
+
 def document_salt() -> bytes:
     from shifts import document
 

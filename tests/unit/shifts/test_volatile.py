@@ -30,6 +30,16 @@ def test_mask_replaces_whole_runs_of_eight_or_more_with_a_digit() -> None:
     assert volatile.mask("x-1234567_y.é9876543210") == "#.é#"
 
 
+def test_a_names_random_runs_are_keyed_and_its_counters_are_its_own() -> None:
+    assert volatile.name_key("tasty_recipes_rating_input_6a0f6f8893708") == (
+        "tasty_recipes_rating_input_#"
+    )
+    assert volatile.name_key("field-3fa85f64-5717-4562-b3fc-2c963f66afa6") == "field-#"
+    assert volatile.name_key("item-1733412345") == "item-#"
+    for counter in ("post-12345678", "menu-item-678", "day-20241205", "abcdefgh"):
+        assert volatile.name_key(counter) == counter
+
+
 def test_mask_agrees_with_the_definition_on_random_text() -> None:
     rng = random.Random(7)
     alphabet = "ab9Z_-. /é?=&1"

@@ -572,3 +572,52 @@ def test_an_id_made_anew_at_each_request_is_decided_alike_at_every_load() -> Non
             out = out.replace(drifted_class(seed, f"rating-{uniqid}").encode(), b"RENAMED")
             shapes.add(out)
         assert len(shapes) == 1, seed
+
+
+@pytest.mark.parametrize(
+    "loads",
+    [
+        # PHP's uniqid(), a UUID (its 4-digit parts too), a timestamp in seconds and in ms
+        ("6a0f6f8893708", "6a0f70a1c2b3e", "6b11a0e9f2c4d"),
+        (
+            "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+            "9b2d7e10-04c1-4a8e-9f3d-6c1b2a7e5d40",
+            "c0ffee00-1234-4bcd-8ef0-a1b2c3d4e5f6",
+        ),
+        ("1733412345", "1733498765", "1734000001"),
+        ("1733412345678", "1733498765432", "1734000001999"),
+    ],
+    ids=["uniqid", "uuid", "seconds", "milliseconds"],
+)
+def test_names_made_anew_at_each_load_decide_alike_over_ten_seeds(loads: tuple[str, ...]) -> None:
+    """Ids, classes and form names holding a value made at each request: the id, class and
+    wrapper coins decide alike at every load, seed after seed."""
+    params = {"id_rate": 0.5, "class_rate": 0.5, "wrap_rate": 0.5, "min_share": 0.0}
+
+    def page(value: str) -> bytes:
+        return (
+            b"<html><body><form action='/x'>"
+            + b"".join(
+                f"<div class='box'><span><input type='checkbox' id='f{k}-{value}'"
+                f" class='c{k}-{value}' name='n{k}-{value}'><label for='f{k}-{value}'>Option {k}"
+                f"</label></span></div>".encode()
+                for k in range(4)
+            )
+            + b"</form></body></html>"
+        )
+
+    for seed in range(10):
+        ctx = replace(CTX, seed=seed, shift_params={"locator_drift": params})
+        shapes = set()
+        for value in loads:
+            out, _ = drift(page(value), ctx)
+            for k in range(4):
+                for name, token, kind in (
+                    (f"f{k}-{value}", drifted_id(seed, f"f{k}-{value}"), "ID"),
+                    (f"c{k}-{value}", drifted_class(seed, f"c{k}-{value}"), "CLASS"),
+                ):
+                    out = out.replace(token.encode(), f"RENAMED-{kind}{k}".encode())
+                    out = out.replace(name.encode(), f"KEPT-{kind}{k}".encode())
+                out = out.replace(f"n{k}-{value}".encode(), f"NAME{k}".encode())
+            shapes.add(out)
+        assert len(shapes) == 1, seed
