@@ -70,6 +70,7 @@ _RANDOM_IN_NAME = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=65_536)  # (a page repeats its class attributes thousands of times)
 def name_key(name: str) -> str:
     """A name as a seeded coin reads it: its random runs (`_RANDOM_IN_NAME`) as `#`, so that a
     name an app makes anew at each request is decided alike at every load."""
