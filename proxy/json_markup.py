@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -374,11 +375,24 @@ def with_strings_replaced(
 ) -> str:
     """The JSON text with each of its strings' values replaced, the rest of it byte for byte
     (a string written back as it was: escaped to ASCII if it was, or if `ascii_only`)."""
+    return spliced(
+        text,
+        replaced,
+        lambda string, value: json.dumps(value, ensure_ascii=ascii_only or string.ascii_only),
+    )
+
+
+def spliced(
+    text: str,
+    replaced: list[tuple[MarkupString, str]],
+    written: Callable[[MarkupString, str], str],
+) -> str:
+    """`text` with each string's token (its quotes included) replaced by what `written` makes
+    of its new value, the rest of it byte for byte."""
     parts: list[str] = []
     at = 0
     for string, value in sorted(replaced, key=lambda pair: pair[0].start):
-        escaped = ascii_only or string.ascii_only
-        parts += [text[at : string.start], json.dumps(value, ensure_ascii=escaped)]
+        parts += [text[at : string.start], written(string, value)]
         at = string.end
     parts.append(text[at:])
     return "".join(parts)

@@ -334,8 +334,17 @@ class PageRewriter:
             if left:  # (markup no rule reads: as it came, and said, for a screen it may be)
                 events.add("markup_left", url=flow.request.pretty_url, keys=left["left"])
             return
+        markup = await self._markup_in_context(flow, episode, response, found.strings, events)
         await self._shift_markup_strings(
-            flow, episode, response, answer, found, json_markup.with_strings_replaced, events, left
+            flow,
+            episode,
+            response,
+            answer,
+            markup,
+            found.scripts,
+            json_markup.with_strings_replaced,
+            events,
+            left,
         )
 
     async def _rewrite_script_answer(
@@ -362,23 +371,23 @@ class PageRewriter:
         read = functools.partial(script_markup.read_answer, answer.text)
         found = await _run(read, len(raw) >= ctx.options.ss_offload_bytes)
         counts: dict[str, Any] = {"found": len(found.strings), "changed": 0}
-        if found.strings and script_markup.reads_as_library(answer.text, found.strings):
-            counts["library"] = True  # (code: its markup as written, its selectors widened)
-            if answer.changed:
-                _serve_shifted(response, answer.encoded(answer.text))
-        elif found.strings:
-            counts = await self._shift_markup_strings(
-                flow,
-                episode,
-                response,
-                answer,
-                found,
-                script_markup.with_strings_replaced,
-                events,
-                scripts_in_markup=True,
-            )
-        elif answer.changed:
-            _serve_shifted(response, answer.encoded(answer.text))
+        # A library fetched to run (jQuery's for the `<script src>` of markup it inserts,
+        # `$.getScript()`) is code, whose markup is its own: a big script of little markup, or
+        # one its page's knowledge holds as a file.
+        library = bool(found.strings) and script_markup.reads_as_library(answer.text, found.strings)
+        if found.strings and not library:
+            markup = await self._markup_in_context(flow, episode, response, found.strings, events)
+            library = await self._a_known_script(flow)
+            if not library:
+                named = _fragment_scripts(flow, markup.context, markup.joined)
+                write = script_markup.with_strings_replaced
+                counts = await self._shift_markup_strings(
+                    flow, episode, response, answer, markup, named, write, events
+                )
+        if library:
+            counts["library"] = True
+        if not found.strings or library:
+            _serve_if_changed(response, answer)
         events.add(
             "script_answer",
             url=flow.request.pretty_url,
@@ -386,37 +395,42 @@ class PageRewriter:
             markup_strings=counts,
         )
 
+    async def _markup_in_context(
+        self,
+        flow: http.HTTPFlow,
+        episode: Episode,
+        response: http.Response,
+        strings: list[json_markup.MarkupString],
+        events: EventBatch,
+    ) -> _AnswerMarkup:
+        """An answer's markup strings with the context they are shifted in (the page's, its
+        knowledge asked for: `state_of(flow).knowledge`)."""
+        started = time.perf_counter()
+        # The site's profile is matched on the markup, as it is on the same markup fetched as
+        # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
+        joined = "".join(string.value for string in strings).encode("utf-8", "replace")
+        context = await self._context(flow, episode, response, joined, None, events)
+        return _AnswerMarkup(strings, joined, context, started)
+
     async def _shift_markup_strings(
         self,
         flow: http.HTTPFlow,
         episode: Episode,
         response: http.Response,
         answer: _AnswerText,
-        found: json_markup.MarkupAnswer,
+        markup: _AnswerMarkup,
+        named: list[str],
         write: Callable[[str, list[tuple[json_markup.MarkupString, str]], bool], str],
         events: EventBatch,
         left: dict[str, Any] | None = None,
-        scripts_in_markup: bool = False,
     ) -> dict[str, Any]:
-        """An answer's markup strings (`found`), each shifted as a fragment of its page and
-        put back by `write`: served if any changed or the answer's text is not the one that
-        came (`answer.changed`), and recorded as a page served. The scripts the shift must
-        know first: those the answer names (`found.scripts`), or, `scripts_in_markup`, those
-        its markup carries. The counts of the strings found and changed."""
-        strings = found.strings
+        """An answer's markup strings, each shifted as a fragment of its page and put back by
+        `write`: served if any changed or the answer's text is not the one that came
+        (`answer.changed`), and recorded as a page served. `named`: the scripts the shift must
+        know first (those a JSON screen names, those a script answer's markup carries). The
+        counts of the strings found and changed."""
+        strings, context, started = markup.strings, markup.context, markup.started
         left = left or {}
-        started = time.perf_counter()
-        # The site's profile is matched on the markup, as it is on the same markup fetched as
-        # HTML (the answer's escapes, `<\/a>` and `\"`, hide the signatures it looks for).
-        markup = "".join(string.value for string in strings).encode("utf-8", "replace")
-        context = await self._context(flow, episode, response, markup, None, events)
-        if scripts_in_markup and await self._a_known_script(flow):
-            # A script its page's knowledge holds as a file, fetched to run (jQuery's for the
-            # `<script src>` of markup it inserts): code, whose markup is its own.
-            if answer.changed:
-                _serve_shifted(response, answer.encoded(answer.text))
-            return {"found": len(strings), "changed": 0, "library": True}
-        named = _fragment_scripts(flow, context, markup) if scripts_in_markup else found.scripts
         context, unknown = await self._with_scripts(flow, episode, context, named)
         if unknown:
             # The screen brings code its knowledge does not hold and could not learn (a script
@@ -424,10 +438,7 @@ class PageRewriter:
             # only that code uses would be renamed (phpMyAdmin's `#sqlqueryform`: the SQL
             # form posted as a whole page). Its markup goes out as it came, and says why.
             counts = {"found": len(strings), "changed": 0, "unknown_scripts": unknown[:20], **left}
-            source = None
-            if answer.changed:
-                _serve_shifted(response, answer.encoded(answer.text))
-                source = answer.raw
+            source = _serve_if_changed(response, answer)
             _served_as_it_came(flow, events, context, started, source=source, markup_strings=counts)
             return counts
         knowledge = state_of(flow).knowledge
@@ -440,7 +451,7 @@ class PageRewriter:
             knowledge.digest if knowledge else None,
             ctx.options.ss_collect_after_bytes > 0,
         )
-        offload = len(markup) >= ctx.options.ss_offload_bytes
+        offload = len(markup.joined) >= ctx.options.ss_offload_bytes
         shifted, replaced, shift_cpu_ms = await _run(work, offload)
         if replaced:
             try:
@@ -450,8 +461,9 @@ class PageRewriter:
                 # surrogate): written back escaped to ASCII, which every charset holds.
                 body = answer.encoded(write(answer.text, replaced, True))
             _serve_shifted(response, body)
-        elif answer.changed:
-            _serve_shifted(response, answer.encoded(answer.text))
+            source = answer.raw
+        else:
+            source = _serve_if_changed(response, answer)  # (its widened selectors alone)
         counts = {"found": shifted.strings, "changed": shifted.changed, **left}
         _record_served(
             flow,
@@ -459,9 +471,7 @@ class PageRewriter:
             context,
             shifted,
             bool(replaced),
-            # (the upstream's text, when what went out is not it: its markup, or its widened
-            # selectors alone)
-            answer.raw if replaced or answer.changed else None,
+            source,
             started,
             shift_cpu_ms,
             markup_strings=counts,
@@ -599,6 +609,26 @@ def _fragment_scripts(flow: http.HTTPFlow, context: ShiftContext, markup: bytes)
     document = referer if url_origin(referer) == url_origin(context.url) else context.url
     assets = page_assets(markup, document)
     return [on_upstream(found.origin, asset.url) for asset in assets if asset.kind == "js"]
+
+
+def _serve_if_changed(response: http.Response, answer: _AnswerText) -> bytes | None:
+    """Serve the answer's text if it is no longer what came (a script answer's widened
+    selectors); the upstream's bytes then (a page record's source), else None."""
+    if not answer.changed:
+        return None
+    _serve_shifted(response, answer.encoded(answer.text))
+    return answer.raw
+
+
+@dataclasses.dataclass(frozen=True)
+class _AnswerMarkup:
+    """An answer's markup strings, joined (what the site's profile is matched on), the context
+    they are shifted in, and when the answer's rewrite started."""
+
+    strings: list[json_markup.MarkupString]
+    joined: bytes
+    context: ShiftContext
+    started: float
 
 
 @dataclasses.dataclass(frozen=True)

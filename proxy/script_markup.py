@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.json_markup import MARKUP, NO_MARKUP, MarkupAnswer, MarkupString
+from proxy.json_markup import MARKUP, NO_MARKUP, MarkupAnswer, MarkupString, spliced
 from shifts import jslex
 
 # A literal's escaped text that may hold a `<` (written, or as `\x3c`, `\u003c`, `\u{3c}`).
@@ -135,7 +135,10 @@ _TAG = re.compile(
 )
 _STRAY_TAG = re.compile(r"<[/!A-Za-z]")
 # Elements whose text is no markup, read to their end tag.
-_RAW_TEXT = frozenset({"script", "style", "textarea", "title"})
+_RAW_TEXT_END = {
+    name: re.compile(rf"</{name}\s*>", re.IGNORECASE)
+    for name in ("script", "style", "textarea", "title")
+}
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"}
     | {"source", "track", "wbr"}
@@ -162,8 +165,8 @@ def closes_what_it_opens(markup: str) -> bool:
         if closing:
             if not open_ or open_.pop() != name:
                 return False
-        elif name in _RAW_TEXT:
-            end = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(markup, at)
+        elif name in _RAW_TEXT_END:
+            end = _RAW_TEXT_END[name].search(markup, at)
             if end is None:
                 return False
             at = end.end()
@@ -226,11 +229,8 @@ def with_strings_replaced(
     """The script with each of its markup literals' values replaced, in the literal's own
     quotes, the rest of it byte for byte (written back escaped to ASCII if it was, or if
     `ascii_only`)."""
-    parts: list[str] = []
-    at = 0
-    for string, value in sorted(replaced, key=lambda pair: pair[0].start):
-        escaped = ascii_only or string.ascii_only
-        parts += [text[at : string.start], quoted(value, text[string.start], escaped)]
-        at = string.end
-    parts.append(text[at:])
-    return "".join(parts)
+    return spliced(
+        text,
+        replaced,
+        lambda string, value: quoted(value, text[string.start], ascii_only or string.ascii_only),
+    )

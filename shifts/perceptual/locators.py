@@ -711,9 +711,10 @@ def _signature(element: etree._Element, keyed: dict[str, str] | None = None) -> 
     name made anew on each request, as Redmine names every form, an id made by `uniqid()`) it
     holds."""
     get = element.get
-    # (The name, the link and the text masked as one string: no value runs across the `|`,
-    # and one pattern search per candidate is what a first load under a new seed saves.)
-    # (The id and the classes as a coin reads names: their random runs masked.)
+    # (The id and the classes as one string, as a coin reads names: their random runs
+    # masked; the name, the link and the text as another, their per-request values masked: no
+    # value runs across a `|`, and a pattern search per string is what a first load under a
+    # new seed saves.)
     element_id, classes = get("id") or "", get("class") or ""
     if keyed:  # (tokens of names made anew at each request: their names, keyed)
         element_id = keyed.get(element_id, element_id)
