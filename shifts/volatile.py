@@ -147,6 +147,10 @@ def _carried_at(page: bytes, position: int) -> bool:
     close_tag = page.rfind(b">", window_start, position)
     if close_tag > open_tag:
         return True  # text (or a script's or a style's), which no decision reads as a name
+    if _in_raw_text(page, position):
+        # A script's or a style's text, where a `<` opens no tag: WordPress writes its
+        # admin's settings, the time of the request among them, after `/* <![CDATA[ */`.
+        return True
     if open_tag < 0:
         return False  # a tag longer than the look-back: not judged, not swapped
     attribute = _ATTRIBUTE_VALUE_TO_HERE.search(page, open_tag + 1, position)
@@ -154,3 +158,17 @@ def _carried_at(page: bytes, position: int) -> bool:
         return False  # the tag's own name, or an attribute's: never swapped
     name = attribute.group(1).lower()
     return name in _CARRIED or name.startswith(b"data-")
+
+
+def _in_raw_text(page: bytes, position: int) -> bool:
+    """Whether `position` is in the text of a `<script>` or a `<style>`: the last of them
+    opened before it, its start tag ended, and no end tag of either since (a script's string
+    that says `"<style>"` opens nothing once its script has ended; one that says
+    `"</style>"` reads as an end here: not swapped, shifted afresh, which is only slower).
+    Tags in upper case are not looked for, with the same result."""
+    opened = max(page.rfind(b"<script", 0, position), page.rfind(b"<style", 0, position))
+    if opened < 0 or page.find(b">", opened, position) < 0:
+        return False
+    return (
+        max(page.rfind(b"</script", opened, position), page.rfind(b"</style", opened, position)) < 0
+    )

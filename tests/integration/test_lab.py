@@ -145,3 +145,37 @@ def test_a_form_with_a_fresh_csrf_token_is_not_shifted_again(
     # and the runtime's load index.
     first, second = (volatile.mask(re.sub(r"&quot;l&quot;:\d+", "", page)) for page in pages)
     assert first == second and pages[0] != pages[1]
+
+
+def test_the_wordpress_admins_next_loads_are_swapped(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess
+) -> None:
+    """WordPress writes the request's time into every admin page (`userSettings`, in a
+    script after a `/* <![CDATA[ */`): a load in the next second is the last one's shift with
+    the time swapped in, not shifted again (the CDATA's `<` read as a tag's had every admin
+    load shifted whole)."""
+    app, env = lab
+    if app.name != "wordpress":
+        pytest.skip("the request's time is WordPress's admin's")
+    episode = service.create_episode(condition="Src-Perc", seed=2)
+    admin, login = env["LAB_URL"] + "/wp-admin/", env["LAB_URL"] + "/wp-login.php"
+    credentials = {"log": env["LAB_USER"], "pwd": env["LAB_PASSWORD"], "testcookie": "1"}
+    time_of = re.compile(r'"time":"(\d+)"')
+    with httpx.Client(proxy=str(episode["proxy_url"]), timeout=60, follow_redirects=True) as client:
+        client.get(login)
+        first = client.post(login, data={**credentials, "redirect_to": admin}).text
+        assert time_of.search(first), first[:500]
+        before = shifted_pages(service)
+        # Loads in the same second are the same bytes (the cache's); the first in the next
+        # second is the one to swap.
+        for _ in range(200):
+            page = client.get(admin).text
+            if time_of.findall(page) != time_of.findall(first):
+                break
+        else:
+            pytest.fail("the admin's time did not change in 200 loads")
+    after = shifted_pages(service)
+    assert after["swapped_total"] - before["swapped_total"] == 1, (before, after)
+    assert after["shifted_total"] == before["shifted_total"], (before, after)
+    unchanging = (volatile.mask(re.sub(r"&quot;l&quot;:\d+", "", text)) for text in (first, page))
+    assert next(unchanging) == next(unchanging)

@@ -55,3 +55,21 @@ def test_swaps_finds_the_values_two_loads_differ_by() -> None:
     # A difference in a class (which a shift decides by) is not a swap.
     assert volatile.swaps(b'<p class="ab12cd34ef">', b'<p class="zz98yy76xx">') is None
     assert volatile.swaps(old, old) is None
+
+
+def test_a_value_in_a_scripts_text_is_swapped_whatever_the_script_compares() -> None:
+    # WordPress writes its admin's settings, the request's time among them, after a CDATA
+    # opener in a comment: a `<` that opens no tag.
+    script = b'<script>\n/* <![CDATA[ */\nvar userSettings = {"time":"%s"}; if (a<b) {}\n</script>'
+    old, new = script % b"1796510964", script % b"1796510965"
+    assert volatile.swaps(old, new) == {b"1796510964": b"1796510965"}
+    style = b"<style>a<b{} .x{background:url(/i.png?v=%s)}</style>"
+    assert volatile.swaps(style % b"ab12cd34ef", style % b"zz98yy76xx") is not None
+    # In a tag after the script has ended, the value is a name again: not swapped.
+    tag = b'<script>var s = "<style>"; x = a<b</script><p class="%s">'
+    assert volatile.swaps(tag % b"ab12cd34ef", tag % b"zz98yy76xx") is None
+    tag = b'<script>if (a<b) {}</script><p id="%s">'
+    assert volatile.swaps(tag % b"ab12cd34ef", tag % b"zz98yy76xx") is None
+    # Nor in the start tag of a script.
+    tag = b'<p>a<b<script id="%s">x()</script>'
+    assert volatile.swaps(tag % b"ab12cd34ef", tag % b"zz98yy76xx") is None
