@@ -71,8 +71,9 @@ UNIQUE_CURVE = [(200 * KB, 2000), (2048 * KB, 20000)]
 QUICK_CURVE = [(20 * KB, 20), (20 * KB, 200), (200 * KB, 200), (200 * KB, 2000)]
 GROUP, END = '<div class="group">', "</div>\n"
 FANOUT = 10  # blocks per parent element
-# Text between the controls, each paragraph its own (a number, one of ten classes): a page of
-# identical blocks would have one seeded coin decide for all of them at once.
+# Text between the controls, each paragraph with a number and one of ten classes: a page of
+# identical blocks would have one seeded coin decide for all of them at once (the coins read a
+# text's words, not its numbers: ten coins).
 FILLER = "<p class='text t{}'>{}. Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n"
 FILLER_BYTES = len(FILLER) + 4  # about, with the numbers
 

@@ -20,9 +20,12 @@ MIN_LENGTH = 8
 _DIFFERENT = re.compile(rb"[^\x00]")
 _CHUNK = 4096
 # The attributes a value may change in between two loads shifted alike: where no shift reads
-# it for a decision (ids, classes, names and labels are read; these are carried through).
+# it for a decision (ids, classes and labels are read; these are carried through). A `name`
+# is read by the wrappers' coins with its values masked as here (Redmine names each form anew
+# at each request), and elsewhere only compared whole, as a swap keeps it.
 _CARRIED = frozenset(
     {
+        b"name",
         b"href",
         b"src",
         b"srcset",
@@ -55,6 +58,17 @@ _VOLATILE_RUN = re.compile(
 def mask(text: str) -> str:
     """`text` with every volatile value replaced by `#`."""
     return _VOLATILE_RUN.sub("#", text)
+
+
+# ... and in a text, any number too: a text's numbers are the app's data, not what a control
+# is (a clock, as WordPress's settings show the time to the second; a count, a date, a price).
+# Read, they had the same seed wrap a page differently at each load.
+_VOLATILE_RUN_OR_NUMBER = re.compile(_VOLATILE_RUN.pattern + "|[0-9]+")
+
+
+def mask_text(text: str) -> str:
+    """`text` with every volatile value, and every number left, replaced by `#`."""
+    return _VOLATILE_RUN_OR_NUMBER.sub("#", text)
 
 
 # In a name (an id, a class), what only a request's randomness makes: a whole run of 8 or more

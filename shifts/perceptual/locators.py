@@ -709,19 +709,21 @@ def _signature(element: etree._Element, keyed: dict[str, str] | None = None) -> 
     """A key for the seeded coin that is the same for the same control on every page of the
     site: what it is, not where it is, nor what per-request values (a link's nonce, a form's
     name made anew on each request, as Redmine names every form, an id made by `uniqid()`) it
-    holds."""
+    holds, nor the numbers of its text."""
     get = element.get
     # (The id and the classes as one string, as a coin reads names: their random runs
-    # masked; the name, the link and the text as another, their per-request values masked: no
-    # value runs across a `|`, and a pattern search per string is what a first load under a
-    # new seed saves.)
+    # masked; the name and the link as another, their per-request values masked: no value
+    # runs across a `|`, and a pattern search per string is what a first load under a new
+    # seed saves; the text with its numbers masked too.)
     element_id, classes = get("id") or "", get("class") or ""
     if keyed:  # (tokens of names made anew at each request: their names, keyed)
         element_id = keyed.get(element_id, element_id)
         classes = " ".join(keyed.get(name, name) for name in classes.split())
     names = volatile.name_key(f"{element_id}|{classes}")
-    return f"{element.tag}|{names}|" + volatile.mask(
-        f"{get('name') or ''}|{get('href') or ''}|{_first_words(element)}"
+    return (
+        f"{element.tag}|{names}|"
+        + volatile.mask(f"{get('name') or ''}|{get('href') or ''}|")
+        + volatile.mask_text(_first_words(element))
     )
 
 

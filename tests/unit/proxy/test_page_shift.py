@@ -229,8 +229,10 @@ def test_a_first_load_that_fails_does_not_fail_the_others() -> None:
 
 def with_values(raw: bytes, values: tuple[str, ...], name_value: str | None = None) -> bytes:
     """A saved page as an app serves it at one request: per-request values in a few links'
-    query, a hidden CSRF field, an inline script, a data attribute, a meta tag and the text
-    (a form key, say); `name_value` also puts one in a class name (where shifts decide by it)."""
+    query, a hidden CSRF field, an inline script (after a `<` that opens no tag, as
+    WordPress's CDATA openers), a data attribute, a meta tag, a form's name (Redmine names
+    each form anew) and the text (a form key, say); `name_value` also puts one in a class
+    name (where shifts decide by it)."""
     nonce, csrf, script, text = values
     page = raw.decode("utf-8", "replace")
     links = iter(range(3))
@@ -244,9 +246,11 @@ def with_values(raw: bytes, values: tuple[str, ...], name_value: str | None = No
         page,
     )
     extra = (
-        f'<form action="/post?key={csrf}"><input type="hidden" name="csrf" value="{csrf}">'
+        f'<form action="/post?key={csrf}" name="new_issue-{csrf[::-1]}">'
+        f'<input type="hidden" name="csrf" value="{csrf}">'
         f'<button type="submit" data-token="{script}">Send</button></form>'
-        f"<p>Your form key is {text}.</p><script>var nonce = '{script}';</script>"
+        f"<p>Your form key is {text}.</p>"
+        f"<script>/* <![CDATA[ */ if (a<b) {{}} var nonce = '{script}'; /* ]]> */</script>"
     )
     if name_value is not None:
         extra += f'<div class="card-{name_value}"><a href="/x">More</a></div>'

@@ -48,6 +48,18 @@ def test_mask_agrees_with_the_definition_on_random_text() -> None:
         assert volatile.mask(text) == masked_by_definition(text), text
 
 
+def test_mask_text_masks_a_texts_numbers_and_its_volatile_values() -> None:
+    assert volatile.mask_text("Universal time is 2026-12-05 22:52:40.") == (
+        "Universal time is # #:#:#."
+    )
+    assert volatile.mask_text("Token ab12cd34ef, 3 comments") == "Token #, # comments"
+    rng = random.Random(11)
+    alphabet = "ab9Z_-. /é?=&1"
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert volatile.mask_text(text) == re.sub("[0-9]+", "#", masked_by_definition(text))
+
+
 def test_swaps_finds_the_values_two_loads_differ_by() -> None:
     old = b'<a href="/x?n=ab12cd34ef">x</a><input value="ab12cd34ef"><p>hi</p>'
     new = b'<a href="/x?n=zz98yy76xx">x</a><input value="zz98yy76xx"><p>hi</p>'

@@ -542,6 +542,29 @@ def test_a_forms_per_request_name_decides_no_wrapper() -> None:
         assert len(outs) == 1, seed
 
 
+def test_a_clock_in_a_text_decides_no_wrapper() -> None:
+    """WordPress's General Settings show the time to the second ("Universal time is
+    2026-12-05 22:52:40"): the seeded coin must not read a text's numbers, or the same seed
+    wraps the page differently at each load (3 shapes in 6 loads a second apart, on seeds 0-2,
+    before)."""
+    params = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.5, "min_share": 0.0}
+    times = [
+        f"2026-12-05 22:{minute:02d}:{second:02d}" for minute in (52, 59) for second in (0, 7, 41)
+    ]
+    for seed in range(8):
+        ctx = replace(CTX, seed=seed, shift_params={"locator_drift": params})
+        outs = set()
+        for time in times:
+            page = (
+                "<html><body><form action='/o'><p class='timezone-info'><span id='utc-time'>"
+                f"Universal time is <code>{time}</code>.</span></p><p>{time[-2:]} comments</p>"
+                "<input name='q'><button>Save</button></form></body></html>"
+            ).encode()
+            out, _ = drift(page, ctx)
+            outs.add(out.replace(time.encode(), b"TIME").replace(time[-2:].encode(), b"SS"))
+        assert len(outs) == 1, seed
+
+
 def test_an_id_made_anew_at_each_request_is_decided_alike_at_every_load() -> None:
     """Tasty Recipes names its rating inputs by PHP's `uniqid()` (another at each load): the
     coins that rename ids and classes and wrap elements must not read that run, or each load
