@@ -11,7 +11,8 @@ shifted whole again otherwise. On the lab's WordPress (`deploy/wordpress/wordpre
 the request's time into every page), and how the service served each (its metrics: shifted
 whole, swapped, or the same bytes again). Then, offline, for each page: two loads a second
 apart, the second swapped into the first's shift and shifted whole (seeds 0-2): whether the
-bytes are the same, and the CPU ms of each.
+bytes are the same, and the CPU ms of each. Run it a minute or more after the lab's install:
+in its first minute, the themes page counts the seconds its update check is overdue.
 """
 
 from __future__ import annotations
