@@ -220,9 +220,16 @@ _ID_READ = (
     r"""(?:\.id\b|\.(?:attr|prop)\(\s*["'`]id["'`]\s*\)|getAttribute\(\s*["'`]id["'`]\s*\))"""
 )
 # ... sliced or matched: not jQuery UI's and Sizzle's escaping of an id for a selector,
-# `id.replace(/([^A-Za-z0-9_\-])/g, "\\$1")` (a class of what is not, to escape it).
+# `id.replace(/([^A-Za-z0-9_\-])/g, "\\$1")` (a class of what is not, to escape it), nor any
+# replacement by a regex that writes backslashes, which escapes or unescapes the id as a whole
+# for a selector or a string: jQuery UI's datepicker, `"#" + inst.id.replace(/\\\\/g, "\\")`,
+# in the full jQuery UI bundle (1.13, RT's and Debian's: every page loading it was read as
+# parsing its ids, and kept the id of every element its scripts find by a class), and RT 5's
+# patch of it, `data.id.replace(/'/g, "\\'")`.
+_REGEX_LITERAL = r"/(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[a-z]*"
 _ID_PARSE = (
-    r"\s*\??\.\s*(?:substr|substring|slice|split|replace(?:All)?(?!\s*\(\s*/\(?\[\^)|match|"
+    r"\s*\??\.\s*(?:substr|substring|slice|split|replace(?:All)?(?!\s*\(\s*/\(?\[\^)"
+    r"(?!\s*\(\s*" + _REGEX_LITERAL + r"\s*,\s*[\"'`]\\\\)|match|"
     r"matchAll|indexOf|lastIndexOf|startsWith|endsWith|charAt|charCodeAt|search)\s*\("
 )
 _ID_PARSED = re.compile(_ID_READ + _ID_PARSE)

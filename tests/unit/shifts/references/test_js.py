@@ -222,6 +222,18 @@ def test_a_script_that_slices_or_matches_an_id_reads_ids_as_data() -> None:
     # Escaping an id for a selector (jQuery UI's datepicker, Sizzle) reads nothing of it.
     escape = 'inst.id.replace(/([^A-Za-z0-9_\\-])/g, "\\\\$1")'
     assert not js_refs(escape).parses_ids
+    # ... nor a regex replacement that writes backslashes: jQuery UI's datepicker unescapes
+    # the id it escaped into a selector (in the full jQuery UI bundle: every page loading it
+    # kept the ids of everything its scripts find by a class), RT 5 patches it to escape quotes.
+    for script in (
+        'var e=this._get(t,"stepMonths"),i="#"+t.id.replace(/\\\\\\\\/g,"\\\\");',
+        "data.id = data.id.replace(/'/g, \"\\\\'\");",
+        'sel = "#" + this.id.replace(/[.:\\[\\]]/g, "\\\\$&")',
+    ):
+        assert not js_refs(script).parses_ids, script
+    # A regex replacement that writes no backslash still reads the id.
+    for script in ("n = this.id.replace(/^row-/, '')", 'n = el.id.replace(/_/g, " ")'):
+        assert js_refs(script).parses_ids, script
     assert not js_refs("var idx = this.idx; idx.split(',')").parses_ids
     # Sizzle escapes the id of the context it is given (assigned first); a write reads nothing.
     for script in (
