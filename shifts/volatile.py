@@ -10,6 +10,7 @@ anything else (then the page is shifted afresh).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -115,6 +116,9 @@ def swaps(old: bytes, new: bytes) -> dict[bytes, bytes] | None:
             before in found
             or len(found) == MAX_VALUES
             or not (is_volatile(before) and is_volatile(after))
+            # A value the old page held already (an id the new value names, a word a
+            # script reads) is no new per-request value: shifts decide by its occurrences.
+            or after in old
             or not _carried_everywhere(old, before)
         ):
             return None
@@ -161,28 +165,66 @@ def _carried_at(page: bytes, position: int) -> bool:
     close_tag = page.rfind(b">", window_start, position)
     if close_tag > open_tag:
         return True  # text (or a script's or a style's), which no decision reads as a name
-    if _in_raw_text(page, position):
-        # A script's or a style's text, where a `<` opens no tag: WordPress writes its
-        # admin's settings, the time of the request among them, after `/* <![CDATA[ */`.
-        return True
-    if open_tag < 0:
-        return False  # a tag longer than the look-back: not judged, not swapped
-    attribute = _ATTRIBUTE_VALUE_TO_HERE.search(page, open_tag + 1, position)
-    if attribute is None:
-        return False  # the tag's own name, or an attribute's: never swapped
-    name = attribute.group(1).lower()
-    return name in _CARRIED or name.startswith(b"data-")
+    if open_tag >= 0:
+        attribute = _ATTRIBUTE_VALUE_TO_HERE.search(page, open_tag + 1, position)
+        if attribute is not None:
+            name = attribute.group(1).lower()
+            if name in _CARRIED or name.startswith(b"data-"):
+                return True
+    # A script's or a style's text, where a `<` opens no tag: WordPress writes its admin's
+    # settings, the time of the request among them, after `/* <![CDATA[ */`. (Asked last:
+    # the page's raw texts are found once, and only for a value that looks like a name.)
+    return _in_raw_text(page, position)
+
+
+# What a tokenizer reads as tags and comments, outside raw text: a comment, a bogus comment
+# (`<!...>`, `<?...>`), an end tag, or a start tag whose quoted attribute values may hold `>`.
+_MARKUP = re.compile(
+    rb"<!--.*?(?:-->|\Z)|<[!?][^>]*(?:>|\Z)|</[^>]*(?:>|\Z)"
+    rb"|<([A-Za-z][^\t\n\f\r />]*)(?:[^>\"']|\"[^\"]*(?:\"|\Z)|'[^']*(?:'|\Z))*(?:>|\Z)",
+    re.DOTALL,
+)
+# Elements whose text runs to their end tag, tags or not: a `<script` in a title is text.
+_RAW_TEXT_ELEMENTS = frozenset(
+    {b"script", b"style", b"textarea", b"title", b"xmp", b"iframe", b"noembed", b"noframes"}
+    | {b"noscript"}
+)
+_END_TAG = {
+    name: re.compile(rb"</" + name + rb"[\t\n\f\r />]", re.IGNORECASE)
+    for name in _RAW_TEXT_ELEMENTS
+}
+_SCRIPT_OR_STYLE_END = re.compile(rb"</(?:script|style)", re.IGNORECASE)
 
 
 def _in_raw_text(page: bytes, position: int) -> bool:
-    """Whether `position` is in the text of a `<script>` or a `<style>`: the last of them
-    opened before it, its start tag ended, and no end tag of either since (a script's string
-    that says `"<style>"` opens nothing once its script has ended; one that says
-    `"</style>"` reads as an end here: not swapped, shifted afresh, which is only slower).
-    Tags in upper case are not looked for, with the same result."""
-    opened = max(page.rfind(b"<script", 0, position), page.rfind(b"<style", 0, position))
-    if opened < 0 or page.find(b">", opened, position) < 0:
-        return False
-    return (
-        max(page.rfind(b"</script", opened, position), page.rfind(b"</style", opened, position)) < 0
-    )
+    """Whether `position` is in the text of a `<script>` or a `<style>` (`_raw_texts`)."""
+    spans = _raw_texts(page)
+    at = bisect.bisect_right(spans, (position, len(page) + 1)) - 1
+    return at >= 0 and spans[at][0] <= position < spans[at][1]
+
+
+@functools.lru_cache(maxsize=8)
+def _raw_texts(page: bytes) -> list[tuple[int, int]]:
+    """The spans of the page's `<script>` and `<style>` texts, as a tokenizer reads them: not
+    a `<script` in a comment, in an attribute's value, in a title's or a textarea's text, nor
+    `<scripts>` or `<script-x>`; tags in any case. Each span ends at the first `</script` or
+    `</style` in it, whatever follows (`</SCRIPT >`): shorter, never longer, than the text
+    any parser reads, so a value past it is judged as a tag's, and only shifted afresh."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (start := page.find(b"<", position)) >= 0:
+        markup = _MARKUP.match(page, start)
+        if markup is None:
+            position = start + 1  # a `<` that opens nothing: text
+            continue
+        position = markup.end()
+        name = (markup.group(1) or b"").lower()
+        if name not in _RAW_TEXT_ELEMENTS or page[position - 1 : position] != b">":
+            continue
+        end = _END_TAG[name].search(page, position)
+        text_end = end.start() if end else len(page)
+        if name in (b"script", b"style"):
+            first_end = _SCRIPT_OR_STYLE_END.search(page, position, text_end)
+            spans.append((position, first_end.start() if first_end else text_end))
+        position = text_end
+    return spans

@@ -413,3 +413,57 @@ def test_the_event_loop_does_not_wait_for_another_load_of_the_page() -> None:
         worker.result()
     assert order == ["loop", "worker"] and shifted.swapped == 0
     assert on_loop == shifted_bytes(episode(**config), pages[1], 1, None)[0]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "<!-- <script> -->",  # a start tag only in a comment
+        '<p title="<style>">x</p>',  # ... in an attribute's value
+        "<script-x>x</script-x><style-guide>",  # custom elements
+        "<script>if (a<b) {}</SCRIPT>",  # ended in upper case
+    ],
+)
+def test_a_class_after_a_script_start_that_opens_nothing_is_shifted_afresh(extra: str) -> None:
+    """A per-request value in a class after a `<script`/`<style` that opens no raw text: the
+    drift decides by the class, so its next load is shifted afresh, not swapped."""
+    params = {"id_rate": 0.0, "class_rate": 0.5, "wrap_rate": 0.5, "min_share": 0.0}
+    page = (
+        f"<!DOCTYPE html><html><head><title>t</title></head><body>{extra}"
+        '<div class="card-VALUE"><a href="/x">More</a><button>Go</button></div>'
+        "<form action='/o'><input name='q'><button>Save</button></form></body></html>"
+    )
+    first, second = (page.replace("VALUE", v).encode() for v in ("zz12yy34xx", "qq98ww76vv"))
+    for seed in (2, 9, 11):
+        config = {"condition": "Src-Perc", "seed": seed, "shift_params": {"locator_drift": params}}
+        shifted = ShiftedPages()
+        shifted_bytes(episode(**config), first, 1, shifted)
+        swapped = shifted_bytes(episode(**config), second, 2, shifted)
+        assert swapped == shifted_bytes(episode(**config), second, 2, None), seed
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '<input type="hidden" name="t" value="VALUE">',
+        "<script>if (a<b) {} var t = 'VALUE';</script>",
+    ],
+)
+def test_a_new_value_that_names_an_id_of_the_page_is_shifted_afresh(extra: str) -> None:
+    """The next load's value is a word the page holds already (an id the drift renamed, as
+    it occurred once): shifted afresh the id is kept (it occurs twice now), so a swap into the
+    last shift, which renamed it, is another page."""
+    params = {"id_rate": 1.0, "class_rate": 0.0, "wrap_rate": 0.0, "min_share": 0.0}
+    page = (
+        "<!DOCTYPE html><html><head><title>t</title></head><body>"
+        '<div id="box-zz12yy34xx"><a href="/x">More</a></div>'
+        f"<form action='/o'><input name='q'><button>Save</button></form>{extra}</body></html>"
+    )
+    first, second = (
+        page.replace("VALUE", v).encode() for v in ("tok-ab12cd34ef", "box-zz12yy34xx")
+    )
+    config = {"condition": "Src-Perc", "seed": 0, "shift_params": {"locator_drift": params}}
+    shifted = ShiftedPages()
+    shifted_bytes(episode(**config), first, 1, shifted)
+    swapped = shifted_bytes(episode(**config), second, 2, shifted)
+    assert swapped == shifted_bytes(episode(**config), second, 2, None)

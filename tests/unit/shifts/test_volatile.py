@@ -85,3 +85,31 @@ def test_a_value_in_a_scripts_text_is_swapped_whatever_the_script_compares() -> 
     # Nor in the start tag of a script.
     tag = b'<p>a<b<script id="%s">x()</script>'
     assert volatile.swaps(tag % b"ab12cd34ef", tag % b"zz98yy76xx") is None
+
+
+def test_a_script_or_style_start_tag_only_a_tokenizer_reads_opens_a_raw_text() -> None:
+    """A `<script`/`<style` that opens no raw text (in a comment, an attribute's value, a
+    title's text; `<scripts>`, `<script-x>`; a lower-case one ended in upper case) leaves a
+    class after it a name: not swapped. One in upper case does open one."""
+    for before in (
+        b"<!-- <script> -->",
+        b'<p title="<style>">x</p>',
+        b"<title>a <script> b</title>",
+        b"<textarea><style></textarea>",
+        b"<scripts>",
+        b"<script-x>x</script-x><style-guide>",
+        b"<script>if (a<b) {}</SCRIPT>",
+        b"<style>a{}</STYLE >",
+    ):
+        tag = before + b'<div class="card-%s">'
+        assert volatile.swaps(tag % b"zz12yy34xx", tag % b"qq98ww76vv") is None, before
+    script = b'<SCRIPT type="x>y">/* <![CDATA[ */ if (a<b) {} var t = "%s";</SCRIPT><p>'
+    assert volatile.swaps(script % b"zz12yy34xx", script % b"qq98ww76vv") is not None
+
+
+def test_a_value_the_old_page_holds_already_is_not_swapped() -> None:
+    """The new value names an id of the page (or a script's word): a shift decides by how
+    often a name occurs, so the page is shifted afresh."""
+    page = b'<div id="box-zz12yy34xx"></div><script>if (a<b) {} var t = "%s";</script>'
+    assert volatile.swaps(page % b"tok-ab12cd34ef", page % b"box-zz12yy34xx") is None
+    assert volatile.swaps(page % b"tok-ab12cd34ef", page % b"box-qq98ww76vv") is not None
