@@ -723,7 +723,7 @@ def _signature(element: etree._Element, keyed: dict[str, str] | None = None) -> 
     return (
         f"{element.tag}|{names}|"
         + volatile.mask(f"{get('name') or ''}|{get('href') or ''}|")
-        + volatile.mask_text(_first_words(element))
+        + _first_words(element)
     )
 
 
@@ -733,24 +733,46 @@ _TEXT_START = etree.XPath("substring(string(.), 1, 201)")
 
 
 def _first_words(element: etree._Element) -> str:
-    """The first 40 characters of the element's whitespace-normalized text, as read from its
-    text parts up to the first one past 200 characters: containers hold whole pages."""
+    """The first 40 characters of the element's whitespace-normalized text as a coin reads
+    them, per-request values and numbers masked (`volatile.mask_text`), and a run of word
+    characters with a digit that the cut would split read whole: a part of a per-request
+    value, unmasked, was another at each load. (A word the cut splits is the same at every
+    load: read as before.)"""
+    words = _start_of_text(element)
+    cut = 40
+    if len(words) > cut and words[cut - 1] in _WORD and words[cut] in _WORD:
+        start = cut - 1
+        while start > 0 and words[start - 1] in _WORD:
+            start -= 1
+        end = _WORD_RUN.match(words, cut).end()  # type: ignore[union-attr]
+        if _DIGIT.search(words, start, end):
+            cut = end
+    return volatile.mask_text(words[:cut])
+
+
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_WORD_RUN = re.compile(r"[A-Za-z0-9_-]*")
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _start_of_text(element: etree._Element) -> str:
+    """The start of the element's whitespace-normalized text, its first 40 characters at
+    least where it has them, as read from its text parts up to the first one past 200
+    characters: containers hold whole pages."""
     if len(element) == 0:  # a leaf (most controls): its text is its one part
-        return " ".join((element.text or "").split())[:40]
+        return " ".join((element.text or "").split())
     start = str(_TEXT_START(element))
-    if len(start) <= 200:
-        return " ".join(start.split())[:40]  # all of its text
     # The parts read are a longer prefix of the text, whose normalized form starts with this
     # one: when this one has 40 characters, they are the same 40.
     words = " ".join(start.split())
-    if len(words) >= 40:
-        return words[:40]
+    if len(start) <= 200 or len(words) >= 40:  # all of its text, or enough of it
+        return words
     text = ""  # mostly whitespace (indented markup): read the parts themselves
     for part in element.itertext():
         text += str(part)
         if len(text) > 200:
             break
-    return " ".join(text.split())[:40]
+    return " ".join(text.split())
 
 
 # Every byte that is not a word character as a space: a page's words are then its

@@ -12,7 +12,7 @@ from lxml import etree
 
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
-from shifts import ShiftContext, apply_shifts
+from shifts import ShiftContext, apply_shifts, volatile
 from shifts.document import HtmlDocument
 from shifts.perceptual.locators import LocatorDrift, drifted_class, drifted_id, wrapper_tag
 from shifts.references import EMPTY, AssetRefs, css_refs, js_refs, merge_refs
@@ -176,13 +176,19 @@ def test_mentions_of_a_page_of_unique_ids_read_it_a_bounded_number_of_times() ->
 
 def _first_words_by_parts(element: etree._Element) -> str:
     """The definition `_first_words` computes faster: its text parts read up to the first
-    one past 200 characters, normalized, the first 40 characters."""
+    one past 200 characters, normalized, the first 40 characters and the rest of a run with
+    a digit the cut splits, masked."""
     text = ""
     for part in element.itertext():
         text += str(part)
         if len(text) > 200:
             break
-    return " ".join(text.split())[:40]
+    words = " ".join(text.split())
+    cut = 40
+    for run in re.finditer(r"[A-Za-z0-9_-]+", words):
+        if run.start() < 40 < run.end() and re.search("[0-9]", run.group()):
+            cut = run.end()
+    return volatile.mask_text(words[:cut])
 
 
 @given(
@@ -562,6 +568,24 @@ def test_a_clock_in_a_text_decides_no_wrapper() -> None:
             ).encode()
             out, _ = drift(page, ctx)
             outs.add(out.replace(time.encode(), b"TIME").replace(time[-2:].encode(), b"SS"))
+        assert len(outs) == 1, seed
+
+
+def test_a_per_request_value_across_the_coins_cut_of_a_text_decides_no_wrapper() -> None:
+    """A coin reads a text's first 40 characters: a per-request value the cut split was read
+    in part (`xyzabcde`, another at each load), unmasked, and 6 of 12 seeds wrapped the link
+    at one load and not at the next. The text is masked before the cut."""
+    params = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.5, "min_share": 0.0}
+    for seed in range(12):
+        ctx = replace(CTX, seed=seed, shift_params={"locator_drift": params})
+        outs = set()
+        for key in ("xyzabcdefg1234", "xyzqrstuvw9876", "mnbvcxzlkj5678"):
+            page = (
+                f"<html><body><p><a href='/k'>Read the whole story of the key {key}</a></p>"
+                "<form action='/o'><input name='q'><button>Save</button></form></body></html>"
+            ).encode()
+            out, _ = drift(page, ctx)
+            outs.add(out.replace(key.encode(), b"KEY"))
         assert len(outs) == 1, seed
 
 
