@@ -25,9 +25,11 @@ from pathlib import Path
 
 import httpx
 
+from api.calibration.run import session_cookies
 from bench.fixtures import timed_rewrite
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages
+from tests.helpers.lab import key_values
 from tests.helpers.processes import ServiceProcess
 
 PAGES = [
@@ -47,13 +49,8 @@ PAGES = [
 COUNTERS = ("shifted", "swapped", "reused")
 
 
-def logged_in(client: httpx.Client, env: dict[str, str]) -> None:
-    login = env["LAB_URL"] + "/wp-login.php"
-    client.get(login)
-    credentials = {"log": env["LAB_USER"], "pwd": env["LAB_PASSWORD"], "testcookie": "1"}
-    answer = client.post(login, data={**credentials, "redirect_to": env["LAB_URL"] + "/wp-admin/"})
-    if "wp-admin" not in str(answer.url):
-        raise SystemExit(f"could not log in to {login}: {answer.status_code}")
+def admin_session(env: dict[str, str]) -> dict[str, str]:
+    return session_cookies(env["LAB_URL"], env["LAB_USER"], env["LAB_PASSWORD"])
 
 
 def next_second() -> None:
@@ -67,9 +64,8 @@ def served(service: ServiceProcess, env: dict[str, str], loads: int) -> list[str
     rows = []
     episode = service.create_episode(condition="Src-Perc", seed=0)
     with httpx.Client(
-        proxy=str(episode["proxy_url"]), timeout=120, follow_redirects=True
+        proxy=str(episode["proxy_url"]), cookies=admin_session(env), timeout=120
     ) as client:
-        logged_in(client, env)
         for page in PAGES:
             counts = dict.fromkeys(COUNTERS, 0)
             for _ in range(loads):
@@ -87,8 +83,7 @@ def served(service: ServiceProcess, env: dict[str, str], loads: int) -> list[str
 
 def offline(env: dict[str, str]) -> list[str]:
     rows = []
-    with httpx.Client(timeout=120, follow_redirects=True) as client:
-        logged_in(client, env)
+    with httpx.Client(cookies=admin_session(env), timeout=120, trust_env=False) as client:
         for page in PAGES:
             first = client.get(env["LAB_URL"] + page).content
             next_second()
@@ -118,9 +113,7 @@ def main() -> None:
     parser.add_argument("--wordpress-env", type=Path, required=True, help="the lab's env file")
     parser.add_argument("--loads", type=int, default=4, help="loads of each page, a second apart")
     args = parser.parse_args()
-    env = dict(
-        line.split("=", 1) for line in args.wordpress_env.read_text().splitlines() if "=" in line
-    )
+    env = key_values(args.wordpress_env.read_text())
     with tempfile.TemporaryDirectory(prefix="bench-next-loads-") as workdir:
         service = ServiceProcess(Path(workdir)).start()
         try:

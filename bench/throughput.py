@@ -42,6 +42,7 @@ import httpx
 
 from bench.first_load import TOKEN, fresh, token_template
 from skillshift_client import SkillShift
+from tests.helpers.lab import key_values
 from tests.helpers.ports import free_port, wait_for_port
 from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
@@ -200,13 +201,11 @@ def start_mitmdump(*args: str) -> tuple[int, subprocess.Popen[bytes]]:
 
 
 def saved_wordpress_pages(env_file: Path) -> dict[str, bytes]:
-    from api.calibration.run import editor_cookies
-    from api.calibration.wordpress import Lab
+    from api.calibration.run import session_cookies
 
-    env = dict(line.split("=", 1) for line in env_file.read_text().splitlines() if "=" in line)
-    lab = Lab(env["WPLAB_URL"], env["WPLAB_DB_SOCKET"])
-    cookies = {cookie["name"]: cookie["value"] for cookie in editor_cookies(lab)}
-    with httpx.Client(base_url=lab.url, follow_redirects=True, trust_env=False) as client:
+    env = key_values(env_file.read_text())
+    cookies = session_cookies(env["WPLAB_URL"], "editor", "editor-pass")
+    with httpx.Client(base_url=env["WPLAB_URL"], follow_redirects=True, trust_env=False) as client:
         return {
             "/wp-front": client.get("/").content,
             "/wp-post": client.get("/?p=1").content,

@@ -44,18 +44,24 @@ class Cell:
 
 
 def editor_cookies(lab: Lab) -> list[dict[str, Any]]:
-    """A logged-in session obtained directly from WordPress, not through the proxy."""
-    with httpx.Client(base_url=lab.url, follow_redirects=False, trust_env=False) as client:
+    """The editor's logged-in session, obtained directly from WordPress, not through the
+    proxy (as a browser context takes cookies)."""
+    host = httpx.URL(lab.url).host
+    return [
+        {"name": name, "value": value, "domain": host, "path": "/"}
+        for name, value in session_cookies(lab.url, "editor", "editor-pass").items()
+    ]
+
+
+def session_cookies(url: str, user: str, password: str) -> dict[str, str]:
+    """A WordPress user's logged-in session, obtained directly from the WordPress at `url`."""
+    with httpx.Client(base_url=url, follow_redirects=False, trust_env=False) as client:
         client.cookies.set("wordpress_test_cookie", "WP Cookie check")
         client.post(
             "/wp-login.php",
-            data={"log": "editor", "pwd": "editor-pass", "testcookie": "1", "wp-submit": "Log In"},
+            data={"log": user, "pwd": password, "testcookie": "1", "wp-submit": "Log In"},
         )
-        host = httpx.URL(lab.url).host
-        return [
-            {"name": cookie.name, "value": cookie.value or "", "domain": host, "path": "/"}
-            for cookie in client.cookies.jar
-        ]
+        return {cookie.name: cookie.value or "" for cookie in client.cookies.jar}
 
 
 def run_once(

@@ -750,7 +750,7 @@ def _first_words(element: etree._Element) -> str:
     return volatile.mask_text(words[:cut])
 
 
-_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_WORD = frozenset(map(chr, volatile.WORD_BYTES))  # (a run's characters, as a value's are)
 _WORD_RUN = re.compile(r"[A-Za-z0-9_-]*")
 _DIGIT = re.compile(r"[0-9]")
 

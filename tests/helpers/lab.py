@@ -51,6 +51,11 @@ APPS = {
 }
 
 
+def key_values(text: str) -> dict[str, str]:
+    """The `KEY=value` lines of a lab script's output (its env file holds the same)."""
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
 @contextmanager
 def lab_app(
     script: Path, state: Path, *extra: str, timeout: float = 1200
@@ -71,7 +76,7 @@ def lab_app(
     try:
         if result.returncode != 0:
             raise RuntimeError(f"{script.name} up failed:\n{result.stdout}\n{result.stderr}")
-        env = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+        env = key_values(result.stdout)
         env["ENV_FILE"] = str(state / "env")
         yield env
     finally:

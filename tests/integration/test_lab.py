@@ -15,6 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
+from api.calibration.run import session_cookies
 from shifts import volatile
 from shifts.conditions import CONDITIONS
 from shifts.perceptual.locators import LocatorParams
@@ -158,12 +159,11 @@ def test_the_wordpress_admins_next_loads_are_swapped(
     if app.name != "wordpress":
         pytest.skip("the request's time is WordPress's admin's")
     episode = service.create_episode(condition="Src-Perc", seed=2)
-    admin, login = env["LAB_URL"] + "/wp-admin/", env["LAB_URL"] + "/wp-login.php"
-    credentials = {"log": env["LAB_USER"], "pwd": env["LAB_PASSWORD"], "testcookie": "1"}
+    admin = env["LAB_URL"] + "/wp-admin/"
+    session = session_cookies(env["LAB_URL"], env["LAB_USER"], env["LAB_PASSWORD"])
     time_of = re.compile(r'"time":"(\d+)"')
-    with httpx.Client(proxy=str(episode["proxy_url"]), timeout=60, follow_redirects=True) as client:
-        client.get(login)
-        first = client.post(login, data={**credentials, "redirect_to": admin}).text
+    with httpx.Client(proxy=str(episode["proxy_url"]), cookies=session, timeout=60) as client:
+        first = client.get(admin).text
         assert time_of.search(first), first[:500]
         before = shifted_pages(service)
         # Loads in the same second are the same bytes (the cache's); the first in the next
