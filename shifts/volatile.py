@@ -11,6 +11,8 @@ anything else (then the page is shifted afresh).
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import enum
 import functools
 import re
 
@@ -39,13 +41,7 @@ _CARRIED = frozenset(
         b"poster",
     }
 )
-# The attribute whose value runs up to the end of the text searched (the leftmost match is the
-# attribute itself: a query's `a=b` inside its value starts further right).
-_ATTRIBUTE_VALUE_TO_HERE = re.compile(
-    rb"""(?<![^\s"'])([^\s"'<>/=]+)\s*=\s*(?:"[^"<>]*|'[^'<>]*|[^\s"'<>]*)$"""
-)
 MAX_VALUES = 64  # distinct per-request values in a page, at most: beyond, it is shifted afresh
-_LOOK_BACK = 4096  # how far back the start of the tag a value sits in is looked for
 
 
 # A whole run of 8 or more with a digit in it: where a run starts (no run character before it),
@@ -159,32 +155,62 @@ def _carried_everywhere(page: bytes, value: bytes) -> bool:
 
 
 def _carried_at(page: bytes, position: int) -> bool:
-    """Whether a value at `position` is in text or in a carried attribute, not in a name."""
-    window_start = max(0, position - _LOOK_BACK)
-    open_tag = page.rfind(b"<", window_start, position)
-    close_tag = page.rfind(b">", window_start, position)
-    if close_tag > open_tag:
-        return True  # text (or a script's or a style's), which no decision reads as a name
-    if open_tag >= 0:
-        attribute = _ATTRIBUTE_VALUE_TO_HERE.search(page, open_tag + 1, position)
-        if attribute is not None:
-            name = attribute.group(1).lower()
-            if name in _CARRIED or name.startswith(b"data-"):
-                return True
-    # A script's or a style's text, where a `<` opens no tag: WordPress writes its admin's
-    # settings, the time of the request among them, after `/* <![CDATA[ */`. (Asked last:
-    # the page's raw texts are found once, and only for a value that looks like a name.)
-    return _in_raw_text(page, position)
+    """Whether a value at `position` is in text or in a carried attribute, not in a name.
+
+    Read from the page's markup as a tokenizer reads it (`_markup`, once per page): a `>` in an
+    attribute's value (`title="a>b"`, Knockout's `visible: n > 0`) ends no tag, and a `<` in a
+    script's text (WordPress writes its admin's settings, the request's time among them, after
+    `/* <![CDATA[ */`) opens none."""
+    markup = _markup(page)
+    at = bisect.bisect_right(markup.starts, position) - 1
+    if at < 0 or position >= markup.ends[at]:
+        return True  # text, which no decision reads as a name
+    if markup.kinds[at] is _Kind.UNREAD_TEXT:
+        return True  # a script's, a style's or a comment's text
+    if markup.kinds[at] is _Kind.OPAQUE:
+        return False  # an end tag, a script's text past a `</style`
+    name = _attribute_at(page, markup.starts[at], markup.ends[at], position)
+    return name is not None and (name in _CARRIED or name.startswith(b"data-"))
 
 
-# What a tokenizer reads as tags and comments, outside raw text: a comment, a bogus comment
-# (`<!...>`, `<?...>`), an end tag, or a start tag whose quoted attribute values may hold `>`.
+_SPACE = rb"\t\n\f\r "
+# A start tag's attribute as a tokenizer reads it (spaces and `/` before it skipped): its name
+# (group 1), then maybe `=` and its value (group 2), quoted to the closing quote, `>` and `<`
+# and all, or unquoted to a space or `>`.
+_ATTRIBUTE = (
+    rb"[%(s)s/]*([^%(s)s/>][^%(s)s/>=]*)"
+    rb"""(?:[%(s)s]*=[%(s)s]*("[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^%(s)s>]*))?""" % {b"s": _SPACE}
+)
+_ONE_ATTRIBUTE = re.compile(_ATTRIBUTE)
+_TAG_NAME = re.compile(rb"<([A-Za-z][^%(s)s/>]*)" % {b"s": _SPACE})
+# What a tokenizer reads as markup: a start tag (group 1 its name, as in `_TAG_NAME`) with its
+# attributes, a comment (`<!-->` is a whole one, and `--!>` ends one) or a bogus comment
+# (`<!...>`, `<?...>`), both the group `comment`, or an end tag; any of them unclosed runs to the
+# end of the page.
 _MARKUP = re.compile(
-    rb"<!--.*?(?:-->|\Z)|<[!?][^>]*(?:>|\Z)|</[^>]*(?:>|\Z)"
-    rb"|<([A-Za-z][^\t\n\f\r />]*)(?:[^>\"']|\"[^\"]*(?:\"|\Z)|'[^']*(?:'|\Z))*(?:>|\Z)",
+    rb"%(t)s(?:%(a)s)*[%(s)s/]*(?:>|\Z)"
+    rb"|(?P<comment><!--(?:-?>|.*?(?:--!?>|\Z))|<[!?][^>]*(?:>|\Z))|</[^>]*(?:>|\Z)"
+    % {b"s": _SPACE, b"t": _TAG_NAME.pattern, b"a": _ATTRIBUTE},
     re.DOTALL,
 )
-# Elements whose text runs to their end tag, tags or not: a `<script` in a title is text.
+
+
+def _attribute_at(page: bytes, start: int, end: int, position: int) -> bytes | None:
+    """The lower-case name of the attribute whose value holds `position`, in the start tag
+    `start`..`end`; None where `position` is in the tag's name or an attribute's name."""
+    cursor = _TAG_NAME.match(page, start, end).end()  # type: ignore[union-attr]
+    while (attribute := _ONE_ATTRIBUTE.match(page, cursor, end)) is not None:
+        if attribute.start(2) <= position < attribute.end(2):
+            return attribute.group(1).lower()
+        if position < attribute.end():
+            return None
+        cursor = attribute.end()
+    return None
+
+
+# Elements whose text runs to their end tag, tags or not: a `<script` in a title opens no
+# script. (Tags in their text are still read as tags, as a parser that reads them as markup
+# would: a class in a `<noscript>`'s `<img>` is a name.)
 _RAW_TEXT_ELEMENTS = frozenset(
     {b"script", b"style", b"textarea", b"title", b"xmp", b"iframe", b"noembed", b"noframes"}
     | {b"noscript"}
@@ -196,35 +222,62 @@ _END_TAG = {
 _SCRIPT_OR_STYLE_END = re.compile(rb"</(?:script|style)", re.IGNORECASE)
 
 
-def _in_raw_text(page: bytes, position: int) -> bool:
-    """Whether `position` is in the text of a `<script>` or a `<style>` (`_raw_texts`)."""
-    spans = _raw_texts(page)
-    at = bisect.bisect_right(spans, (position, len(page) + 1)) - 1
-    return at >= 0 and spans[at][0] <= position < spans[at][1]
+class _Kind(enum.Enum):
+    START_TAG = "a start tag: a value in it is judged by its attribute"
+    UNREAD_TEXT = "a script's, a style's or a comment's text: carried"
+    OPAQUE = "an end tag, a script's text past a `</style`: not carried"
+
+
+@dataclasses.dataclass
+class _Markup:
+    """A page's markup as sorted, disjoint spans: where each starts, ends, and what it is.
+    What no span holds is text."""
+
+    starts: list[int] = dataclasses.field(default_factory=list)
+    ends: list[int] = dataclasses.field(default_factory=list)
+    kinds: list[_Kind] = dataclasses.field(default_factory=list)
+
+    def add(self, start: int, end: int, kind: _Kind) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
+        self.kinds.append(kind)
 
 
 @functools.lru_cache(maxsize=8)
-def _raw_texts(page: bytes) -> list[tuple[int, int]]:
-    """The spans of the page's `<script>` and `<style>` texts, as a tokenizer reads them: not
-    a `<script` in a comment, in an attribute's value, in a title's or a textarea's text, nor
-    `<scripts>` or `<script-x>`; tags in any case. Each span ends at the first `</script` or
-    `</style` in it, whatever follows (`</SCRIPT >`): shorter, never longer, than the text
-    any parser reads, so a value past it is judged as a tag's, and only shifted afresh."""
-    spans: list[tuple[int, int]] = []
-    position = 0
+def _markup(page: bytes) -> _Markup:
+    """The page's tags, comments and script and style texts, as a tokenizer reads them. A
+    `<script` in a comment, in an attribute's value, in a title's or a textarea's text, or
+    `<scripts>` or `<script-x>`, opens no script; tags in any case. A script's or a style's
+    text ends at its first `</script` or `</style`, whatever follows (`</SCRIPT >`): shorter,
+    never longer, than the text any parser reads; what follows up to its end tag is opaque,
+    so a value there is judged a name's, and only shifted afresh.
+
+    Kept for a few pages: the page a setting's swaps are made from is asked about its values
+    at every load."""
+    markup = _Markup()
+    position, raw_until = 0, 0  # (in a title's or a textarea's text until `raw_until`)
     while (start := page.find(b"<", position)) >= 0:
-        markup = _MARKUP.match(page, start)
-        if markup is None:
+        found = _MARKUP.match(page, start)
+        if found is None:
             position = start + 1  # a `<` that opens nothing: text
             continue
-        position = markup.end()
-        name = (markup.group(1) or b"").lower()
-        if name not in _RAW_TEXT_ELEMENTS or page[position - 1 : position] != b">":
+        position = found.end()
+        name = (found.group(1) or b"").lower()
+        if name:
+            kind = _Kind.START_TAG
+        else:
+            kind = _Kind.UNREAD_TEXT if found.group("comment") else _Kind.OPAQUE
+        markup.add(start, position, kind)
+        if start < raw_until or name not in _RAW_TEXT_ELEMENTS or page[position - 1] != 0x3E:
             continue
         end = _END_TAG[name].search(page, position)
         text_end = end.start() if end else len(page)
-        if name in (b"script", b"style"):
-            first_end = _SCRIPT_OR_STYLE_END.search(page, position, text_end)
-            spans.append((position, first_end.start() if first_end else text_end))
+        if name not in (b"script", b"style"):
+            raw_until = text_end
+            continue
+        first_end = _SCRIPT_OR_STYLE_END.search(page, position, text_end)
+        markup.add(position, first_end.start() if first_end else text_end, _Kind.UNREAD_TEXT)
+        if first_end is not None:
+            markup.add(first_end.start(), text_end, _Kind.OPAQUE)
         position = text_end
-    return spans
+    return markup

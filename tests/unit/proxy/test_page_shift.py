@@ -288,19 +288,28 @@ def test_a_page_with_new_per_request_values_is_the_last_one_with_them_swapped_in
 
 
 def test_a_difference_a_shift_decides_by_is_shifted_afresh() -> None:
-    """A per-request value in a class name (the drift decides by class names), a change that
-    is no such value (a word), or one of another length: each page is shifted afresh."""
+    """A per-request value in a class name (the drift decides by class names; one after an
+    attribute whose value holds a `>`, which ends no tag), a change that is no such value (a
+    word), or one of another length: each page is shifted afresh."""
     raw = WORDPRESS_PAGE
-    for first, second in (
-        (with_values(raw, FIRST, "5f4e3d2c1b"), with_values(raw, FIRST, "0a9b8c7d6e")),
-        (with_values(raw, FIRST), with_values(raw, FIRST).replace(b"Send", b"Post")),
-        (with_values(raw, FIRST), with_values(raw, (*FIRST[:3], "k3y45678901"))),
+    after_a_gt = b'<p title="more > less" class="card-%s">x</p></body>'
+    for seeds, first, second in (
+        ([1], with_values(raw, FIRST, "5f4e3d2c1b"), with_values(raw, FIRST, "0a9b8c7d6e")),
+        (
+            range(12),  # (the seeds that keep the class, and wrap by it, differ)
+            with_values(raw, FIRST).replace(b"</body>", after_a_gt % b"zz12yy34xx", 1),
+            with_values(raw, FIRST).replace(b"</body>", after_a_gt % b"qq98ww76vv", 1),
+        ),
+        ([1], with_values(raw, FIRST), with_values(raw, FIRST).replace(b"Send", b"Post")),
+        ([1], with_values(raw, FIRST), with_values(raw, (*FIRST[:3], "k3y45678901"))),
     ):
-        shifted = ShiftedPages()
-        config = {"condition": "Src-Perc", "seed": 1, "shift_params": {}}
-        shifted_bytes(episode(**config), first, 1, shifted)
-        again = shifted_bytes(episode(**config), second, 2, shifted)
-        assert shifted.swapped == 0 and again == shifted_bytes(episode(**config), second, 2, None)
+        for seed in seeds:
+            shifted = ShiftedPages()
+            config = {"condition": "Src-Perc", "seed": seed, "shift_params": {}}
+            shifted_bytes(episode(**config), first, 1, shifted)
+            again = shifted_bytes(episode(**config), second, 2, shifted)
+            assert shifted.swapped == 0, seed
+            assert again == shifted_bytes(episode(**config), second, 2, None), seed
 
 
 def values_of(load: int) -> tuple[str, str, str, str]:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import random
 import re
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from shifts import volatile
+from shifts.parsing import parse_html
 
 RUN = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -113,3 +117,77 @@ def test_a_value_the_old_page_holds_already_is_not_swapped() -> None:
     page = b'<div id="box-zz12yy34xx"></div><script>if (a<b) {} var t = "%s";</script>'
     assert volatile.swaps(page % b"tok-ab12cd34ef", page % b"box-zz12yy34xx") is None
     assert volatile.swaps(page % b"tok-ab12cd34ef", page % b"box-qq98ww76vv") is not None
+
+
+def test_a_value_in_a_tag_is_judged_by_the_attribute_a_tokenizer_reads_it_in() -> None:
+    """A `>` in an earlier attribute's value ends no tag: a class after it is a name (not
+    swapped), a link or a data attribute after it carried (swapped). A class in a tag in a
+    `<noscript>`, after a comment as a tokenizer ends it, in the tag's own name, or in an
+    unclosed tag is a name too; a comment's text is carried."""
+    for tag in (
+        b'<p title="a>b" class="card-%s">x</p>',
+        b"<p data-bind='visible: n > 0' id=\"box-%s\">x</p>",
+        b'<p title=">" class=card-%s>x</p>',
+        b'<noscript><img class="lazy-%s" src="/i.png"></noscript>',
+        b"<href=%s>",
+        b'<p class="x" title="a>b" id="%s',
+        b'<!--><p class="card-%s">x</p>',
+        b'<!-- a --!><p class="card-%s">x</p>',
+        b'<p title="<!--" class="card-%s">-->',
+    ):
+        assert volatile.swaps(tag % b"zz12yy34xx", tag % b"qq98ww76vv") is None, tag
+    for tag in (
+        b'<a title="a>b" href="/p?n=%s">x</a>',
+        b"<p title='<b>' data-nonce=%s>x</p>",
+        b'<p title="a>b">the key %s, and x > y</p>',
+        b"<p>a<b<script>var t = '%s';</script>",
+        b"<!-- cached at %s, a > b --><p>x</p>",
+    ):
+        assert volatile.swaps(tag % b"zz12yy34xx", tag % b"qq98ww76vv") is not None, tag
+
+
+MARKER = "zz12yy34xx"
+# Pieces of markup that tokenizers read in surprising ways: quotes, `<` and `>` in values,
+# comments ended early or late, raw texts, end tags with attributes, unclosed things.
+PIECES = st.sampled_from(
+    [
+        "<p>", "</p>", "<div>", "</div>", "<span>", "<a>", "</a>", "<br/>", "x", " ", ">", "<",
+        "a > b", "a<b", "<!-- c -->", "<!-->", "<!--->", "--!>", "-->", "<!-- ", "<!x>",
+        "<?x>", "<script>", "</script>", "</SCRIPT >", "<style>", "</style>", "<title>",
+        "</title>", "<textarea>", "</textarea>", "<noscript>", "</noscript>", "<![CDATA[",
+        "]]>", "</p class=x>", "'", '"', "=", "/", "<scripts>", "<script-x>", "\n", "<xmp>",
+    ]
+)  # fmt: skip
+ATTRIBUTE_NAMES = st.sampled_from(["class", "id", "title", "href", "data-x", "value", "for"])
+ATTRIBUTE_VALUES = st.sampled_from(
+    ["", "a", "a>b", "a<b", "<!--", "-->", "</script>", "'", '"', "x y", MARKER]
+)
+
+
+@st.composite
+def tags(draw: st.DrawFn) -> str:
+    """A start tag with attributes, quoted in any of the three ways, the marker maybe among
+    its values."""
+    parts = ["<" + draw(st.sampled_from(["p", "a", "div", "img", "input", "SPAN"]))]
+    for _ in range(draw(st.integers(0, 3))):
+        name, value = draw(ATTRIBUTE_NAMES), draw(ATTRIBUTE_VALUES)
+        quote = draw(st.sampled_from(['"', "'", ""]))
+        parts.append(f"{draw(st.sampled_from([' ', '/', '  ']))}{name}={quote}{value}{quote}")
+    return "".join(parts) + draw(st.sampled_from([">", "/>", " >", ""]))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(PIECES, tags(), st.just(MARKER)), min_size=1, max_size=14))
+def test_a_value_judged_carried_is_in_no_name_the_parser_reads(pieces: list[str]) -> None:
+    """Whatever the markup, a value the swap would carry (`_carried_everywhere`) is in no
+    attribute a shift decides by, nor in a tag's or an attribute's name, of the tree the
+    shifts parse (libxml2's, as `parse_html` repairs it)."""
+    page = ("<html><body>" + "".join(pieces) + "</body></html>").encode()
+    if MARKER.encode() not in page or not volatile._carried_everywhere(page, MARKER.encode()):
+        return
+    for element in parse_html(page, "utf-8").iter():
+        assert MARKER not in str(element.tag), page
+        for name, value in element.attrib.items():
+            assert MARKER not in name, page
+            if MARKER in value:
+                assert name in {"href", "value"} or name.startswith("data-"), page
