@@ -739,7 +739,7 @@ def _first_words(element: etree._Element) -> str:
     value, unmasked, was another at each load. (A word the cut splits is the same at every
     load: read as before.)"""
     words = _start_of_text(element)
-    cut = 40
+    cut = _CUT
     if len(words) > cut and words[cut - 1] in _WORD and words[cut] in _WORD:
         start = cut - 1
         while start > 0 and words[start - 1] in _WORD:
@@ -750,29 +750,40 @@ def _first_words(element: etree._Element) -> str:
     return volatile.mask_text(words[:cut])
 
 
+_CUT = 40  # (the characters of its text a coin reads, a run at the cut read whole)
 _WORD = frozenset(map(chr, volatile.WORD_BYTES))  # (a run's characters, as a value's are)
 _WORD_RUN = re.compile(r"[A-Za-z0-9_-]*")
 _DIGIT = re.compile(r"[0-9]")
 
 
 def _start_of_text(element: etree._Element) -> str:
-    """The start of the element's whitespace-normalized text, its first 40 characters at
-    least where it has them, as read from its text parts up to the first one past 200
-    characters: containers hold whole pages."""
+    """The start of the element's whitespace-normalized text: all of it, or a start that holds
+    its first 40 characters and the whole run of word characters at the cut (`_holds_the_cut`),
+    read from as few of its text parts as that takes: containers hold whole pages."""
     if len(element) == 0:  # a leaf (most controls): its text is its one part
         return " ".join((element.text or "").split())
     start = str(_TEXT_START(element))
-    # The parts read are a longer prefix of the text, whose normalized form starts with this
-    # one: when this one has 40 characters, they are the same 40.
+    # (A start of the text normalized is a start of the whole text normalized.)
     words = " ".join(start.split())
-    if len(start) <= 200 or len(words) >= 40:  # all of its text, or enough of it
+    if len(start) <= 200 or _holds_the_cut(words):  # all of its text, or enough of it
         return words
-    text = ""  # mostly whitespace (indented markup): read the parts themselves
+    # Mostly whitespace (indented markup), or a run at the cut that the first 201 characters
+    # end in: read the parts themselves, as far as that takes. (Read in part, a per-request
+    # value's first characters were another coin at each load.)
+    text = ""
     for part in element.itertext():
         text += str(part)
-        if len(text) > 200:
-            break
+        if len(text) > 200 and _holds_the_cut(words := " ".join(text.split())):
+            return words
     return " ".join(text.split())
+
+
+def _holds_the_cut(words: str) -> bool:
+    """Whether a start of a text, normalized, holds the text's first `_CUT` characters and the
+    whole run of word characters at the cut: a character past both."""
+    if len(words) <= _CUT:
+        return False
+    return _WORD_RUN.match(words, _CUT).end() < len(words)  # type: ignore[union-attr]
 
 
 # Every byte that is not a word character as a space: a page's words are then its
