@@ -100,6 +100,7 @@ def literals(
     parens: list[bool] = []
     braces: list[str] = []
     division_next = False  # whether a slash here divides (after a value) or starts a regex
+    in_class_heading = False  # after `class` (`class A extends B.C`): its `{` opens a body
     previous, before_previous = "", ""  # the last two tokens that were not space
     # (The loop runs once per token of megabytes of code: names bound outside it.)
     match, length = _CODE.match, len(text)
@@ -138,6 +139,8 @@ def literals(
             division_next = previous == "." or value not in _BEFORE_AN_EXPRESSION
             if previous in ("{", ",") and _is_a_key(text, position):
                 found.append(value)  # an object key: `{active: on}`, `{active}`
+            elif value == "class" and previous != ".":
+                in_class_heading = True
         elif kind == "slash" and not division_next:
             regex = _REGEX.match(text, position - 1)
             if regex is None or text.startswith("/*", position - 1):
@@ -145,8 +148,10 @@ def literals(
             found.append(_unescaped(regex.group()))
             position, division_next = regex.end(), True
         elif kind == "open":
-            braces.append("block" if _opens_a_block(previous, before_previous) else "object")
-            division_next = False
+            # A class's body is a block: a statement, maybe a regex, starts after its `}`.
+            block = in_class_heading or _opens_a_block(previous, before_previous)
+            braces.append("block" if block else "object")
+            division_next = in_class_heading = False
         elif kind == "close":
             # After a block a statement starts (`}` then `/re/.test(s)`), after an object a
             # value ends (`{a: 1} / 2` is rare, `({}) / 2` is the paren's).

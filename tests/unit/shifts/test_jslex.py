@@ -53,6 +53,10 @@ def test_a_quote_in_a_regex_or_a_division_keeps_the_reading_in_step() -> None:
         "n = i++ / 2; u = 'a/b'; q('.secret', 'http://x')",
         'x.in / "a/b" + ".secret" + "http://c"',
         "x = {a: 1} / 2; q('.secret')",
+        # A class's body is a block, whatever its heading: a statement starts after it.
+        "class A extends B.C { m() {} }\n/'/.test(s) || go('http://x','.secret')",
+        "class A { x = 1 }\n/'/.test(s); q('.secret')",
+        "x = {class: {a: 1} / 2}; q('.secret')",
     ],
 )
 def test_regex_or_division_is_told_by_what_comes_before(text: str) -> None:
