@@ -23,6 +23,7 @@ from lxml import etree
 
 from shifts.encoding import detect_encoding, is_ascii_compatible, libxml2_encoding
 from shifts.parsing import parse_html
+from shifts.volatile import Swaps
 
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 _DOCUMENT_START = re.compile(rb"<(?:html|head|body)(?=[\s/>])", re.IGNORECASE)
@@ -67,22 +68,74 @@ class FrozenDocument:
         again with new per-request values swaps them in there)."""
         return json.dumps([self.notes, self.changes, self.runtime])
 
-    def with_values_swapped(self, swaps: dict[bytes, bytes], raw: bytes) -> FrozenDocument | None:
-        """This document as the same shifts leave a page that differs from its `raw` only in
-        the `swaps` of per-request values (shifts.volatile): each swapped in wherever it is.
-        None where the shifts did not carry each value through as the page had it (as often,
-        and as the same bytes), so the page must be shifted afresh."""
+    @functools.cached_property
+    def _words_held(self) -> frozenset[str]:
+        """The words of the strings this document's state (but its element paths, whose
+        indexes are no page's text) and markup hold: where a page's text may be copied (a
+        control's text in the change map)."""
+        strings = [*self.head_markup, *self.early_markup]
+        pending: list[object] = [self.notes, self.changes, self.runtime]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, str):
+                strings.append(value)
+            elif isinstance(value, dict):
+                pending.extend(item for key, item in value.items() if key != "path")
+            elif isinstance(value, list):
+                pending.extend(value)
+        return frozenset(_WORD.findall(" ".join(strings)))
+
+    def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
+        """This document as the same shifts leave a page that differs from its `raw` only by
+        `swaps` (shifts.volatile): each per-request value swapped in wherever it is, each
+        number spliced in at its place. None where the shifts did not carry each through as
+        the page had it (as often, and as the same bytes), so the page must be shifted
+        afresh."""
         if not is_ascii_compatible(self.encoding):
             return None
         body = self.body
-        for before, after in swaps.items():
+        for before, after in swaps.values.items():
             if body.count(before) != raw.count(before) or after in body:
                 return None
             body = body.replace(before, after)
-        text = {before.decode(): after.decode() for before, after in swaps.items()}
+        if swaps.numbers:
+            spliced = self._numbers_spliced(body, swaps, raw)
+            if spliced is None:
+                return None
+            body = spliced
+        text = {before.decode(): after.decode() for before, after in swaps.values.items()}
         # (this document's state JSON, made once, is what every later swap reads: a page's
         # change map holds thousands of entries; swaps keep lengths, so the same splice points)
         return replace_values(self, text, body)
+
+    def _numbers_spliced(self, body: bytes, swaps: Swaps, raw: bytes) -> bytes | None:
+        """`body` with each of the `swaps`' numbers spliced in where the page had it: found by
+        the text around it in the page (`_NUMBER_CONTEXT` each side at most, within its text;
+        the page's values swapped in), which must be once in the page and once in `body`.
+        None where it is not (the shifts changed the text), or where this document's state
+        or markup holds the old word (a control's text in the change map: shifted afresh, it
+        would hold the new one)."""
+        if any(number.before.decode() in self._words_held for number in swaps.numbers):
+            return None
+        page = raw
+        for before, after in swaps.values.items():
+            page = page.replace(before, after)
+        for position, before, after, text_start, text_end in swaps.numbers:
+            start = max(text_start, position - _NUMBER_CONTEXT)
+            context = page[start : min(text_end, position + len(before) + _NUMBER_CONTEXT)]
+            if page.count(context) != 1 or body.count(context) != 1:
+                return None
+            at = body.find(context) + position - start
+            body = body[:at] + after + body[at + len(before) :]
+            page = page[:position] + after + page[position + len(before) :]
+        return body
+
+
+_WORD = re.compile(r"[A-Za-z0-9_-]+")
+# The bytes each side of a number that find where a page's number is in its shift: enough to
+# be unique (`"wgBackendResponseTime":372});`), and few enough that a shift's change near it
+# (a class renamed before a clock's text) is rare.
+_NUMBER_CONTEXT = 24
 
 
 def replace_values(frozen: FrozenDocument, text: dict[str, str], body: bytes) -> FrozenDocument:

@@ -15,6 +15,7 @@ import dataclasses
 import enum
 import functools
 import re
+import typing
 
 _VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 # A word's bytes, `[A-Za-z0-9_-]`: what a volatile value is a run of (and a name a word of).
@@ -92,26 +93,57 @@ def is_volatile(value: bytes) -> bool:
     return len(value) >= MIN_LENGTH and _VOLATILE_BYTES.fullmatch(value) is not None
 
 
-def swaps(old: bytes, new: bytes) -> dict[bytes, bytes] | None:
-    """The volatile values `new` has where `old` has others ({old value: new value}), if that
-    is all that tells the two apart: same length, every difference a whole volatile value in a
-    place no shift decides by (text, or a carried attribute such as href or value), each old
-    value always becoming the same new one. None otherwise.
+@dataclasses.dataclass(frozen=True)
+class Swaps:
+    """What tells a page's next load from it, when a shift decides nothing by it: per-request
+    values (`values`, {old: new}), each swapped in wherever it is, and numbers in a text
+    (`numbers`: where each is in the old page, the old word, the new one), each spliced in at
+    its place (a number is too short to be the same value wherever it occurs)."""
+
+    values: dict[bytes, bytes]
+    numbers: tuple[Number, ...] = ()
+
+
+class Number(typing.NamedTuple):
+    """A number in a text that a page's next load has another of, in the old page: where it
+    is, the old word and the new one, and where the text it is in starts and ends."""
+
+    position: int
+    before: bytes
+    after: bytes
+    text_start: int
+    text_end: int
+
+
+def swaps(old: bytes, new: bytes) -> Swaps | None:
+    """How `new` differs from `old`, if only so (`Swaps`): same length, and every difference
+    either a whole volatile value in a place no shift decides by (text, or a carried attribute
+    such as href or value), each old value always becoming the same new one, or a word of a
+    text whose digits alone differ (`_number_may_change`: MediaWiki writes its response time
+    into every page's script, WordPress's settings the time to the second). None otherwise.
 
     One pass per distinct value, not per occurrence (a nonce is in every link of a page): the
-    first difference names a value, which is swapped everywhere, and the next difference is
-    looked for in what is left."""
+    first difference names a value, which is swapped everywhere (a number where it is), and the
+    next difference is looked for in what is left."""
     if len(old) != len(new) or old == new:
         return None
     found: dict[bytes, bytes] = {}
+    numbers: list[Number] = []
     swapped = old
     while (position := _first_difference(swapped, new)) is not None:
         start, end = _widen(swapped, new, position, position + 1)
         before, after = swapped[start:end], new[start:end]
+        if len(found) + len(numbers) == MAX_VALUES:
+            return None
+        if not is_volatile(before):
+            if not _number_may_change(old, start, before, after):
+                return None
+            numbers.append(Number(start, before, after, *_text_around(old, start)))
+            swapped = swapped[:start] + after + swapped[end:]
+            continue
         if (
             before in found
-            or len(found) == MAX_VALUES
-            or not (is_volatile(before) and is_volatile(after))
+            or not is_volatile(after)
             # A value the old page held already (an id the new value names, a word a
             # script reads) is no new per-request value: shifts decide by its occurrences.
             or after in old
@@ -120,7 +152,55 @@ def swaps(old: bytes, new: bytes) -> dict[bytes, bytes] | None:
             return None
         found[before] = after
         swapped = swapped.replace(before, after)
-    return found
+    return Swaps(found, tuple(numbers))
+
+
+def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) -> bool:
+    """Whether the word `before` at `position` may become `after` with no shift deciding
+    otherwise: only digits differ (so every pattern a coin masks by reads the two alike), the
+    word is in a text (a script's, a style's, a comment's too; not in an attribute, whose
+    values a coin reads unmasked), and neither word is an id or a class of the page (the
+    drift counts an id's mentions, and looks names up in what scripts hold)."""
+    if any(
+        a != b and not (_is_digit(a) and _is_digit(b)) for a, b in zip(before, after, strict=True)
+    ):
+        return False
+    if _kind_at(page, position) not in (None, _Kind.UNREAD_TEXT):
+        return False
+    return not _is_a_name(page, before) and not _is_a_name(page, after)
+
+
+def _text_around(page: bytes, position: int) -> tuple[int, int]:
+    """Where the text that holds `position` starts and ends: a script's, a style's or a
+    comment's text span, or the text between two spans of markup."""
+    markup = _markup(page)
+    at = bisect.bisect_right(markup.starts, position) - 1
+    if at >= 0 and position < markup.ends[at]:
+        return markup.starts[at], markup.ends[at]
+    start = markup.ends[at] if at >= 0 else 0
+    end = markup.starts[at + 1] if at + 1 < len(markup.starts) else len(page)
+    return start, end
+
+
+def _is_digit(byte: int) -> bool:
+    return 0x30 <= byte <= 0x39
+
+
+@functools.lru_cache(maxsize=256)
+def _is_a_name(page: bytes, word: bytes) -> bool:
+    """Whether `word` is, whole, in an id or a class attribute of `page` (or a tag's or an
+    attribute's name)."""
+    whole = re.compile(rb"(?<![A-Za-z0-9_-])" + re.escape(word) + rb"(?![A-Za-z0-9_-])")
+    markup = _markup(page)
+    for occurrence in whole.finditer(page):
+        at = bisect.bisect_right(markup.starts, occurrence.start()) - 1
+        if at < 0 or occurrence.start() >= markup.ends[at]:
+            continue
+        if markup.kinds[at] is _Kind.START_TAG:
+            name = _attribute_at(page, markup.starts[at], markup.ends[at], occurrence.start())
+            if name is None or name in (b"id", b"class"):
+                return True
+    return False
 
 
 def _first_difference(old: bytes, new: bytes) -> int | None:
@@ -161,16 +241,24 @@ def _carried_at(page: bytes, position: int) -> bool:
     attribute's value (`title="a>b"`, Knockout's `visible: n > 0`) ends no tag, and a `<` in a
     script's text (WordPress writes its admin's settings, the request's time among them, after
     `/* <![CDATA[ */`) opens none."""
+    kind = _kind_at(page, position)
+    if kind is None or kind is _Kind.UNREAD_TEXT:
+        return True  # text, a script's, a style's or a comment's: no decision reads it as a name
+    if kind is _Kind.OPAQUE:
+        return False  # an end tag, a script's text past a `</style`
+    markup = _markup(page)
+    at = bisect.bisect_right(markup.starts, position) - 1
+    name = _attribute_at(page, markup.starts[at], markup.ends[at], position)
+    return name is not None and (name in _CARRIED or name.startswith(b"data-"))
+
+
+def _kind_at(page: bytes, position: int) -> _Kind | None:
+    """What the markup span that holds `position` is (`_markup`); None in text."""
     markup = _markup(page)
     at = bisect.bisect_right(markup.starts, position) - 1
     if at < 0 or position >= markup.ends[at]:
-        return True  # text, which no decision reads as a name
-    if markup.kinds[at] is _Kind.UNREAD_TEXT:
-        return True  # a script's, a style's or a comment's text
-    if markup.kinds[at] is _Kind.OPAQUE:
-        return False  # an end tag, a script's text past a `</style`
-    name = _attribute_at(page, markup.starts[at], markup.ends[at], position)
-    return name is not None and (name in _CARRIED or name.startswith(b"data-"))
+        return None
+    return markup.kinds[at]
 
 
 _SPACE = rb"\t\n\f\r "

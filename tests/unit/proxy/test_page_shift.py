@@ -227,12 +227,18 @@ def test_a_first_load_that_fails_does_not_fail_the_others() -> None:
     assert all(future.result() is frozen for future in rest)
 
 
-def with_values(raw: bytes, values: tuple[str, ...], name_value: str | None = None) -> bytes:
+def with_values(
+    raw: bytes,
+    values: tuple[str, ...],
+    name_value: str | None = None,
+    numbers: tuple[str, str] | None = None,
+) -> bytes:
     """A saved page as an app serves it at one request: per-request values in a few links'
     query, a hidden CSRF field, an inline script (after a `<` that opens no tag, as
     WordPress's CDATA openers), a data attribute, a meta tag, a form's name (Redmine names
     each form anew) and the text (a form key, say); `name_value` also puts one in a class
-    name (where shifts decide by it)."""
+    name (where shifts decide by it); `numbers`, a response time in a script (as MediaWiki
+    writes it) and a clock's seconds in a text (as WordPress's settings show it)."""
     nonce, csrf, script, text = values
     page = raw.decode("utf-8", "replace")
     links = iter(range(3))
@@ -254,6 +260,12 @@ def with_values(raw: bytes, values: tuple[str, ...], name_value: str | None = No
     )
     if name_value is not None:
         extra += f'<div class="card-{name_value}"><a href="/x">More</a></div>'
+    if numbers is not None:
+        response_ms, seconds = numbers
+        extra += (
+            f"<p>Universal time is 2026-12-05 22:52:{seconds}.</p><script>(RLQ=window.RLQ||[])"
+            f'.push(function(){{mw.config.set({{"wgBackendResponseTime":{response_ms}}});}});</script>'
+        )
     page = re.sub(r"(<body\b[^>]*>)", lambda m: m.group(1) + extra, page, count=1)
     page = page.replace("<head>", f'<head><meta name="csrf-token" content="{csrf}">', 1)
     return page.encode()
@@ -261,19 +273,20 @@ def with_values(raw: bytes, values: tuple[str, ...], name_value: str | None = No
 
 FIRST = ("a1b2c3d4e5", "0f1e2d3c4b5a69788796a5b4", "n0nce123456", "k3y4567890abcdef")
 SECOND = ("9z8y7x6w5v", "ffffeeee0000111122223333", "x9y8z7w6v5u", "k3y0000000000001")
+FIRST_NUMBERS, SECOND_NUMBERS = ("372", "47"), ("356", "48")
 
 
 @pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc", "Src-Perc extended"])
 def test_a_page_with_new_per_request_values_is_the_last_one_with_them_swapped_in(
     condition: str,
 ) -> None:
-    """Every saved page, three seeds: the second load, whose nonces, CSRF fields and keys are
-    new, comes out byte for byte as shifting it afresh gives (notes and change map too), and
-    is made from the first one's shift, not from a parse."""
+    """Every saved page, three seeds: the second load, whose nonces, CSRF fields, keys and
+    numbers in a text are new, comes out byte for byte as shifting it afresh gives (notes and
+    change map too), and is made from the first one's shift, not from a parse."""
     condition, _, extended = condition.partition(" ")
     for page in fixture_pages():
-        first = with_values(page.read_bytes(), FIRST)
-        second = with_values(page.read_bytes(), SECOND)
+        first = with_values(page.read_bytes(), FIRST, numbers=FIRST_NUMBERS)
+        second = with_values(page.read_bytes(), SECOND, numbers=SECOND_NUMBERS)
         for seed in range(3):
             config: dict[str, Any] = {"condition": condition, "seed": seed}
             if extended:
@@ -310,6 +323,46 @@ def test_a_difference_a_shift_decides_by_is_shifted_afresh() -> None:
             again = shifted_bytes(episode(**config), second, 2, shifted)
             assert shifted.swapped == 0, seed
             assert again == shifted_bytes(episode(**config), second, 2, None), seed
+
+
+NUMBERED = {
+    # A count in a link's text: the change map holds the text (and relabel reads it).
+    "a control's text": ('<p><a href="/comments">%s comments</a></p>', "3", "4"),
+    # A number alone in an element the drift may rename, wrap or leave.
+    "beside markup": ('<p class="count">%s</p>', "12", "13"),
+    # A number in a sentence: spliced.
+    "a sentence": ("<p>Updated %s seconds ago by the scheduler</p>", "31", "32"),
+    # The new word is an id: the drift counts an id's mentions, so never spliced.
+    "an id's word": ('<p id="8">x</p><p>Updated %s seconds ago</p>', "7", "8"),
+}
+
+
+@pytest.mark.parametrize("condition", ["Src-Perc", "Src-Perc extended"])
+def test_a_number_in_a_text_is_spliced_as_shifting_afresh_gives(condition: str) -> None:
+    """Whether a number is spliced in or the page is shifted afresh, the page comes out as
+    shifting it afresh gives, over 6 seeds: a sentence's number is spliced, a word that is an
+    id never is, and a control's is not (its text is in the change map)."""
+    condition, _, extended = condition.partition(" ")
+    swapped: dict[str, int] = {}
+    for case, (markup, before, after) in NUMBERED.items():
+        first, second = (
+            with_values(WORDPRESS_PAGE, values).replace(
+                b"</body>", (markup.replace("%s", number) + "</body>").encode(), 1
+            )
+            for values, number in ((FIRST, before), (SECOND, after))
+        )
+        swapped[case] = 0
+        for seed in range(6):
+            config: dict[str, Any] = {"condition": condition, "seed": seed}
+            if extended:
+                config["perceptual"] = "extended"
+            shifted = ShiftedPages()
+            shifted_bytes(episode(**config), first, 1, shifted)
+            again = shifted_bytes(episode(**config), second, 2, shifted)
+            assert again == shifted_bytes(episode(**config), second, 2, None), (case, seed)
+            swapped[case] += shifted.swapped
+    assert swapped["a sentence"] == 6 and swapped["an id's word"] == 0
+    assert swapped["a control's text"] == 0
 
 
 def values_of(load: int) -> tuple[str, str, str, str]:

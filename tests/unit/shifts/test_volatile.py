@@ -67,7 +67,7 @@ def test_mask_text_masks_a_texts_numbers_and_its_volatile_values() -> None:
 def test_swaps_finds_the_values_two_loads_differ_by() -> None:
     old = b'<a href="/x?n=ab12cd34ef">x</a><input value="ab12cd34ef"><p>hi</p>'
     new = b'<a href="/x?n=zz98yy76xx">x</a><input value="zz98yy76xx"><p>hi</p>'
-    assert volatile.swaps(old, new) == {b"ab12cd34ef": b"zz98yy76xx"}
+    assert volatile.swaps(old, new) == volatile.Swaps({b"ab12cd34ef": b"zz98yy76xx"})
     # A difference in a class (which a shift decides by) is not a swap.
     assert volatile.swaps(b'<p class="ab12cd34ef">', b'<p class="zz98yy76xx">') is None
     assert volatile.swaps(old, old) is None
@@ -78,7 +78,7 @@ def test_a_value_in_a_scripts_text_is_swapped_whatever_the_script_compares() -> 
     # opener in a comment: a `<` that opens no tag.
     script = b'<script>\n/* <![CDATA[ */\nvar userSettings = {"time":"%s"}; if (a<b) {}\n</script>'
     old, new = script % b"1796510964", script % b"1796510965"
-    assert volatile.swaps(old, new) == {b"1796510964": b"1796510965"}
+    assert volatile.swaps(old, new) == volatile.Swaps({b"1796510964": b"1796510965"})
     style = b"<style>a<b{} .x{background:url(/i.png?v=%s)}</style>"
     assert volatile.swaps(style % b"ab12cd34ef", style % b"zz98yy76xx") is not None
     # In a tag after the script has ended, the value is a name again: not swapped.
@@ -191,3 +191,35 @@ def test_a_value_judged_carried_is_in_no_name_the_parser_reads(pieces: list[str]
             assert MARKER not in name, page
             if MARKER in value:
                 assert name in {"href", "value"} or name.startswith("data-"), page
+
+
+def test_a_number_in_a_text_is_spliced_where_it_is() -> None:
+    """A response time in a script's text, a clock's seconds in a text, a count in a comment:
+    each a number of its own at its place, the per-request values beside them swapped as
+    before. Not where a coin reads it unmasked (an attribute), where the word is an id or a
+    class, where a letter differs, nor where the length does."""
+    page = (
+        b'<a href="/p?n=%s">x</a><p>Universal time is 22:52:%s.</p><!-- %s queries -->'
+        b'<script>mw.config.set({"wgBackendResponseTime":%s});</script>'
+    )
+    old = page % (b"ab12cd34ef", b"47", b"12", b"372")
+    new = page % (b"zz98yy76xx", b"48", b"13", b"356")
+    found = volatile.swaps(old, new)
+    assert found is not None and found.values == {b"ab12cd34ef": b"zz98yy76xx"}
+    assert [(n.before, n.after, old[n.position : n.position + 2]) for n in found.numbers] == [
+        (b"47", b"48", b"47"),
+        (b"12", b"13", b"12"),
+        (b"372", b"356", b"37"),
+    ]
+    text = found.numbers[0]
+    assert old[text.text_start : text.text_end] == b"Universal time is 22:52:47."
+    for old, new in (
+        (b'<p title="at 47">x</p>', b'<p title="at 48">x</p>'),
+        (b'<a href="/p?t=47">x</a>', b'<a href="/p?t=48">x</a>'),
+        (b'<p id="48">x</p><p>at 47</p>', b'<p id="48">x</p><p>at 48</p>'),
+        (b'<p class="a 47">x</p><p>at 47</p>', b'<p class="a 47">x</p><p>at 48</p>'),
+        (b"<p>at 4a</p>", b"<p>at 4b</p>"),
+        (b"<p>at 47 s</p>", b"<p>at 123s</p>"),
+        (b"<script>t = 47;</script>", b"<script>t = 123</script>"),
+    ):
+        assert volatile.swaps(old, new) is None, old
