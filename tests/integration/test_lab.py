@@ -126,8 +126,7 @@ def test_a_form_with_a_fresh_csrf_token_is_not_shifted_again(
     lab: tuple[LabApp, dict[str, str]], service: ServiceProcess
 ) -> None:
     """Django puts a freshly masked CSRF token in every form it renders: the second load of
-    Wagtail's login page is the first one's shift with the new token swapped in (the other
-    apps' pages carry no per-request value on these pages)."""
+    Wagtail's login page is the first one's shift with the new token swapped in."""
     app, env = lab
     if app.name != "wagtail":
         pytest.skip("the lab's per-request values are Wagtail's CSRF tokens")
@@ -179,3 +178,28 @@ def test_the_wordpress_admins_next_loads_are_swapped(
     assert after["shifted_total"] == before["shifted_total"], (before, after)
     unchanging = (volatile.mask(re.sub(r"&quot;l&quot;:\d+", "", text)) for text in (first, page))
     assert next(unchanging) == next(unchanging)
+
+
+def test_mediawikis_next_loads_are_swapped(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess
+) -> None:
+    """MediaWiki writes a request id and its response time into every page's script
+    (`wgRequestId`, `wgBackendResponseTime`): a next load is the last shift with the id swapped
+    and the time spliced in, not shifted again (the time, a short number, had every load shifted
+    whole). A time of another length than the last shift's is still shifted whole."""
+    app, env = lab
+    if app.name != "mediawiki":
+        pytest.skip("the request id and response time are MediaWiki's")
+    episode = service.create_episode(condition="Src-Perc", seed=1)
+    page_url = env["LAB_URL"] + "/index.php/Lab_Table"
+    before = shifted_pages(service)
+    with httpx.Client(proxy=str(episode["proxy_url"]), timeout=60) as client:
+        pages = [client.get(page_url).text for _ in range(5)]
+    after = shifted_pages(service)
+    assert all('"wgBackendResponseTime":' in page for page in pages), pages[0][-600:]
+    swapped = after["swapped_total"] - before["swapped_total"]
+    shifted = after["shifted_total"] - before["shifted_total"]
+    assert swapped + shifted == 5 and swapped >= 1, (before, after)
+    # Shifted alike: the same drift, but for the id, the time and the runtime's load index.
+    first, *rest = (volatile.mask_text(page) for page in pages)
+    assert all(page == first for page in rest)
