@@ -1,23 +1,30 @@
 """How a real app's next loads are served: swapped into the last shift, or shifted whole.
 
-    .venv/bin/python -m bench.next_loads --wordpress-env /tmp/wplab/env [--loads 4]
+    .venv/bin/python -m bench.next_loads --app wordpress --env /tmp/wplab/env [--loads 4]
+    .venv/bin/python -m bench.next_loads --app mediawiki --env /tmp/mwlab/env
 
-A page with per-request values (a nonce, a CSRF field, the request's time) is shifted whole at
-its first load under a setting; its next loads are that shift with the new values swapped in
-(`shifts.volatile`) when that is all that tells them apart, at the cost of a comparison, and
-shifted whole again otherwise. On the lab's WordPress (`deploy/wordpress/wordpress.sh up --dir
-/tmp/wplab`), logged in as its admin, through a service process started for the run, under
-`Src-Perc`: each admin page loaded `--loads` times, each load in a new second (the admin writes
-the request's time into every page), and how the service served each (its metrics: shifted
-whole, swapped, or the same bytes again). Then, offline, for each page: two loads a second
-apart, the second swapped into the first's shift and shifted whole (seeds 0-2): whether the
-bytes are the same, and the CPU ms of each. Run it a minute or more after the lab's install:
-in its first minute, the themes page counts the seconds its update check is overdue.
+A page with per-request values (a nonce, a CSRF field, the request's time, a response time) is
+shifted whole at its first load under a setting; its next loads are that shift with the new
+values swapped in (`shifts.volatile`) when that is all that tells them apart, at the cost of a
+comparison, and shifted whole again otherwise. On a lab app, logged in as its admin, through a
+service process started for the run, under `Src-Perc`: each page loaded `--loads` times, each
+load in a new second (WordPress's admin writes the request's time into every page), and how
+the service served each (its metrics: shifted whole, swapped, or the same bytes again). Then,
+offline, for each page: two loads a second apart, the second swapped into the first's shift
+and shifted whole (seeds 0-2): whether the bytes are the same, and the CPU ms of each.
+
+The apps: the WordPress admin (`deploy/wordpress/wordpress.sh up --dir /tmp/wplab`; run it a
+minute or more after the install: in its first minute, the themes page counts the seconds its
+update check is overdue), and MediaWiki's pages, its editor and special pages
+(`deploy/lab/mediawiki.sh up --dir /tmp/mwlab`), which carry a request id and the response
+time in every page's script.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
+import re
 import statistics
 import tempfile
 import time
@@ -32,7 +39,7 @@ from proxy.page_shift import ShiftedPages
 from tests.helpers.lab import key_values
 from tests.helpers.processes import ServiceProcess
 
-PAGES = [
+WORDPRESS_PAGES = [
     "/wp-admin/",
     "/wp-admin/edit.php",
     "/wp-admin/edit.php?post_type=page",
@@ -46,27 +53,64 @@ PAGES = [
     "/wp-admin/options-general.php",
     "/wp-admin/post.php?post=1&action=edit",
 ]
+MEDIAWIKI_PAGES = [
+    "/index.php/Main_Page",
+    "/index.php/Lab_Table",
+    "/index.php/Lab_Notes",
+    "/index.php?title=Lab_Notes&action=edit",
+    "/index.php?title=Lab_Table&action=history",
+    "/index.php?title=Special:RecentChanges",
+    "/index.php?title=Special:Preferences",
+    "/index.php?title=Special:SpecialPages",
+]
 COUNTERS = ("shifted", "swapped", "reused")
 
 
-def admin_session(env: dict[str, str]) -> dict[str, str]:
+def wordpress_session(env: dict[str, str]) -> dict[str, str]:
     return session_cookies(env["LAB_URL"], env["LAB_USER"], env["LAB_PASSWORD"])
 
 
+def mediawiki_session(env: dict[str, str]) -> dict[str, str]:
+    """The cookies of a MediaWiki session logged in through its login form (the form's hidden
+    fields, the login token among them, sent back with the name and password)."""
+    with httpx.Client(base_url=env["LAB_URL"], timeout=60, trust_env=False) as client:
+        page = client.get("/index.php?title=Special:UserLogin").text
+        login = re.search(r'<form[^>]*name="userlogin".*?</form>', page, re.DOTALL)
+        form = login[0] if login else ""
+        fields = {}
+        for tag in re.findall(r'<input[^>]*type="hidden"[^>]*>', form):
+            name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
+            if name is not None:
+                fields[html.unescape(name[1])] = html.unescape(value[1]) if value else ""
+        fields.update(wpName=env["LAB_USER"], wpPassword=env["LAB_PASSWORD"])
+        client.post("/index.php/Special:UserLogin", data=fields)
+        cookies = dict(client.cookies.items())
+    if not any(name.endswith("UserID") for name in cookies):
+        raise SystemExit("MediaWiki's login did not log in")
+    return cookies
+
+
+# Each app's pages and how to log in.
+APPS = {
+    "wordpress": (WORDPRESS_PAGES, wordpress_session),
+    "mediawiki": (MEDIAWIKI_PAGES, mediawiki_session),
+}
+
+
 def next_second() -> None:
-    """Until the wall clock's second changes: the admin's pages carry the request's time."""
+    """Until the wall clock's second changes: WordPress's admin pages carry the request's
+    time."""
     now = int(time.time())
     while int(time.time()) == now:
         time.sleep(0.02)
 
 
-def served(service: ServiceProcess, env: dict[str, str], loads: int) -> list[str]:
+def served(service: ServiceProcess, app: str, env: dict[str, str], loads: int) -> list[str]:
+    pages, session = APPS[app]
     rows = []
     episode = service.create_episode(condition="Src-Perc", seed=0)
-    with httpx.Client(
-        proxy=str(episode["proxy_url"]), cookies=admin_session(env), timeout=120
-    ) as client:
-        for page in PAGES:
+    with httpx.Client(proxy=str(episode["proxy_url"]), cookies=session(env), timeout=120) as client:
+        for page in pages:
             counts = dict.fromkeys(COUNTERS, 0)
             for _ in range(loads):
                 next_second()
@@ -81,23 +125,24 @@ def served(service: ServiceProcess, env: dict[str, str], loads: int) -> list[str
     return rows
 
 
-def offline(env: dict[str, str]) -> list[str]:
+def offline(app: str, env: dict[str, str]) -> list[str]:
+    pages, session = APPS[app]
     rows = []
-    with httpx.Client(cookies=admin_session(env), timeout=120, trust_env=False) as client:
-        for page in PAGES:
+    with httpx.Client(cookies=session(env), timeout=120, trust_env=False) as client:
+        for page in pages:
             first = client.get(env["LAB_URL"] + page).content
             next_second()
             second = client.get(env["LAB_URL"] + page).content
             same, swaps, swap_ms, whole_ms = [], 0, [], []
             for seed in range(3):
                 episode = new_episode(EpisodeConfig(condition="Src-Perc", seed=seed))
-                pages = ShiftedPages()
-                timed_rewrite(episode, first, pages)
-                ms, swapped = timed_rewrite(episode, second, pages)
+                shifted = ShiftedPages()
+                timed_rewrite(episode, first, shifted)
+                ms, swapped = timed_rewrite(episode, second, shifted)
                 whole, fresh = timed_rewrite(episode, second)
-                swaps += pages.swapped
+                swaps += shifted.swapped
                 same.append(swapped.to_bytes() == fresh.to_bytes())
-                if pages.swapped:
+                if shifted.swapped:
                     swap_ms.append(ms)
                 whole_ms.append(whole)
             rows.append(
@@ -110,18 +155,19 @@ def offline(env: dict[str, str]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wordpress-env", type=Path, required=True, help="the lab's env file")
+    parser.add_argument("--app", choices=sorted(APPS), required=True, help="the lab app")
+    parser.add_argument("--env", type=Path, required=True, help="the lab app's env file")
     parser.add_argument("--loads", type=int, default=4, help="loads of each page, a second apart")
     args = parser.parse_args()
-    env = key_values(args.wordpress_env.read_text())
+    env = key_values(args.env.read_text())
     with tempfile.TemporaryDirectory(prefix="bench-next-loads-") as workdir:
         service = ServiceProcess(Path(workdir)).start()
         try:
-            rows = served(service, env, args.loads)
+            rows = served(service, args.app, env, args.loads)
         finally:
             service.stop()
     lines = [
-        "WordPress admin pages under Src-Perc, logged in, each load in a new second, in a",
+        f"{args.app} pages under Src-Perc, logged in, each load in a new second, in a",
         "service started for the run: how each load was served (the first of each page is",
         "shifted whole)",
         f"{'page':42} {'loads':>5} {'shifted':>8} {'swapped':>8} {'reused':>6}",
@@ -130,7 +176,7 @@ def main() -> None:
         "offline, two loads a second apart, seeds 0-2: swapped / the same bytes as a whole",
         "shift / median CPU ms swapped and whole",
         f"{'page':42} {'swap':>4} {'identical':>9} {'swap ms':>9} {'whole ms':>9}",
-        *offline(env),
+        *offline(args.app, env),
     ]
     print("\n".join(lines))  # noqa: T201 - a benchmark prints its table
 
