@@ -23,8 +23,10 @@ from lxml import etree
 
 from shifts.encoding import detect_encoding, is_ascii_compatible, libxml2_encoding
 from shifts.parsing import parse_html
-from shifts.volatile import Swaps
+from shifts.volatile import Number, Swaps
 
+# A change map's entry holds the first this many characters of its element's text.
+CHANGE_MAP_TEXT_CHARS = 80
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 _DOCUMENT_START = re.compile(rb"<(?:html|head|body)(?=[\s/>])", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!doctype[^>]*>", re.IGNORECASE)
@@ -69,21 +71,43 @@ class FrozenDocument:
         return json.dumps([self.notes, self.changes, self.runtime])
 
     @functools.cached_property
-    def _words_held(self) -> frozenset[str]:
+    def _words_held(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """The words of the strings this document's state (but its element paths, whose
         indexes are no page's text) and markup hold: where a page's text may be copied (a
-        control's text in the change map)."""
+        control's text in the change map); the word each string as long as the change map's
+        texts are cut ends in (a text cut short may end in a word's start); and the words of
+        the state's keys (the labels relabel moves)."""
         strings = [*self.head_markup, *self.early_markup]
+        keys: list[str] = []
         pending: list[object] = [self.notes, self.changes, self.runtime]
         while pending:
             value = pending.pop()
             if isinstance(value, str):
                 strings.append(value)
             elif isinstance(value, dict):
+                keys.extend(key for key in value if isinstance(key, str))
                 pending.extend(item for key, item in value.items() if key != "path")
             elif isinstance(value, list):
                 pending.extend(value)
-        return frozenset(_WORD.findall(" ".join(strings)))
+        cut = (string for string in strings if len(string) == CHANGE_MAP_TEXT_CHARS)
+        ends = (_LAST_WORD.search(string) for string in cut)
+        return (
+            frozenset(_WORD.findall(" ".join(strings))),
+            frozenset(end.group() for end in ends if end is not None),
+            frozenset(_WORD.findall(" ".join(keys))),
+        )
+
+    def _holds(self, number: Number) -> bool:
+        """Whether this document's state or markup may hold the number's word, or depend on
+        it: the old word, or a string that ends in its start up to a digit that differs (a
+        text cut short), or a key's word that is the old or the new one (a label relabel
+        moves, `Step 1`, that the page's text may become)."""
+        words, ends, key_words = self._words_held
+        before, after = number.before.decode(), number.after.decode()
+        if before in words or before in key_words or after in key_words:
+            return True
+        differs = next(at for at, (a, b) in enumerate(zip(before, after, strict=True)) if a != b)
+        return any(before[:cut] in ends for cut in range(differs + 1, len(before)))
 
     def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
         """This document as the same shifts leave a page that differs from its `raw` only by
@@ -115,7 +139,7 @@ class FrozenDocument:
         None where it is not (the shifts changed the text), or where this document's state
         or markup holds the old word (a control's text in the change map: shifted afresh, it
         would hold the new one)."""
-        if any(number.before.decode() in self._words_held for number in swaps.numbers):
+        if any(map(self._holds, swaps.numbers)):
             return None
         page = raw
         for before, after in swaps.values.items():
@@ -132,6 +156,7 @@ class FrozenDocument:
 
 
 _WORD = re.compile(r"[A-Za-z0-9_-]+")
+_LAST_WORD = re.compile(r"[A-Za-z0-9_-]+\Z")
 # The bytes each side of a number that find where a page's number is in its shift: enough to
 # be unique (`"wgBackendResponseTime":372});`), and few enough that a shift's change near it
 # (a class renamed before a clock's text) is rare.

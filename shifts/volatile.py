@@ -14,6 +14,7 @@ import bisect
 import dataclasses
 import enum
 import functools
+import html
 import re
 import typing
 
@@ -165,9 +166,68 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
         a != b and not (_is_digit(a) and _is_digit(b)) for a, b in zip(before, after, strict=True)
     ):
         return False
-    if _kind_at(page, position) not in (None, _Kind.UNREAD_TEXT):
+    kind = _kind_at(page, position)
+    if kind not in (None, _Kind.UNREAD_TEXT):
         return False
+    if (
+        kind is _Kind.UNREAD_TEXT
+        and _AFFIX_ENDS.intersection((before[0], before[-1]))
+        and any(before in name or after in name for name in _names(page)[0])
+    ):
+        # A script's word that starts or ends with `-` or `_` is what it appends to a value
+        # or prefixes it with (`id + "-3"`, `"row3-" + n`): a name it may build, of the page's
+        # names that hold it.
+        return False
+    # A character's code, not a number: a reference (`&#9728;`, `&#x26;`, `&sup2;`) or a
+    # script's or a style's escape (`"\x33"`, `\u{33}`, `.\31 0`) is another character at
+    # each load, which coins, labels and a script's names read as it is.
+    if _ESCAPED.search(page, max(0, position - 3), position):
+        return False
+    # An id with a character no word has (`x.1`, `form:field1`, `café1`) is counted where it
+    # occurs in the page, words or not (the drift's `_Mentions`): not one the word's digits
+    # are part of, in either load (`x.15` then `x.25`: a mention of `x.1` gone).
+    end = position + len(before)
+    for name in _names(page)[1]:
+        low, high = max(0, position - len(name) + 1), end + len(name) - 1
+        if name in page[low:high] or name in page[low:position] + after + page[end:high]:
+            return False
     return not _is_a_name(page, before) and not _is_a_name(page, after)
+
+
+# What ends right before a word that is a character's code: `&`, `&#`, `\`, `\u{`.
+_ESCAPED = re.compile(rb"(?:&#?|\\|\\u\{)\Z")
+
+
+_AFFIX_ENDS = frozenset(b"-_")
+
+
+@functools.lru_cache(maxsize=8)
+def _names(page: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
+    """The page's ids and class names; and those of its ids that hold a character no word has
+    and a digit, as the drift counts them (their text, in UTF-8)."""
+    names: set[bytes] = set()
+    not_words: set[bytes] = set()
+    markup = _markup(page)
+    for start, end, kind in zip(markup.starts, markup.ends, markup.kinds, strict=True):
+        if kind is not _Kind.START_TAG:
+            continue
+        for attribute in _attributes(page, start, end):
+            name, value = attribute.group(1).lower(), _unquoted(attribute.group(2) or b"")
+            if name == b"class":
+                names.update(value.split())
+            elif name == b"id":
+                names.add(value)
+                text = html.unescape(value.decode(errors="replace")).encode()
+                if not set(text) <= WORD_BYTES and any(map(_is_digit, text)):
+                    not_words.add(text)
+    return frozenset(names), frozenset(not_words)
+
+
+def _unquoted(value: bytes) -> bytes:
+    """An attribute's value as written (`_ATTRIBUTE`'s group 2) without its quotes."""
+    if value[:1] in (b'"', b"'"):
+        return value[1:-1] if len(value) > 1 and value[-1:] == value[:1] else value[1:]
+    return value
 
 
 def _text_around(page: bytes, position: int) -> tuple[int, int]:
@@ -286,14 +346,20 @@ _MARKUP = re.compile(
 def _attribute_at(page: bytes, start: int, end: int, position: int) -> bytes | None:
     """The lower-case name of the attribute whose value holds `position`, in the start tag
     `start`..`end`; None where `position` is in the tag's name or an attribute's name."""
-    cursor = _TAG_NAME.match(page, start, end).end()  # type: ignore[union-attr]
-    while (attribute := _ONE_ATTRIBUTE.match(page, cursor, end)) is not None:
+    for attribute in _attributes(page, start, end):
         if attribute.start(2) <= position < attribute.end(2):
             return attribute.group(1).lower()
         if position < attribute.end():
             return None
-        cursor = attribute.end()
     return None
+
+
+def _attributes(page: bytes, start: int, end: int) -> typing.Iterator[re.Match[bytes]]:
+    """The attributes of the start tag `start`..`end`, as `_ONE_ATTRIBUTE` reads them."""
+    cursor = _TAG_NAME.match(page, start, end).end()  # type: ignore[union-attr]
+    while (attribute := _ONE_ATTRIBUTE.match(page, cursor, end)) is not None:
+        yield attribute
+        cursor = attribute.end()
 
 
 # Elements whose text runs to their end tag, tags or not: a `<script` in a title opens no

@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from shifts import interactive, volatile
 from shifts.base import ShiftKind, register
-from shifts.document import HtmlDocument
+from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
@@ -197,9 +197,9 @@ class LocatorDrift:
 
 
 def _short_text(element: etree._Element) -> str:
-    """The element's whitespace-normalized text, its first 80 characters (a change map's)."""
+    """The element's whitespace-normalized text, its first characters (a change map's)."""
     text = (element.text or "") if len(element) == 0 else "".join(map(str, element.itertext()))
-    return " ".join(text.split())[:80]
+    return " ".join(text.split())[:CHANGE_MAP_TEXT_CHARS]
 
 
 def _locators(

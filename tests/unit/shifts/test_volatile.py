@@ -223,3 +223,48 @@ def test_a_number_in_a_text_is_spliced_where_it_is() -> None:
         (b"<script>t = 47;</script>", b"<script>t = 123</script>"),
     ):
         assert volatile.swaps(old, new) is None, old
+
+
+def test_a_character_code_is_no_number() -> None:
+    """Digits that code a character (a reference, a script's or a style's escape) are not a
+    number spliced in: the character they code is another, and read as it is."""
+    for old, new in (
+        (b"<p>Weather &#9728; today</p>", b"<p>Weather &#9729; today</p>"),
+        (b"<p>Weather &#x2601; today</p>", b"<p>Weather &#x2602; today</p>"),
+        (b"<p>Area m&sup2; here</p>", b"<p>Area m&sup3; here</p>"),
+        (b'<script>q(".item-\\x33")</script>', b'<script>q(".item-\\x34")</script>'),
+        (b'<script>q(".item-\\u{33}")</script>', b'<script>q(".item-\\u{34}")</script>'),
+        (b"<style>.\\31 0 {}</style>", b"<style>.\\32 0 {}</style>"),
+    ):
+        assert volatile.swaps(old, new) is None, old
+    assert volatile.swaps(b"<p>at 47 s</p>", b"<p>at 48 s</p>") is not None
+
+
+def test_a_number_in_a_script_that_is_part_of_a_name_is_not_spliced() -> None:
+    """A script's word that a name of the page holds (a suffix it appends, `id + "-3"`, a
+    prefix, `"row3-" + n`) is a name's part: a number there is not spliced. Where no name
+    holds it, or in a text, it is."""
+    suffix = b'<p id="note-4">x</p><script>f(base + "-%s");</script>'
+    prefix = b'<p class="a row4-b">x</p><script>f("row%s-" + k);</script>'
+    for page in (suffix, prefix):
+        assert volatile.swaps(page % b"3", page % b"4") is None, page
+    assert volatile.swaps(suffix % b"6", suffix % b"7") is not None
+    text = b'<p id="note-4">x</p><p>%s items</p>'
+    assert volatile.swaps(text % b"3", text % b"4") is not None
+
+
+def test_a_number_in_an_id_that_is_no_word_is_not_spliced() -> None:
+    """An id with a character no word has is counted where it occurs, words or not: a number
+    whose digits are part of a mention of it in one load (`x.15`, then `x.25`) is not
+    spliced; one beside no such id is."""
+    page = '<p id="%s">x</p><p>Version %s released</p>'
+    for element_id, before, after in (
+        ("x.1", "x.15", "x.25"),
+        ("x.1", "x.25", "x.15"),
+        ("form:f1", "form:f12", "form:f22"),
+        ("caf\u00e91", "caf\u00e915", "caf\u00e925"),
+    ):
+        old, new = ((page % (element_id, text)).encode() for text in (before, after))
+        assert volatile.swaps(old, new) is None, old
+    old, new = ((page % ("y.1", text)).encode() for text in ("x.15", "x.25"))
+    assert volatile.swaps(old, new) is not None
