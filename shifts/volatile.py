@@ -153,6 +153,12 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
             return None
         found[before] = after
         swapped = swapped.replace(before, after)
+    # An id with a character no word has (`x.1`, `form:field1`, `café1`) is counted where it
+    # occurs in the page, words or not (the drift's `_Mentions`): a value or a number that
+    # held it, or holds it now, counts one mention more or less (`x.15` then `x.25`: a
+    # mention of `x.1` gone; a nonce `x.abc12345` beside an id `x.abc1`).
+    if any(old.count(name) != new.count(name) for name in _names(old)[1]):
+        return None
     return Swaps(found, tuple(numbers))
 
 
@@ -183,14 +189,6 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     # each load, which coins, labels and a script's names read as it is.
     if _ESCAPED.search(page, max(0, position - 3), position):
         return False
-    # An id with a character no word has (`x.1`, `form:field1`, `café1`) is counted where it
-    # occurs in the page, words or not (the drift's `_Mentions`): not one the word's digits
-    # are part of, in either load (`x.15` then `x.25`: a mention of `x.1` gone).
-    end = position + len(before)
-    for name in _names(page)[1]:
-        low, high = max(0, position - len(name) + 1), end + len(name) - 1
-        if name in page[low:high] or name in page[low:position] + after + page[end:high]:
-            return False
     return not _is_a_name(page, before) and not _is_a_name(page, after)
 
 

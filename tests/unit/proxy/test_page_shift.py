@@ -608,3 +608,8 @@ def test_a_number_that_mentions_an_id_no_word_is_shifted_afresh() -> None:
     markup = '<p id="x.1">hello there</p><p>Version x.%s released today for everyone</p>'
     first, second = with_markup(markup, "15", FIRST), with_markup(markup, "25", SECOND)
     next_loads_as_afresh(first, second, range(6), condition="Src-Perc")
+    # The same with a per-request value, swapped wherever it is: `x.abc1` is in `x.abc12345`.
+    markup = '<p id="x.abc1">hello there</p><a href="/p?n=x.%s">Next</a>'
+    first = with_markup(markup, "abc12345", FIRST)
+    second = with_markup(markup, "zzz99999", SECOND)
+    next_loads_as_afresh(first, second, range(6), condition="Src-Perc")
