@@ -306,8 +306,15 @@ def _carried_at(page: bytes, position: int) -> bool:
         return False  # an end tag, a script's text past a `</style`
     markup = _markup(page)
     at = bisect.bisect_right(markup.starts, position) - 1
-    name = _attribute_at(page, markup.starts[at], markup.ends[at], position)
+    start, end = markup.starts[at], markup.ends[at]
+    if _CHARSET_META.match(page, start, end):
+        return False  # the page's encoding (`content="text/html; charset=iso-8859-2"`)
+    name = _attribute_at(page, start, end, position)
     return name is not None and (name in _CARRIED or name.startswith(b"data-"))
+
+
+# A `<meta>` that names the page's encoding: what it says decides how every text is read.
+_CHARSET_META = re.compile(rb"<meta[\t\n\f\r /][^>]*charset", re.IGNORECASE)
 
 
 def _kind_at(page: bytes, position: int) -> _Kind | None:

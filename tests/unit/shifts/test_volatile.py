@@ -134,8 +134,12 @@ def test_a_value_in_a_tag_is_judged_by_the_attribute_a_tokenizer_reads_it_in() -
         b'<!--><p class="card-%s">x</p>',
         b'<!-- a --!><p class="card-%s">x</p>',
         b'<p title="<!--" class="card-%s">-->',
+        # The page's encoding, whose name looks like a value (`iso-8859-2`).
+        b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-%s">',
     ):
         assert volatile.swaps(tag % b"zz12yy34xx", tag % b"qq98ww76vv") is None, tag
+    meta = b'<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-%s">'
+    assert volatile.swaps(meta % b"1", meta % b"2") is None
     for tag in (
         b'<a title="a>b" href="/p?n=%s">x</a>',
         b"<p title='<b>' data-nonce=%s>x</p>",
