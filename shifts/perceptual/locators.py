@@ -734,56 +734,50 @@ _TEXT_START = etree.XPath("substring(string(.), 1, 201)")
 
 def _first_words(element: etree._Element) -> str:
     """The first 40 characters of the element's whitespace-normalized text as a coin reads
-    them, per-request values and numbers masked (`volatile.mask_text`), and a run of word
-    characters with a digit that the cut would split read whole: a part of a per-request
-    value, unmasked, was another at each load. (A word the cut splits is the same at every
-    load: read as before.)"""
-    words = _start_of_text(element)
-    cut = _CUT
-    if len(words) > cut and words[cut - 1] in _WORD and words[cut] in _WORD:
-        start = cut - 1
-        while start > 0 and words[start - 1] in _WORD:
-            start -= 1
-        end = _WORD_RUN.match(words, cut).end()  # type: ignore[union-attr]
-        if _DIGIT.search(words, start, end):
-            cut = end
-    return volatile.mask_text(words[:cut])
+    them: its per-request values and numbers masked first (`volatile.mask_text`), so that a
+    value is never read in part, and a number of another length (a count, a clock's seconds,
+    a response time) moves no character the coin reads."""
+    return _masked_start(element)[:_CUT]
 
 
-_CUT = 40  # (the characters of its text a coin reads, a run at the cut read whole)
+_CUT = 40  # (the characters of its masked text a coin reads)
+_READ = 201  # (the characters of a text read at first: a container's, in C)
 _WORD = frozenset(map(chr, volatile.WORD_BYTES))  # (a run's characters, as a value's are)
-_WORD_RUN = re.compile(r"[A-Za-z0-9_-]*")
-_DIGIT = re.compile(r"[0-9]")
 
 
-def _start_of_text(element: etree._Element) -> str:
-    """The start of the element's whitespace-normalized text: all of it, or a start that holds
-    its first 40 characters and the whole run of word characters at the cut (`_holds_the_cut`),
-    read from as few of its text parts as that takes: containers hold whole pages."""
-    if len(element) == 0:  # a leaf (most controls): its text is its one part
-        return " ".join((element.text or "").split())
-    start = str(_TEXT_START(element))
-    # (A start of the text normalized is a start of the whole text normalized.)
-    words = " ".join(start.split())
-    if len(start) <= 200 or _holds_the_cut(words):  # all of its text, or enough of it
-        return words
-    # Mostly whitespace (indented markup), or a run at the cut that the first 201 characters
-    # end in: read the parts themselves, as far as that takes. (Read in part, a per-request
-    # value's first characters were another coin at each load.)
+def _masked_start(element: etree._Element) -> str:
+    """The start of the element's whitespace-normalized text, masked: all of it, or a start
+    that holds its first `_CUT` masked characters (`_masked`), read from as few of its text
+    parts as that takes: containers hold whole pages."""
+    # (A leaf, as most controls are: its text is its one part.)
+    leaf = len(element) == 0
+    start = (element.text or "")[:_READ] if leaf else str(_TEXT_START(element))
+    masked = _masked(start, whole=len(start) < _READ)
+    if masked is not None:
+        return masked
+    # Mostly whitespace (indented markup), or a run the first characters end in: read the
+    # parts themselves, as far as that takes.
     text = ""
     for part in element.itertext():
         text += str(part)
-        if len(text) > 200 and _holds_the_cut(words := " ".join(text.split())):
-            return words
-    return " ".join(text.split())
+        if len(text) >= _READ and (masked := _masked(text, whole=False)) is not None:
+            return masked
+    return _masked(text, whole=True) or ""
 
 
-def _holds_the_cut(words: str) -> bool:
-    """Whether a start of a text, normalized, holds the text's first `_CUT` characters and the
-    whole run of word characters at the cut: a character past both."""
-    if len(words) <= _CUT:
-        return False
-    return _WORD_RUN.match(words, _CUT).end() < len(words)  # type: ignore[union-attr]
+def _masked(start: str, whole: bool) -> str | None:
+    """The start of a text, normalized and masked, if it is all of the text (`whole`) or holds
+    its first `_CUT` masked characters; else None. A start that ends in a word character is
+    read up to the run it ends in, which may go on past it (masked whole, or not, by all of
+    it): what is read is then a start of the whole text's masked form."""
+    words = " ".join(start.split())
+    if not whole and start[-1:] in _WORD:
+        run = len(words)
+        while run and words[run - 1] in _WORD:
+            run -= 1
+        words = words[:run]
+    masked = volatile.mask_text(words)
+    return masked if whole or len(masked) >= _CUT else None
 
 
 # Every byte that is not a word character as a space: a page's words are then its
