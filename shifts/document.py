@@ -106,7 +106,10 @@ class FrozenDocument:
         before, after = number.before.decode(), number.after.decode()
         if before in words or before in key_words or after in key_words:
             return True
-        differs = next(at for at, (a, b) in enumerate(zip(before, after, strict=True)) if a != b)
+        differs = next(
+            (at for at, (a, b) in enumerate(zip(before, after)) if a != b),  # noqa: B905
+            min(len(before), len(after)),  # (`9` then `95`: the new digits are past the old)
+        )
         return any(before[:cut] in ends for cut in range(differs + 1, len(before)))
 
     def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
@@ -122,29 +125,37 @@ class FrozenDocument:
             if body.count(before) != raw.count(before) or after in body:
                 return None
             body = body.replace(before, after)
+        points = self.splice_points
         if swaps.numbers:
             spliced = self._numbers_spliced(body, swaps, raw)
             if spliced is None:
                 return None
-            body = spliced
+            body, points = spliced
         text = {before.decode(): after.decode() for before, after in swaps.values.items()}
         # (this document's state JSON, made once, is what every later swap reads: a page's
-        # change map holds thousands of entries; swaps keep lengths, so the same splice points)
-        return replace_values(self, text, body)
+        # change map holds thousands of entries; values keep their lengths, and the splice
+        # points move by the numbers' changes of length)
+        return dataclasses.replace(replace_values(self, text, body), splice_points=points)
 
-    def _numbers_spliced(self, body: bytes, swaps: Swaps, raw: bytes) -> bytes | None:
-        """`body` with each of the `swaps`' numbers spliced in where the page had it: found by
-        the text around it in the page (`_NUMBER_CONTEXT` each side at most, within its text;
-        the page's values swapped in), which must be once in the page and once in `body`.
-        None where it is not (the shifts changed the text), or where this document's state
-        or markup holds the old word (a control's text in the change map: shifted afresh, it
+    def _numbers_spliced(
+        self, body: bytes, swaps: Swaps, raw: bytes
+    ) -> tuple[bytes, tuple[int, int] | None] | None:
+        """`body` with each of the `swaps`' numbers spliced in where the page had it, and the
+        splice points (`splice_points`) moved by the numbers' changes of length: found by the
+        text around it in the page (`_NUMBER_CONTEXT` each side at most, within its text; the
+        page's values swapped in), which must be once in the page and once in `body`. None
+        where it is not (the shifts changed the text), or where this document's state or
+        markup holds the old word (a control's text in the change map: shifted afresh, it
         would hold the new one)."""
         if any(map(self._holds, swaps.numbers)):
             return None
         page = raw
         for before, after in swaps.values.items():
             page = page.replace(before, after)
+        points = self.splice_points
+        moved = 0  # (how much longer `page` is than `raw`: the numbers spliced so far)
         for position, before, after, text_start, text_end in swaps.numbers:
+            position, text_start, text_end = position + moved, text_start + moved, text_end + moved
             start = max(text_start, position - _NUMBER_CONTEXT)
             context = page[start : min(text_end, position + len(before) + _NUMBER_CONTEXT)]
             if page.count(context) != 1 or body.count(context) != 1:
@@ -152,7 +163,14 @@ class FrozenDocument:
             at = body.find(context) + position - start
             body = body[:at] + after + body[at + len(before) :]
             page = page[:position] + after + page[position + len(before) :]
-        return body
+            longer = len(after) - len(before)
+            moved += longer
+            if points is not None:
+                points = (
+                    points[0] + longer if points[0] > at else points[0],
+                    points[1] + longer if points[1] > at else points[1],
+                )
+        return body, points
 
 
 _WORD = re.compile(r"[A-Za-z0-9_-]+")

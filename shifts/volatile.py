@@ -117,30 +117,34 @@ class Number(typing.NamedTuple):
 
 
 def swaps(old: bytes, new: bytes) -> Swaps | None:
-    """How `new` differs from `old`, if only so (`Swaps`): same length, and every difference
-    either a whole volatile value in a place no shift decides by (text, or a carried attribute
-    such as href or value), each old value always becoming the same new one, or a word of a
-    text whose digits alone differ (`_number_may_change`: MediaWiki writes its response time
+    """How `new` differs from `old`, if only so (`Swaps`): every difference either a whole
+    volatile value in a place no shift decides by (text, or a carried attribute such as href
+    or value), each old value always becoming the same new one and of its length, or a word of
+    a text that is another number (`_number_may_change`: MediaWiki writes its response time
     into every page's script, WordPress's settings the time to the second). None otherwise.
 
     One pass per distinct value, not per occurrence (a nonce is in every link of a page): the
     first difference names a value, which is swapped everywhere (a number where it is), and the
     next difference is looked for in what is left."""
-    if len(old) != len(new) or old == new:
+    if old == new:
         return None
     found: dict[bytes, bytes] = {}
     numbers: list[Number] = []
     swapped = old
+    shift = 0  # (how much longer `swapped` is than `old`: the numbers of other lengths so far)
     while (position := _first_difference(swapped, new)) is not None:
-        start, end = _widen(swapped, new, position, position + 1)
-        before, after = swapped[start:end], new[start:end]
-        if len(found) + len(numbers) == MAX_VALUES:
-            return None
-        if not is_volatile(before):
-            if not _number_may_change(old, start, before, after):
+        start = _word_start(swapped, new, position)
+        end, new_end = _word_end(swapped, position), _word_end(new, position)
+        before, after = swapped[start:end], new[start:new_end]
+        if not before or not after or len(found) + len(numbers) == MAX_VALUES:
+            return None  # (a difference in what is no word: punctuation, a tag)
+        if len(before) != len(after) or not is_volatile(before):
+            at = start - shift  # (where it is in `old`: every number spliced so far is before)
+            if not _number_may_change(old, at, before, after):
                 return None
-            numbers.append(Number(start, before, after, *_text_around(old, start)))
+            numbers.append(Number(at, before, after, *_text_around(old, at)))
             swapped = swapped[:start] + after + swapped[end:]
+            shift += len(after) - len(before)
             continue
         if (
             before in found
@@ -164,11 +168,15 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
 
 def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) -> bool:
     """Whether the word `before` at `position` may become `after` with no shift deciding
-    otherwise: only digits differ (so every pattern a coin masks by reads the two alike), the
+    otherwise: only digits differ, or both are whole numbers (every pattern a coin masks by,
+    and a coin's cut, read the two alike: `volatile.mask_text` before the cut), the
     word is in a text (a script's, a style's, a comment's too; not in an attribute, whose
     values a coin reads unmasked), and neither word is an id or a class of the page (the
     drift counts an id's mentions, and looks names up in what scripts hold)."""
-    if any(
+    if len(before) != len(after):
+        if not (before.isdigit() and after.isdigit()):
+            return False  # (a number of another length: a whole one, `9` then `10`)
+    elif any(
         a != b and not (_is_digit(a) and _is_digit(b)) for a, b in zip(before, after, strict=True)
     ):
         return False
@@ -262,25 +270,33 @@ def _is_a_name(page: bytes, word: bytes) -> bool:
 
 
 def _first_difference(old: bytes, new: bytes) -> int | None:
-    """Where two pages of one length first differ, found by comparing chunks (a memcmp each)
-    and, in the first chunk that differs, the XOR of its two versions as integers (0 wherever
-    they agree)."""
-    for chunk in range(0, len(old), _CHUNK):
+    """Where two pages first differ (the end of the shorter, where one starts the other), found
+    by comparing chunks (a memcmp each) and, in the first chunk that differs, the XOR of its
+    two versions as integers (0 wherever they agree). None where they are the same."""
+    shorter = min(len(old), len(new))
+    for chunk in range(0, shorter, _CHUNK):
         mine, theirs = old[chunk : chunk + _CHUNK], new[chunk : chunk + _CHUNK]
         if mine != theirs:
-            xor = int.from_bytes(mine, "big") ^ int.from_bytes(theirs, "big")
-            run = _DIFFERENT.search(xor.to_bytes(len(mine), "big"))
-            return chunk + run.start() if run else None
-    return None
+            size = min(len(mine), len(theirs))
+            xor = int.from_bytes(mine[:size], "big") ^ int.from_bytes(theirs[:size], "big")
+            run = _DIFFERENT.search(xor.to_bytes(size, "big"))
+            return chunk + (run.start() if run else size)
+    return None if len(old) == len(new) else shorter
 
 
-def _widen(old: bytes, new: bytes, start: int, end: int) -> tuple[int, int]:
-    """The whole value around a difference: widened while both pages have token characters."""
-    while start > 0 and old[start - 1] in WORD_BYTES and new[start - 1] in WORD_BYTES:
-        start -= 1
-    while end < len(old) and old[end] in WORD_BYTES and new[end] in WORD_BYTES:
-        end += 1
-    return start, end
+def _word_start(old: bytes, new: bytes, position: int) -> int:
+    """Where the word around a difference starts: back while both pages have word characters
+    (they are the same before it)."""
+    while position > 0 and old[position - 1] in WORD_BYTES and new[position - 1] in WORD_BYTES:
+        position -= 1
+    return position
+
+
+def _word_end(page: bytes, position: int) -> int:
+    """Where the word that a difference at `position` is in ends, in one page."""
+    while position < len(page) and page[position] in WORD_BYTES:
+        position += 1
+    return position
 
 
 @functools.lru_cache(maxsize=8)

@@ -769,13 +769,23 @@ def _masked(start: str, whole: bool) -> str | None:
     """The start of a text, normalized and masked, if it is all of the text (`whole`) or holds
     its first `_CUT` masked characters; else None. A start that ends in a word character is
     read up to the run it ends in, which may go on past it (masked whole, or not, by all of
-    it): what is read is then a start of the whole text's masked form."""
+    it): what is read is then a start of the whole text's masked form. Masked in steps, from
+    the first `_CUT` characters on (a run at the step's end read whole): a container's text is
+    mostly far longer than what a coin reads."""
     words = " ".join(start.split())
     if not whole and start[-1:] in _WORD:
         run = len(words)
         while run and words[run - 1] in _WORD:
             run -= 1
         words = words[:run]
+    step = _CUT
+    while step < len(words):
+        while step < len(words) and words[step - 1] in _WORD and words[step] in _WORD:
+            step += 1
+        masked = volatile.mask_text(words[:step])
+        if len(masked) >= _CUT:
+            return masked
+        step += _CUT
     masked = volatile.mask_text(words)
     return masked if whole or len(masked) >= _CUT else None
 

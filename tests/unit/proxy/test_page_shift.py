@@ -273,7 +273,7 @@ def with_values(
 
 FIRST = ("a1b2c3d4e5", "0f1e2d3c4b5a69788796a5b4", "n0nce123456", "k3y4567890abcdef")
 SECOND = ("9z8y7x6w5v", "ffffeeee0000111122223333", "x9y8z7w6v5u", "k3y0000000000001")
-FIRST_NUMBERS, SECOND_NUMBERS = ("372", "47"), ("356", "48")
+FIRST_NUMBERS, SECOND_NUMBERS = ("372", "47"), ("52", "48")  # (a response time of another length)
 
 
 @pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc", "Src-Perc extended"])
@@ -354,6 +354,8 @@ NUMBERED = {
     "beside markup": ('<p class="count">%s</p>', "12", "13"),
     # A number in a sentence: spliced.
     "a sentence": ("<p>Updated %s seconds ago by the scheduler</p>", "31", "32"),
+    # ... and one of another length: a coin reads the text masked, then its first characters.
+    "a sentence, longer": ("<p>Updated %s seconds ago by the scheduler</p>", "9", "10"),
     # A control's text past 80 characters: the change map holds its first 80, which end in
     # the number's first digits (`12` of `12345`), another in the next load.
     "a control's text cut short": (
@@ -385,7 +387,9 @@ def test_a_number_in_a_text_is_spliced_as_shifting_afresh_gives(condition: str) 
         )
         for case, (markup, before, after) in NUMBERED.items()
     }
-    assert swapped["a sentence"] == 6 and swapped["an id's word"] == 0
+    assert (
+        swapped["a sentence"] == swapped["a sentence, longer"] == 6 and swapped["an id's word"] == 0
+    )
     assert swapped["a control's text"] == 0
 
 
@@ -570,6 +574,27 @@ def test_a_number_a_relabel_label_holds_is_shifted_afresh() -> None:
         perceptual="extended",
         shift_params=vocabulary,
     )
+
+
+@pytest.mark.parametrize("condition", ["Src-Perc", "Tgt-Perc", "Src-Perc extended"])
+def test_a_number_of_another_length_in_the_head_moves_what_is_put_there(condition: str) -> None:
+    """A response time in a script in `<head>`, `9` then `10`: the runtime's markup goes into
+    the head after it, one byte further on, as shifting the page afresh puts it."""
+    condition, _, extended = condition.partition(" ")
+    config: dict[str, Any] = {"condition": condition}
+    if extended:
+        config["perceptual"] = "extended"
+    if condition.startswith("Tgt"):
+        config["targets"] = {"http://app.test": "http://target.test"}
+    first, second = (
+        with_values(WORDPRESS_PAGE, values).replace(
+            b"</head>",
+            b'<script>mw.config.set({"wgBackendResponseTime":%s});</script></head>' % t,
+            1,
+        )
+        for values, t in ((FIRST, b"9"), (SECOND, b"10"))
+    )
+    assert next_loads_as_afresh(first, second, range(3), **config) == 3
 
 
 def test_a_character_reference_is_shifted_afresh() -> None:

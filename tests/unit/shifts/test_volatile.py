@@ -217,6 +217,12 @@ def test_a_number_in_a_text_is_spliced_where_it_is() -> None:
     ]
     text = found.numbers[0]
     assert old[text.text_start : text.text_end] == b"Universal time is 22:52:47."
+    # Whole numbers of other lengths: each where it is in the old page.
+    longer = page % (b"zz98yy76xx", b"9", b"123", b"52")
+    found = volatile.swaps(old, longer)
+    assert found is not None and [
+        (old[n.position : n.position + len(n.before)], n.after) for n in found.numbers
+    ] == [(b"47", b"9"), (b"12", b"123"), (b"372", b"52")]
     for old, new in (
         (b'<p title="at 47">x</p>', b'<p title="at 48">x</p>'),
         (b'<a href="/p?t=47">x</a>', b'<a href="/p?t=48">x</a>'),
