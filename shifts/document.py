@@ -21,7 +21,12 @@ from typing import cast
 
 from lxml import etree
 
-from shifts.encoding import detect_encoding, is_ascii_compatible, libxml2_encoding
+from shifts.encoding import (
+    detect_encoding,
+    is_ascii_compatible,
+    is_ascii_transparent,
+    libxml2_encoding,
+)
 from shifts.parsing import parse_html
 from shifts.volatile import Number, Swaps
 
@@ -117,8 +122,10 @@ class FrozenDocument:
         `swaps` (shifts.volatile): each per-request value swapped in wherever it is, each
         number spliced in at its place. None where the shifts did not carry each through as
         the page had it (as often, and as the same bytes), so the page must be shifted
-        afresh."""
-        if not is_ascii_compatible(self.encoding):
+        afresh. Only in an encoding whose ASCII bytes are always their characters (a value
+        or a number found in the bytes is then one in the text: in Shift_JIS `ア317` is the
+        bytes of `A317`, in GB18030 a digit byte is a part of `À`)."""
+        if not is_ascii_transparent(self.encoding):
             return None
         body = self.body
         for before, after in swaps.values.items():

@@ -78,6 +78,32 @@ def detect_encoding(raw: bytes, header_charset: str | None) -> str:
     return "utf-8"
 
 
+# Multi-byte encodings whose every byte of a character past ASCII is past ASCII too.
+_EUC = frozenset({"euc_jp", "euc_jis_2004", "euc_jisx0213"})
+# ISO-2022's, HZ's and UTF-7's shifts: ASCII bytes that read as another character after them.
+_SHIFTED = b"\x1b$B0!\x1b(B\x1b$)C\x0e0!\x0f~{0!~}+ADA-"
+
+
+@functools.cache
+def is_ascii_transparent(encoding: str) -> bool:
+    """Whether every byte below 0x80 in this encoding's text is the ASCII character it is,
+    never a part of another: UTF-8, the single-byte encodings, EUC-JP. Not Shift_JIS, Big5,
+    GBK (a letter is a character's second byte: `ア` is `\\x83A`), GB18030 (a digit is a
+    four-byte character's second or fourth: `À` is `\\x810\\x868`), nor ISO-2022-JP or HZ
+    (a kanji is two ASCII bytes after a shift: `亜` is `0!`)."""
+    if not is_ascii_compatible(encoding):
+        return False
+    name = codecs.lookup(encoding).name
+    if name in _EUC:
+        return True
+    every_byte = bytes(range(256)).decode(name, "replace")
+    return (
+        len(every_byte) == 256
+        and every_byte[:128] == bytes(range(128)).decode("ascii")
+        and _SHIFTED.decode(name, "replace") == _SHIFTED.decode("ascii")
+    )
+
+
 def is_ascii_compatible(encoding: str) -> bool:
     """Whether ASCII markup can be spliced into bytes of this encoding without decoding."""
     probe = "</head><script>"

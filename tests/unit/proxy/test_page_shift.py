@@ -638,3 +638,31 @@ def test_a_number_that_mentions_an_id_no_word_is_shifted_afresh() -> None:
     first = with_markup(markup, "abc12345", FIRST)
     second = with_markup(markup, "zzz99999", SECOND)
     next_loads_as_afresh(first, second, range(6), condition="Src-Perc")
+
+
+@pytest.mark.parametrize(
+    ("charset", "before", "after"),
+    [
+        ("shift_jis", "Item ア317 here", "Item ア318 here"),  # `ア` is 83 41: `A317`
+        ("gb18030", "Caf\u00c0 menu", "Caf\u00c1 menu"),  # `À`, `Á`: 81 30 86 38, ... 39
+        ("iso-2022-jp", "Item 亜 here", "Item 院 here"),  # `亜`, `院`: `0!`, `1!`
+    ],
+)
+def test_an_encoding_whose_ascii_bytes_are_parts_of_characters_is_shifted_afresh(
+    charset: str, before: str, after: str
+) -> None:
+    """In Shift_JIS a letter may be a character's second byte, in GB18030 a digit, in
+    ISO-2022-JP any: the bytes' words are not the text's (`ア317` is the bytes of `A317`, so
+    the change map's `ア317` was not found to hold `317`; `À` then `Á` differ in a digit byte
+    only, and a coin reads the text). The page comes out as shifting it afresh gives."""
+    controls = "".join(
+        f'<p><a href="/p{i}">Link {c}</a> <button type="button">Act {c}</button></p>'
+        for i, c in enumerate("abcdefgh")
+    )
+    page = (
+        f'<!DOCTYPE html><html><head><meta charset="{charset}"><title>t</title></head><body>'
+        + controls
+        + '<p><a href="/w">%s</a><button type="button">Go now</button></p></body></html>'
+    )
+    first, second = (page.replace("%s", label).encode(charset) for label in (before, after))
+    next_loads_as_afresh(first, second, range(4), condition="Src-Perc")
