@@ -197,11 +197,21 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     # each load, which coins, labels and a script's names read as it is.
     if _ESCAPED.search(page, max(0, position - 3), position):
         return False
+    # A value an attribute test of a selector holds (`[data-col="3"] > a`, `[id^="row3"]`, a
+    # script's `'[data-col="' + 3`): the drift's structural rules match elements by it.
+    if kind is _Kind.UNREAD_TEXT and _IN_ATTRIBUTE_TEST.search(
+        page, max(0, position - _ATTRIBUTE_TEST_LOOK_BACK), position
+    ):
+        return False
     return not _is_a_name(page, before) and not _is_a_name(page, after)
 
 
 # What ends right before a word that is a character's code: `&`, `&#`, `\`, `\u{`.
 _ESCAPED = re.compile(rb"(?:&#?|\\|\\u\{)\Z")
+# An attribute test open before a word, on its line: `[name=`, `[name^=`, ... and its value
+# so far (no `]`).
+_IN_ATTRIBUTE_TEST = re.compile(rb"\[[\t\f\r ]*[A-Za-z_][\w:-]*[\t\f\r ]*[~|^$*]?=[^\]\n]*\Z")
+_ATTRIBUTE_TEST_LOOK_BACK = 256
 
 
 _AFFIX_ENDS = frozenset(b"-_")

@@ -666,3 +666,23 @@ def test_an_encoding_whose_ascii_bytes_are_parts_of_characters_is_shifted_afresh
     )
     first, second = (page.replace("%s", label).encode(charset) for label in (before, after))
     next_loads_as_afresh(first, second, range(4), condition="Src-Perc")
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        '<style>[data-col="%s"] > a{color:red}</style>',  # an attribute's value
+        '<style>[id^="row%s"] > a{color:red}</style>',  # the start of an id
+    ],
+)
+def test_a_number_in_a_selectors_attribute_test_is_shifted_afresh(selector: str) -> None:
+    """A style's `[data-col="3"] > a`, then `[data-col="4"] > a`: the drift keeps the links
+    in the matching element where they are (a structural rule), another at each load, so
+    the page comes out as shifting it afresh gives, not with the number spliced in."""
+    markup = selector + (
+        '<div id="row3x" data-col="3"><a href="/a">Alpha</a></div>'
+        '<div id="row4x" data-col="4"><a href="/b">Beta</a></div>'
+    )
+    first, second = with_markup(markup, "3", FIRST), with_markup(markup, "4", SECOND)
+    next_loads_as_afresh(first, second, range(4), condition="Src-Perc")
+    next_loads_as_afresh(first, second, range(2), condition="Src-Perc", perceptual="extended")
