@@ -102,20 +102,43 @@ class FrozenDocument:
             frozenset(_WORD.findall(" ".join(keys))),
         )
 
-    def _holds(self, number: Number) -> bool:
+    @functools.cached_property
+    def _words_joined(self) -> tuple[str, str]:
+        """The words of the state and markup, and those of the state's keys, each as one
+        text (`_words_held`): where a part of a word is looked for."""
+        words, _, key_words = self._words_held
+        return " ".join(words), " ".join(key_words)
+
+    def _holds(self, number: Number, page: bytes) -> bool:
         """Whether this document's state or markup may hold the number's word, or depend on
         it: the old word, or a string that ends in its start up to a digit that differs (a
         text cut short), or a key's word that is the old or the new one (a label relabel
-        moves, `Step 1`, that the page's text may become)."""
+        moves, `Step 1`, that the page's text may become). A word next to a tag, a comment or
+        a character reference in the `page` may be a part of one of the text's words, which
+        reads it with what is on the other side (`Inbox<span>31</span>`, `Save<br>2 files`,
+        `&#65;2` are `Inbox31`, `Save2`, `A2`): then a word that holds it is looked for."""
         words, ends, key_words = self._words_held
         before, after = number.before.decode(), number.after.decode()
-        if before in words or before in key_words or after in key_words:
-            return True
         differs = next(
             (at for at, (a, b) in enumerate(zip(before, after)) if a != b),  # noqa: B905
             min(len(before), len(after)),  # (`9` then `95`: the new digits are past the old)
         )
-        return any(before[:cut] in ends for cut in range(differs + 1, len(before)))
+        cuts = range(differs + 1, len(before))
+        end = number.position + len(number.before)
+        if (
+            page[number.position - 1 : number.position] in _JOINED_AFTER
+            or page[end : end + 1] in _JOINED_BEFORE
+        ):
+            joined, keys_joined = self._words_joined
+            return (
+                before in joined
+                or before in keys_joined
+                or after in keys_joined
+                or any(word.endswith(before[:cut]) for word in ends for cut in cuts)
+            )
+        if before in words or before in key_words or after in key_words:
+            return True
+        return any(before[:cut] in ends for cut in cuts)
 
     def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
         """This document as the same shifts leave a page that differs from its `raw` only by
@@ -154,7 +177,7 @@ class FrozenDocument:
         where it is not (the shifts changed the text), or where this document's state or
         markup holds the old word (a control's text in the change map: shifted afresh, it
         would hold the new one)."""
-        if any(map(self._holds, swaps.numbers)):
+        if any(self._holds(number, raw) for number in swaps.numbers):
             return None
         page = raw
         for before, after in swaps.values.items():
@@ -181,6 +204,11 @@ class FrozenDocument:
 
 
 _WORD = re.compile(r"[A-Za-z0-9_-]+")
+# What ends right before a word, and starts right after it, that the text may read with more
+# of a word beside it: the end of a tag, a comment or a character reference, the start of a
+# tag, a comment or a reference.
+_JOINED_AFTER = frozenset({b">", b";"})
+_JOINED_BEFORE = frozenset({b"<", b"&"})
 _LAST_WORD = re.compile(r"[A-Za-z0-9_-]+\Z")
 # The bytes each side of a number that find where a page's number is in its shift: enough to
 # be unique (`"wgBackendResponseTime":372});`), and few enough that a shift's change near it

@@ -686,3 +686,29 @@ def test_a_number_in_a_selectors_attribute_test_is_shifted_afresh(selector: str)
     first, second = with_markup(markup, "3", FIRST), with_markup(markup, "4", SECOND)
     next_loads_as_afresh(first, second, range(4), condition="Src-Perc")
     next_loads_as_afresh(first, second, range(2), condition="Src-Perc", perceptual="extended")
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        '<p><a href="/inbox">Inbox<span class="badge">%s</span></a></p>',  # a badge's count
+        '<p><button type="button">Save<br>%s files</button></p>',  # after a line break
+        '<p><a href="/inbox">Inbox<!-- count -->%s</a></p>',  # after a comment
+        '<p><a href="/rank">%s<sup>th</sup> place</a></p>',  # an ordinal's suffix after it
+    ],
+)
+def test_a_number_a_control_reads_with_the_text_beside_it_is_shifted_afresh(
+    markup: str,
+) -> None:
+    """A control's number next to a tag or a comment is read with the text on the other
+    side (`Inbox<span>317</span>` is `Inbox317`), which the change map holds, not the
+    number's word: shifted afresh, the map holds the new one."""
+    for condition in ("Src-Perc", "Tgt-Perc"):
+        targets = {"http://app.test": "http://target.test"} if condition == "Tgt-Perc" else {}
+        next_loads_as_afresh(
+            with_markup(markup, "317", FIRST),
+            with_markup(markup, "318", SECOND),
+            range(4),
+            condition=condition,
+            targets=targets,
+        )
