@@ -13,6 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.page_shift import (
@@ -712,3 +714,67 @@ def test_a_number_a_control_reads_with_the_text_beside_it_is_shifted_afresh(
             condition=condition,
             targets=targets,
         )
+
+
+# Pieces of markup with a number in them (`{n}`), where the shifts read numbers in each way
+# they do: controls' texts (the change map, relabel), containers' texts (the coins), scripts
+# and styles (names built, selectors' attribute tests), comments, references, names.
+NUMBER_PIECES = [
+    '<p><a href="/p">Item {n}</a></p>',
+    '<p><button type="button">Save {n} files</button></p>',
+    '<p><a href="/inbox">Inbox<span class="badge">{n}</span></a></p>',
+    "<form><label>Step {n}</label><input name='q'></form>",
+    '<p><input name="n" value="{n}"></p>',
+    "<p>Updated {n} seconds ago by the scheduler</p>",
+    "<p>{n}</p>",
+    "<div><span>Posted {n} days ago</span> by the admin of this site</div>",
+    "<table><tr><td>{n}</td><td><a href='/r'>Row</a></td></tr></table>",
+    "<script>var t = {n};</script>",
+    '<script>document.querySelector("#row-{n}")</script>',
+    '<script>byId(base + "-{n}")</script>',
+    "<script>$('[data-col=\"{n}\"]').hide()</script>",
+    "<style>.c{n} {{ color: red }}</style>",
+    '<style>[data-col="{n}"] > a {{ color: red }}</style>',
+    "<style>@media (min-width: {n}px) {{ a {{ color: red }} }}</style>",
+    "<!-- {n} queries -->",
+    "<p>Sign &#{n}; here</p>",
+    '<div id="row-{n}" class="c{n}"><a href="/x">Open</a></div>',
+    '<div data-col="{n}"><a href="/y">Col</a></div>',
+    '<p id="{n}">Anchor</p>',
+]
+
+
+@st.composite
+def numbered_loads(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """Two loads of a page built of `NUMBER_PIECES`, whose numbers are drawn from a small pool
+    (so that one number is a text's and an id's alike) and some of which change, to a number
+    of the same length or another."""
+    pieces = draw(st.lists(st.sampled_from(NUMBER_PIECES), min_size=1, max_size=6))
+    numbers = st.sampled_from(["3", "4", "9", "10", "12", "31", "47", "372", "52"])
+    first, second = [], []
+    for piece in pieces:
+        before = draw(numbers)
+        after = draw(st.one_of(st.just(before), numbers))
+        first.append(piece.format(n=before))
+        second.append(piece.format(n=after))
+    page = (
+        "<!DOCTYPE html><html><head><title>t</title></head><body>"
+        '<p><a href="/home">Home</a> <button type="button">Menu</button></p>%s</body></html>'
+    )
+    return (page % "".join(first)).encode(), (page % "".join(second)).encode()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(loads=numbered_loads(), condition=st.sampled_from(["Src-Perc", "Tgt-Perc", "extended"]))
+def test_a_page_whose_numbers_change_comes_out_as_shifting_it_afresh_gives(
+    loads: tuple[bytes, bytes], condition: str
+) -> None:
+    """Whatever numbers change where, the next load is what a whole shift of it gives, whether
+    swapped or shifted afresh."""
+    config: dict[str, Any] = {"condition": "Src-Perc" if condition == "extended" else condition}
+    if condition == "extended":
+        config["perceptual"] = "extended"
+    if condition == "Tgt-Perc":
+        config["targets"] = {"http://app.test": "http://target.test"}
+    first, second = loads
+    next_loads_as_afresh(first, second, range(2), **config)
