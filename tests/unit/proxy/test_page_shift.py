@@ -746,11 +746,12 @@ NUMBER_PIECES = [
 
 @st.composite
 def numbered_loads(draw: st.DrawFn) -> tuple[bytes, bytes]:
-    """Two loads of a page built of `NUMBER_PIECES`, whose numbers are drawn from a small pool
-    (so that one number is a text's and an id's alike) and some of which change, to a number
-    of the same length or another."""
+    """Two loads of a page built of `NUMBER_PIECES`, whose numbers are drawn from a pool of
+    four (so that one number is often a text's and an id's or a selector's alike) and some of
+    which change, to a number of the same length or another. (Each hole the reviews found,
+    put back, fails this in one run out of one to three: 600 examples, 5-10 s.)"""
     pieces = draw(st.lists(st.sampled_from(NUMBER_PIECES), min_size=1, max_size=6))
-    numbers = st.sampled_from(["3", "4", "9", "10", "12", "31", "47", "372", "52"])
+    numbers = st.sampled_from(["3", "4", "10", "372"])
     first, second = [], []
     for piece in pieces:
         before = draw(numbers)
@@ -764,7 +765,7 @@ def numbered_loads(draw: st.DrawFn) -> tuple[bytes, bytes]:
     return (page % "".join(first)).encode(), (page % "".join(second)).encode()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(loads=numbered_loads(), condition=st.sampled_from(["Src-Perc", "Tgt-Perc", "extended"]))
 def test_a_page_whose_numbers_change_comes_out_as_shifting_it_afresh_gives(
     loads: tuple[bytes, bytes], condition: str
