@@ -26,6 +26,7 @@ from shifts.encoding import (
     is_ascii_compatible,
     is_ascii_transparent,
     libxml2_encoding,
+    meta_charset,
 )
 from shifts.parsing import parse_html
 from shifts.volatile import Number, Swaps
@@ -68,6 +69,9 @@ class FrozenDocument:
     # Where `to_bytes` splices into `body`: the start of <head> and the end of it (found by a
     # scan of the head, once, instead of at every load of the page); None if not ASCII.
     splice_points: tuple[int, int] | None = None
+    # What a shift replaced in the page's bytes wherever it occurs (`replace_bytes`: a
+    # deployment's target origin), found there or not.
+    replaced: tuple[bytes, ...] = ()
 
     @functools.cached_property
     def state_json(self) -> str:
@@ -150,6 +154,8 @@ class FrozenDocument:
         bytes of `A317`, in GB18030 a digit byte is a part of `À`)."""
         if not is_ascii_transparent(self.encoding):
             return None
+        if self.replaced and not _apart_from(self.replaced, swaps, raw):
+            return None
         body = self.body
         for before, after in swaps.values.items():
             if body.count(before) != raw.count(before) or after in body:
@@ -200,7 +206,47 @@ class FrozenDocument:
                     points[0] + longer if points[0] > at else points[0],
                     points[1] + longer if points[1] > at else points[1],
                 )
+        if any(len(n.before) != len(n.after) for n in swaps.numbers) and _read_by_their_start(
+            page
+        ) != _read_by_their_start(raw):
+            return None  # (a number of another length moved what is read past a cut, or in)
         return body, points
+
+
+def _read_by_their_start(page: bytes) -> tuple[bytes | None, bool]:
+    """What the shifts read of a page's first bytes only, where a number of another length
+    before it moves it past the cut or into it: the charset a <meta> in the first 1024 bytes
+    names (`detect_encoding`: the page's encoding), and whether a doctype is in the first
+    4096 (`is_fragment`, `_without_invented_doctype`: libxml2's doctype kept or dropped).
+    (In an encoding a swap is made in, the bytes are ASCII's as these patterns read them.)"""
+    return meta_charset(page), _DOCTYPE.search(page[:4096]) is not None
+
+
+def _apart_from(strings: tuple[bytes, ...], swaps: Swaps, old: bytes) -> bool:
+    """Whether no occurrence of any of `strings` (what a shift replaced in the page's bytes,
+    `replace_bytes`) overlaps a byte the `swaps` change, in the old page or in the new: the
+    shift then replaces the same occurrences in both. (A value or a number may complete one,
+    `http://target.abcd1234` then `http://target.test1234`, or end one, `:8080` then `:8081`
+    after a target's host: a whole shift maps it back, and counts it in its notes.)"""
+    new, in_old, in_new = old, [], []
+    for before, after in swaps.values.items():
+        in_old += [(m.start(), m.end()) for m in re.finditer(re.escape(before), old)]
+        new = new.replace(before, after)
+    for after in swaps.values.values():
+        in_new += [(m.start(), m.end()) for m in re.finditer(re.escape(after), new)]
+    moved = 0  # (numbers' positions are the old page's, values being of their lengths)
+    for number in swaps.numbers:
+        at = number.position + moved
+        in_old.append((number.position, number.position + len(number.before)))
+        new = new[:at] + number.after + new[at + len(number.before) :]
+        in_new.append((at, at + len(number.after)))
+        moved += len(number.after) - len(number.before)
+    return not any(
+        page.find(string, max(0, start - len(string) + 1), end + len(string) - 1) >= 0
+        for string in strings
+        for page, spans in ((old, in_old), (new, in_new))
+        for start, end in spans
+    )
 
 
 _WORD = re.compile(r"[A-Za-z0-9_-]+")
@@ -251,6 +297,7 @@ class HtmlDocument:
         self._tree: etree._Element | None = None
         self._tree_changed = False
         self._bytes_edits: list[tuple[bytes, bytes]] = []
+        self._replaced: list[bytes] = []  # (every string `replace_bytes` was asked for)
         self._head_markup: list[str] = []
         self._early_markup: list[str] = []  # deferred scripts: at the start of <head>
         # What each shift did on this page (shift name -> summary), recorded as an event.
@@ -307,6 +354,7 @@ class HtmlDocument:
             runtime=copy.deepcopy(self.runtime),
             changed=self.changed,
             splice_points=points if points is not None and points[0] <= points[1] else None,
+            replaced=tuple(self._replaced),
         )
 
     @classmethod
@@ -323,6 +371,7 @@ class HtmlDocument:
         # entries a document recorded itself are ever written to (their after-paths).
         doc.changes = list(frozen.changes)
         doc.runtime = copy.deepcopy(frozen.runtime)
+        doc._replaced = list(frozen.replaced)
         if frozen.splice_points is not None:
             doc._splice_points = (frozen.body, *frozen.splice_points)
         return doc
@@ -381,6 +430,7 @@ class HtmlDocument:
 
         Returns how many occurrences the original holds; zero leaves the document unchanged.
         """
+        self._replaced.append(old)
         if is_ascii_compatible(self.encoding):
             count = self.original.count(old)
         else:

@@ -69,13 +69,20 @@ def detect_encoding(raw: bytes, header_charset: str | None) -> str:
     from_header = normalize_charset(header_charset)
     if from_header:
         return from_header
-    match = _META_CHARSET.search(raw[:1024])
-    if match:
-        from_meta = normalize_charset(match.group(1).decode("ascii", "replace"))
+    label = meta_charset(raw)
+    if label is not None:
+        from_meta = normalize_charset(label.decode("ascii", "replace"))
         # A UTF-16 label inside an ASCII-readable document is a lie the spec says to ignore.
         if from_meta and not from_meta.startswith("utf-16"):
             return from_meta
     return "utf-8"
+
+
+def meta_charset(raw: bytes) -> bytes | None:
+    """The charset label a <meta> in the page's first 1024 bytes names, as written (None:
+    none), which `detect_encoding` reads after a BOM and the Content-Type."""
+    match = _META_CHARSET.search(raw[:1024])
+    return match.group(1) if match else None
 
 
 # Multi-byte encodings whose every byte of a character past ASCII is past ASCII too.

@@ -779,3 +779,75 @@ def test_a_page_whose_numbers_change_comes_out_as_shifting_it_afresh_gives(
         config["targets"] = {"http://app.test": "http://target.test"}
     first, second = loads
     next_loads_as_afresh(first, second, range(2), **config)
+
+
+def _with_a_mark_ending_at(page: Any, mark: bytes, cut: int) -> tuple[bytes, bytes]:
+    """Two loads of `page(number, padding)`, `9` then `10`, padded so that `mark` ends at
+    byte `cut` in the first: one byte past it in the second."""
+    for padding in range(cut):
+        first = page("9", padding)
+        if first.find(mark) + len(mark) == cut:
+            return first, page("10", padding)
+    raise AssertionError(mark)
+
+
+def test_a_number_of_another_length_that_moves_what_is_read_past_a_cut() -> None:
+    """A title's count before a `<meta charset>` that ends at byte 1024, where the encoding
+    is read (`9` then `10`: the label is cut, the page read as UTF-8); a script's number
+    before a `<!DOCTYPE` ending at byte 4096 in a page without one (libxml2's doctype kept,
+    then dropped): each next load comes out as shifting it afresh gives."""
+    controls = "".join(
+        f'<p><a href="/p{i}">Link {c}</a> <button type="button">Act {c}</button></p>'
+        for i, c in enumerate("abcdefgh")
+    )
+    charset, doctype = (
+        _with_a_mark_ending_at(
+            lambda n, padding: (
+                f"<!DOCTYPE html><html><head><title>Inbox ({n})</title>"
+                f'<script>/*{"x" * padding}*/</script><meta charset="windows-1252"></head>'
+                f"<body>{controls}<p>Caf\u00e9 <a href='/m'>Men\u00fc</a></p></body></html>"
+            ).encode("cp1252"),
+            b"windows-1252",
+            1024,
+        ),
+        _with_a_mark_ending_at(
+            lambda n, padding: (
+                f"<html><head><title>t</title><script>var t = {n}; /*{'x' * padding}*/ "
+                f'var d = "<!DOCTYPE html>";</script></head><body>{controls}</body></html>'
+            ).encode(),
+            b"<!DOCTYPE html>",
+            4096,
+        ),
+    )
+    for first, second in (charset, doctype):
+        next_loads_as_afresh(first, second, range(2), condition="Src-Perc")
+
+
+@pytest.mark.parametrize(
+    ("markup", "before", "after", "target"),
+    [
+        # A per-request value that completes the target origin: `target.` then `test1234`.
+        ("<p>Mirror at http://target.%s/x today</p>", "abcd1234", "test1234", "http://target.test"),
+        # A number that makes the target's port (`8080` then `8081`).
+        (
+            "<p>Mirror at http://target.test:%s/x today</p>",
+            "8080",
+            "8081",
+            "http://target.test:8081",
+        ),
+    ],
+)
+def test_a_swap_that_makes_a_target_origin_is_shifted_afresh(
+    markup: str, before: str, after: str, target: str
+) -> None:
+    """Under a deployment, the target's origin is mapped back wherever it is in the page's
+    bytes (and counted in the notes): a value or a number that makes one in the next load
+    comes out mapped back, as shifting it afresh gives."""
+    for condition in ("Tgt-Perc", "Tgt-Exec"):
+        next_loads_as_afresh(
+            with_markup(markup, before, FIRST),
+            with_markup(markup, after, SECOND),
+            range(2),
+            condition=condition,
+            targets={"http://app.test": target},
+        )
