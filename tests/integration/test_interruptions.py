@@ -215,16 +215,27 @@ def test_native_dialogs_wait_for_the_agent(
     opened: Any, memory_demo_service: ServiceProcess, kind: str, accept: bool, how: str
 ) -> None:
     episode_id, page = opened(kinds=[kind], triggers=["interaction"])
-    with page.expect_event("dialog") as met:  # (Playwright's events come while it waits)
-        page.mouse.click(5, 5)
-    dialog = met.value
-    assert (
-        dialog.type == kind.removeprefix("native_")
-        and "survey" in dialog.message
-        or ("session" in dialog.message)
-    )
-    dialog.accept() if accept else dialog.dismiss()
+    met: list[tuple[str, str]] = []
+
+    def answer(dialog: Any) -> None:
+        met.append((dialog.type, dialog.message))
+        dialog.accept() if accept else dialog.dismiss()
+
+    # Answered as it comes: a dialog the click's own handler opens holds the click until it
+    # is closed, and a test that answered it only after the click returned waited forever.
+    page.on("dialog", answer)
+    page.mouse.click(5, 5)
+    for _ in range(200):  # (its handler runs while Playwright waits: until it has run)
+        if met:
+            break
+        page.wait_for_timeout(50)
     events = seen(memory_demo_service, episode_id, {"popup_dismissed"})
+    [(dialog_type, message)] = met
+    assert (
+        dialog_type == kind.removeprefix("native_")
+        and "survey" in message
+        or ("session" in message)
+    )
     dismissed = next(e for e in events if e["type"] == "popup_dismissed")
     assert (dismissed["kind"], dismissed["host"], dismissed["how"]) == (kind, "native", how)
 
