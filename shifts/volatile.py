@@ -250,11 +250,11 @@ def _text_around(page: bytes, position: int) -> tuple[int, int]:
     """Where the text that holds `position` starts and ends: a script's, a style's or a
     comment's text span, or the text between two spans of markup."""
     markup = _markup(page)
-    at = bisect.bisect_right(markup.starts, position) - 1
-    if at >= 0 and position < markup.ends[at]:
+    if (at := markup.span_at(position)) is not None:
         return markup.starts[at], markup.ends[at]
-    start = markup.ends[at] if at >= 0 else 0
-    end = markup.starts[at + 1] if at + 1 < len(markup.starts) else len(page)
+    before = bisect.bisect_right(markup.starts, position) - 1  # (the span before the text)
+    start = markup.ends[before] if before >= 0 else 0
+    end = markup.starts[before + 1] if before + 1 < len(markup.starts) else len(page)
     return start, end
 
 
@@ -269,10 +269,8 @@ def _is_a_name(page: bytes, word: bytes) -> bool:
     whole = re.compile(rb"(?<![A-Za-z0-9_-])" + re.escape(word) + rb"(?![A-Za-z0-9_-])")
     markup = _markup(page)
     for occurrence in whole.finditer(page):
-        at = bisect.bisect_right(markup.starts, occurrence.start()) - 1
-        if at < 0 or occurrence.start() >= markup.ends[at]:
-            continue
-        if markup.kinds[at] is _Kind.START_TAG:
+        at = markup.span_at(occurrence.start())
+        if at is not None and markup.kinds[at] is _Kind.START_TAG:
             name = _attribute_at(page, markup.starts[at], markup.ends[at], occurrence.start())
             if name is None or name in (b"id", b"class"):
                 return True
@@ -325,13 +323,12 @@ def _carried_at(page: bytes, position: int) -> bool:
     attribute's value (`title="a>b"`, Knockout's `visible: n > 0`) ends no tag, and a `<` in a
     script's text (WordPress writes its admin's settings, the request's time among them, after
     `/* <![CDATA[ */`) opens none."""
-    kind = _kind_at(page, position)
-    if kind is None or kind is _Kind.UNREAD_TEXT:
-        return True  # text, a script's, a style's or a comment's: no decision reads it as a name
-    if kind is _Kind.OPAQUE:
-        return False  # an end tag, a script's text past a `</style`
     markup = _markup(page)
-    at = bisect.bisect_right(markup.starts, position) - 1
+    at = markup.span_at(position)
+    if at is None or markup.kinds[at] is _Kind.UNREAD_TEXT:
+        return True  # text, a script's, a style's or a comment's: no decision reads it as a name
+    if markup.kinds[at] is _Kind.OPAQUE:
+        return False  # an end tag, a script's text past a `</style`
     start, end = markup.starts[at], markup.ends[at]
     if _CHARSET_META.match(page, start, end):
         return False  # the page's encoding (`content="text/html; charset=iso-8859-2"`)
@@ -346,10 +343,8 @@ _CHARSET_META = re.compile(rb"<meta[\t\n\f\r /][^>]*charset", re.IGNORECASE)
 def _kind_at(page: bytes, position: int) -> _Kind | None:
     """What the markup span that holds `position` is (`_markup`); None in text."""
     markup = _markup(page)
-    at = bisect.bisect_right(markup.starts, position) - 1
-    if at < 0 or position >= markup.ends[at]:
-        return None
-    return markup.kinds[at]
+    at = markup.span_at(position)
+    return None if at is None else markup.kinds[at]
 
 
 _SPACE = rb"\t\n\f\r "
@@ -426,6 +421,11 @@ class _Markup:
         self.starts.append(start)
         self.ends.append(end)
         self.kinds.append(kind)
+
+    def span_at(self, position: int) -> int | None:
+        """The index of the span that holds `position`; None in text."""
+        at = bisect.bisect_right(self.starts, position) - 1
+        return at if at >= 0 and position < self.ends[at] else None
 
 
 @functools.lru_cache(maxsize=8)
