@@ -185,12 +185,9 @@ class FrozenDocument:
         would hold the new one)."""
         if any(self._holds(number, raw) for number in swaps.numbers):
             return None
-        page = raw
-        for before, after in swaps.values.items():
-            page = page.replace(before, after)
+        page = Swaps(swaps.values).applied_to(raw)  # (the numbers spliced in one by one)
         points = self.splice_points
-        moved = 0  # (how much longer `page` is than `raw`: the numbers spliced so far)
-        for position, before, after, text_start, text_end in swaps.numbers:
+        for moved, (position, before, after, text_start, text_end) in swaps.numbers_moved():
             position, text_start, text_end = position + moved, text_start + moved, text_end + moved
             start = max(text_start, position - _NUMBER_CONTEXT)
             context = page[start : min(text_end, position + len(before) + _NUMBER_CONTEXT)]
@@ -199,9 +196,8 @@ class FrozenDocument:
             at = body.find(context) + position - start
             body = body[:at] + after + body[at + len(before) :]
             page = page[:position] + after + page[position + len(before) :]
-            longer = len(after) - len(before)
-            moved += longer
             if points is not None:
+                longer = len(after) - len(before)
                 points = (
                     points[0] + longer if points[0] > at else points[0],
                     points[1] + longer if points[1] > at else points[1],
@@ -228,19 +224,14 @@ def _apart_from(strings: tuple[bytes, ...], swaps: Swaps, old: bytes) -> bool:
     shift then replaces the same occurrences in both. (A value or a number may complete one,
     `http://target.abcd1234` then `http://target.test1234`, or end one, `:8080` then `:8081`
     after a target's host: a whole shift maps it back, and counts it in its notes.)"""
-    new, in_old, in_new = old, [], []
-    for before, after in swaps.values.items():
-        in_old += [(m.start(), m.end()) for m in re.finditer(re.escape(before), old)]
-        new = new.replace(before, after)
-    for after in swaps.values.values():
-        in_new += [(m.start(), m.end()) for m in re.finditer(re.escape(after), new)]
-    moved = 0  # (numbers' positions are the old page's, values being of their lengths)
-    for number in swaps.numbers:
-        at = number.position + moved
+    new = swaps.applied_to(old)
+    in_old = [(m.start(), m.end()) for b in swaps.values for m in re.finditer(re.escape(b), old)]
+    in_new = [
+        (m.start(), m.end()) for a in swaps.values.values() for m in re.finditer(re.escape(a), new)
+    ]
+    for moved, number in swaps.numbers_moved():
         in_old.append((number.position, number.position + len(number.before)))
-        new = new[:at] + number.after + new[at + len(number.before) :]
-        in_new.append((at, at + len(number.after)))
-        moved += len(number.after) - len(number.before)
+        in_new.append((number.position + moved, number.position + moved + len(number.after)))
     return not any(
         page.find(string, max(0, start - len(string) + 1), end + len(string) - 1) >= 0
         for string in strings

@@ -104,6 +104,26 @@ class Swaps:
     values: dict[bytes, bytes]
     numbers: tuple[Number, ...] = ()
 
+    def numbers_moved(self) -> typing.Iterator[tuple[int, Number]]:
+        """Each number with how far it moved on its way into the next load: the changes of
+        length of the numbers before it (a value keeps its length). Its place in the next load
+        is `number.position` plus that, and so is its text's."""
+        moved = 0
+        for number in self.numbers:
+            yield moved, number
+            moved += len(number.after) - len(number.before)
+
+    def applied_to(self, old: bytes) -> bytes:
+        """The next load these swaps tell from `old`: each value swapped in wherever it is, each
+        number spliced in at its place."""
+        new = old
+        for before, after in self.values.items():
+            new = new.replace(before, after)
+        for moved, number in self.numbers_moved():
+            at = number.position + moved
+            new = new[:at] + number.after + new[at + len(number.before) :]
+        return new
+
 
 class Number(typing.NamedTuple):
     """A number in a text that a page's next load has another of, in the old page: where it

@@ -823,6 +823,19 @@ def test_a_number_of_another_length_that_moves_what_is_read_past_a_cut() -> None
         next_loads_as_afresh(first, second, range(2), condition="Src-Perc")
 
 
+def test_a_value_that_makes_a_target_origin_after_a_longer_number_is_shifted_afresh() -> None:
+    """The same, with a number before the value that comes back longer by more than the
+    origin's length: the value is looked for where it is in the next load, past the number."""
+    markup = "<p>Took %s ms</p><p>Mirror at http://target.{}/x today</p>"
+    next_loads_as_afresh(
+        with_markup(markup.format("abcd1234"), "7", FIRST),
+        with_markup(markup.format("test1234"), "7" * 40, SECOND),
+        range(2),
+        condition="Tgt-Perc",
+        targets={"http://app.test": "http://target.test"},
+    )
+
+
 @pytest.mark.parametrize(
     ("markup", "before", "after", "target"),
     [
