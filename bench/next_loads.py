@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.next_loads --app wordpress --env /tmp/wplab/env [--loads 4]
     .venv/bin/python -m bench.next_loads --app mediawiki --env /tmp/mwlab/env
+    .venv/bin/python -m bench.next_loads --app wagtail --env /tmp/wtlab/env
 
 A page with per-request values (a nonce, a CSRF field, the request's time, a response time) is
 shifted whole at its first load under a setting; its next loads are that shift with the new
@@ -63,11 +64,34 @@ MEDIAWIKI_PAGES = [
     "/index.php?title=Special:Preferences",
     "/index.php?title=Special:SpecialPages",
 ]
+WAGTAIL_PAGES = [
+    "/",
+    "/news/",
+    "/news/library-reopens/",
+    "/admin/",
+    "/admin/pages/",
+    "/admin/pages/3/",
+    "/admin/pages/4/edit/",
+    "/admin/images/",
+    "/admin/documents/",
+    "/admin/users/",
+    "/admin/reports/site-history/",
+]
 COUNTERS = ("shifted", "swapped", "reused")
 
 
 def wordpress_session(env: dict[str, str]) -> dict[str, str]:
     return session_cookies(env["LAB_URL"], env["LAB_USER"], env["LAB_PASSWORD"])
+
+
+def hidden_fields(form: str) -> dict[str, str]:
+    """A form's hidden inputs, by name (a login token among them)."""
+    fields = {}
+    for tag in re.findall(r'<input[^>]*type="hidden"[^>]*>', form):
+        name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
+        if name is not None:
+            fields[html.unescape(name[1])] = html.unescape(value[1]) if value else ""
+    return fields
 
 
 def mediawiki_session(env: dict[str, str]) -> dict[str, str]:
@@ -77,11 +101,7 @@ def mediawiki_session(env: dict[str, str]) -> dict[str, str]:
         page = client.get("/index.php?title=Special:UserLogin").text
         login = re.search(r'<form[^>]*name="userlogin".*?</form>', page, re.DOTALL)
         form = login[0] if login else ""
-        fields = {}
-        for tag in re.findall(r'<input[^>]*type="hidden"[^>]*>', form):
-            name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
-            if name is not None:
-                fields[html.unescape(name[1])] = html.unescape(value[1]) if value else ""
+        fields = hidden_fields(form)
         fields.update(wpName=env["LAB_USER"], wpPassword=env["LAB_PASSWORD"])
         client.post("/index.php/Special:UserLogin", data=fields)
         cookies = dict(client.cookies.items())
@@ -90,10 +110,24 @@ def mediawiki_session(env: dict[str, str]) -> dict[str, str]:
     return cookies
 
 
+def wagtail_session(env: dict[str, str]) -> dict[str, str]:
+    """The cookies of a Wagtail admin session logged in through its login form (Django's CSRF
+    field sent back, with the CSRF cookie, and an Origin Django accepts)."""
+    with httpx.Client(base_url=env["LAB_URL"], timeout=60, trust_env=False) as client:
+        fields = hidden_fields(client.get("/admin/login/").text)
+        fields.update(username=env["LAB_USER"], password=env["LAB_PASSWORD"])
+        client.post("/admin/login/", data=fields, headers={"Origin": env["LAB_URL"]})
+        cookies = dict(client.cookies.items())
+    if not any(name.endswith("sessionid") for name in cookies):  # (the lab names its cookies)
+        raise SystemExit("Wagtail's login did not log in")
+    return cookies
+
+
 # Each app's pages and how to log in.
 APPS = {
     "wordpress": (WORDPRESS_PAGES, wordpress_session),
     "mediawiki": (MEDIAWIKI_PAGES, mediawiki_session),
+    "wagtail": (WAGTAIL_PAGES, wagtail_session),
 }
 
 

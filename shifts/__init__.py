@@ -17,8 +17,13 @@ def apply_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> Html
 
 def run_shifts(names: list[str], doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
     """The named shifts, in pipeline order, without the runtime tag (`finish` adds it)."""
-    for shift in sorted((get_shift(name) for name in names), key=lambda s: KIND_ORDER[s.kind]):
+    shifts = sorted((get_shift(name) for name in names), key=lambda s: KIND_ORDER[s.kind])
+    for shift in shifts:
         doc = shift.apply(doc, ctx)
+    if any(shift.reads_data_values for shift in shifts):
+        doc.data_attributes_tested = None
+    elif doc.data_attributes_tested is not None:
+        doc.data_attributes_tested |= ctx.site.data_attributes_selected
     return doc
 
 

@@ -27,6 +27,10 @@ class Shift(Protocol):
     kind: ClassVar[ShiftKind]
     description: ClassVar[str]
     Params: ClassVar[type[BaseModel]]
+    # Whether it may decide by a `data-*` attribute's value beyond the names its document
+    # declares (`HtmlDocument.data_attributes_tested`): a next load whose number in such a
+    # value differs is then shifted afresh (`FrozenDocument.with_values_swapped`).
+    reads_data_values: ClassVar[bool]
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument: ...
 

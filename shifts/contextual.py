@@ -45,6 +45,7 @@ def origin_of_url(url: str) -> str:
 
 class ContextualShift:
     name: ClassVar[str] = "contextual"
+    reads_data_values: ClassVar[bool] = False  # (by the site's selectors: `run_shifts`)
     kind: ClassVar[ShiftKind] = "contextual"
     description: ClassVar[str] = (
         "Serve the site's target variant: route to its second deployment and map its URLs back, "

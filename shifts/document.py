@@ -29,7 +29,7 @@ from shifts.encoding import (
     meta_charset,
 )
 from shifts.parsing import parse_html
-from shifts.volatile import Number, Swaps
+from shifts.volatile import WORD_BYTES, Number, Swaps
 
 # A change map's entry holds the first this many characters of its element's text.
 CHANGE_MAP_TEXT_CHARS = 80
@@ -72,6 +72,9 @@ class FrozenDocument:
     # What a shift replaced in the page's bytes wherever it occurs (`replace_bytes`: a
     # deployment's target origin), found there or not.
     replaced: tuple[bytes, ...] = ()
+    # The `data-*` attributes a shift may have decided by the values of
+    # (`HtmlDocument.data_attributes_tested`); None: any.
+    data_attributes_tested: frozenset[str] | None = None
 
     @functools.cached_property
     def state_json(self) -> str:
@@ -185,12 +188,28 @@ class FrozenDocument:
         would hold the new one)."""
         if any(self._holds(number, raw) for number in swaps.numbers):
             return None
+        tested = self.data_attributes_tested
+        if any(
+            number.attribute is not None
+            and number.attribute.startswith(b"data-")
+            and (tested is None or number.attribute.decode() in tested)
+            for number in swaps.numbers
+        ):
+            return None  # (a selector may match the element by the value: `[data-step="3"]`)
         page = Swaps(swaps.values).applied_to(raw)  # (the numbers spliced in one by one)
         points = self.splice_points
-        for moved, (position, before, after, text_start, text_end) in swaps.numbers_moved():
-            position, text_start, text_end = position + moved, text_start + moved, text_end + moved
+        for moved, number in swaps.numbers_moved():
+            before, after = number.before, number.after
+            position, text_start, text_end = (
+                number.position + moved,
+                number.text_start + moved,
+                number.text_end + moved,
+            )
             start = max(text_start, position - _NUMBER_CONTEXT)
-            context = page[start : min(text_end, position + len(before) + _NUMBER_CONTEXT)]
+            end = min(text_end, position + len(before) + _NUMBER_CONTEXT)
+            if number.attribute is not None:  # (what the serializer writes as the page has it)
+                start, end = _plain_around(page, position, position + len(before), start, end)
+            context = page[start:end]
             if page.count(context) != 1 or body.count(context) != 1:
                 return None
             at = body.find(context) + position - start
@@ -207,6 +226,20 @@ class FrozenDocument:
         ) != _read_by_their_start(raw):
             return None  # (a number of another length moved what is read past a cut, or in)
         return body, points
+
+
+def _plain_around(page: bytes, start: int, end: int, low: int, high: int) -> tuple[int, int]:
+    """`start`..`end` widened, within `low`..`high`, over the bytes around it that a tag's
+    serialization writes as the page has them (`_PLAIN`): not a quote, which it may write as
+    a reference or bare, nor a reference's `&` or `;`, nor a line's end."""
+    while start > low and page[start - 1] in _PLAIN:
+        start -= 1
+    while end < high and page[end] in _PLAIN:
+        end += 1
+    return start, end
+
+
+_PLAIN = frozenset(WORD_BYTES | frozenset(b" /.:,!?()[]{}+*=~@$%^|#"))
 
 
 def _read_by_their_start(page: bytes) -> tuple[bytes | None, bool]:
@@ -306,6 +339,10 @@ class HtmlDocument:
         self.runtime: dict[str, object] = {}
         # A thawed document's splice points, valid while its body is the frozen one.
         self._splice_points: tuple[bytes, int, int] | None = None
+        # The `data-*` attributes a shift's selectors (or the assets' it asked) test, whose
+        # values it may have decided by; None: not known, any. A number in another `data-*`
+        # value is spliced into a next load (`FrozenDocument.with_values_swapped`).
+        self.data_attributes_tested: frozenset[str] | None = frozenset()
 
     @functools.cached_property
     def is_fragment(self) -> bool:
@@ -346,6 +383,7 @@ class HtmlDocument:
             changed=self.changed,
             splice_points=points if points is not None and points[0] <= points[1] else None,
             replaced=tuple(self._replaced),
+            data_attributes_tested=self.data_attributes_tested,
         )
 
     @classmethod
@@ -363,6 +401,7 @@ class HtmlDocument:
         doc.changes = list(frozen.changes)
         doc.runtime = copy.deepcopy(frozen.runtime)
         doc._replaced = list(frozen.replaced)
+        doc.data_attributes_tested = frozen.data_attributes_tested
         if frozen.splice_points is not None:
             doc._splice_points = (frozen.body, *frozen.splice_points)
         return doc

@@ -155,6 +155,7 @@ def plan_popup(ctx: ShiftContext) -> PopupPlan | None:
 
 class Popup:
     name: ClassVar[str] = "popup"
+    reads_data_values: ClassVar[bool] = False  # (its popups are strings put into the page)
     kind: ClassVar[ShiftKind] = "execution"
     description: ClassVar[str] = (
         "Inject the client runtime into navigation documents; it shows a blocking popup per "

@@ -127,13 +127,16 @@ class Swaps:
 
 class Number(typing.NamedTuple):
     """A number in a text that a page's next load has another of, in the old page: where it
-    is, the old word and the new one, and where the text it is in starts and ends."""
+    is, the old word and the new one, and where the text it is in starts and ends (a start
+    tag's, for a word in an attribute's value: `attribute`, the attribute's name, a `data-*`
+    one or a hidden input's `value`)."""
 
     position: int
     before: bytes
     after: bytes
     text_start: int
     text_end: int
+    attribute: bytes | None = None
 
 
 def swaps(old: bytes, new: bytes) -> Swaps | None:
@@ -162,7 +165,9 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
             at = start - shift  # (where it is in `old`: every number spliced so far is before)
             if not _number_may_change(old, at, before, after):
                 return None
-            numbers.append(Number(at, before, after, *_text_around(old, at)))
+            numbers.append(
+                Number(at, before, after, *_text_around(old, at), _attribute_holding(old, at))
+            )
             swapped = swapped[:start] + after + swapped[end:]
             shift += len(after) - len(before)
             continue
@@ -190,9 +195,19 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     """Whether the word `before` at `position` may become `after` with no shift deciding
     otherwise: only digits differ, or both are whole numbers (every pattern a coin masks by,
     and a coin's cut, read the two alike: `volatile.mask_text` before the cut), the
-    word is in a text (a script's, a style's, a comment's too; not in an attribute, whose
-    values a coin reads unmasked), and neither word is an id or a class of the page (the
-    drift counts an id's mentions, and looks names up in what scripts hold)."""
+    word is in a text (a script's, a style's, a comment's too) or in a `data-*` attribute's
+    value (which scripts read as they read their own strings; a coin reads no such value, and
+    the shift's state says whether a selector tests it: `Number.attribute`), not in another
+    attribute (a coin reads a link's and a name's values unmasked, relabel a label's), and
+    neither word is an id or a class of the page (the drift counts an id's mentions, and looks
+    names up in what scripts hold)."""
+    kind = _kind_at(page, position)
+    if kind is _Kind.START_TAG and _in_hidden_value(page, position):
+        # What no shift reads (a form's state: Draft.js's random block keys, `jl3ez`, in
+        # the JSON of Wagtail's editor), whatever the word.
+        return not _ESCAPED.search(page, max(0, position - 3), position) and not (
+            _is_a_name(page, before) or _is_a_name(page, after)
+        )
     if len(before) != len(after):
         if not (before.isdigit() and after.isdigit()):
             return False  # (a number of another length: a whole one, `9` then `10`)
@@ -200,7 +215,8 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
         a != b and not (_is_digit(a) and _is_digit(b)) for a, b in zip(before, after, strict=True)
     ):
         return False
-    kind = _kind_at(page, position)
+    if kind is _Kind.START_TAG and _data_at(page, position) is not None:
+        kind = _Kind.UNREAD_TEXT  # (read as a script's string is: the same refusals)
     if kind not in (None, _Kind.UNREAD_TEXT):
         return False
     if (
@@ -224,6 +240,42 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     ):
         return False
     return not _is_a_name(page, before) and not _is_a_name(page, after)
+
+
+def _in_hidden_value(page: bytes, position: int) -> bool:
+    """Whether `position` is in the value of an `<input type="hidden">`: no shift reads it (a
+    coin reads an input's name, relabel a button's value, the change map no value)."""
+    markup = _markup(page)
+    at = markup.span_at(position)
+    if at is None or markup.kinds[at] is not _Kind.START_TAG:
+        return False
+    start, end = markup.starts[at], markup.ends[at]
+    tag = _TAG_NAME.match(page, start, end)
+    if tag is None or tag.group(1).lower() != b"input":
+        return False
+    if _attribute_at(page, start, end, position) != b"value":
+        return False
+    types = [
+        _unquoted(attribute.group(2) or b"").strip().lower()
+        for attribute in _attributes(page, start, end)
+        if attribute.group(1).lower() == b"type"
+    ]
+    return types[:1] == [b"hidden"]  # (the first of the name is the one the element has)
+
+
+def _attribute_holding(page: bytes, position: int) -> bytes | None:
+    """The name of the attribute whose value holds `position`, if one does."""
+    markup = _markup(page)
+    at = markup.span_at(position)
+    if at is None or markup.kinds[at] is not _Kind.START_TAG:
+        return None
+    return _attribute_at(page, markup.starts[at], markup.ends[at], position)
+
+
+def _data_at(page: bytes, position: int) -> bytes | None:
+    """The name of the `data-*` attribute whose value holds `position`, if one does."""
+    name = _attribute_holding(page, position)
+    return name if name is not None and name.startswith(b"data-") else None
 
 
 # What ends right before a word that is a character's code: `&`, `&#`, `\`, `\u{`.

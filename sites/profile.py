@@ -85,6 +85,21 @@ class SiteProfile:
     # The target variant when `targets` has no second deployment for an origin.
     synthetic_target: SyntheticTarget = field(default_factory=lambda: SyntheticTarget())
 
+    @functools.cached_property
+    def data_attributes_selected(self) -> frozenset[str]:
+        """The `data-*` attributes its selectors test, and its hooks: a shift may decide by
+        their values (`shifts.document.HtmlDocument.data_attributes_tested`)."""
+        selectors = " ".join(
+            [
+                *self.protected_selectors,
+                *self.nav_lists,
+                *self.sidebars,
+                *self.synthetic_target.reorder_selectors,
+            ]
+        ).lower()
+        hooks = {name.lower() for name in self.hook_attributes}
+        return frozenset(re.findall(r"data-[a-z0-9_.:-]+", selectors)) | hooks
+
     def matches_host(self, hostport: str) -> bool:
         return any(fnmatch.fnmatch(hostport, pattern) for pattern in self.host_patterns)
 

@@ -95,6 +95,7 @@ def relabel_tree(
 
 class Relabel:
     name: ClassVar[str] = "relabel"
+    reads_data_values: ClassVar[bool] = False  # (it reads labels and a button's value)
     kind: ClassVar[ShiftKind] = "perceptual"
     description: ClassVar[str] = (
         "Replace visible control labels and accessible names (aria-label, title, placeholder) "

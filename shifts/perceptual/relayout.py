@@ -88,6 +88,7 @@ def reorder(lst: etree._Element, order: list[etree._Element]) -> None:
 
 class Relayout:
     name: ClassVar[str] = "relayout"
+    reads_data_values: ClassVar[bool] = False  # (by the site's selectors: `run_shifts`)
     kind: ClassVar[ShiftKind] = "perceptual"
     description: ClassVar[str] = "Reorder the items of navigation lists, menus and tab bars."
     Params: ClassVar[type[BaseModel]] = RelayoutParams

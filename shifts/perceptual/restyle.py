@@ -34,6 +34,7 @@ def hue_angle(ctx: ShiftContext, params: RestyleParams) -> int:
 
 class Restyle:
     name: ClassVar[str] = "restyle"
+    reads_data_values: ClassVar[bool] = False  # (it adds a stylesheet)
     kind: ClassVar[ShiftKind] = "perceptual"
     description: ClassVar[str] = (
         "Turn the text, border and background colours of links and buttons by a seeded hue "

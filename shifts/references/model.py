@@ -263,6 +263,11 @@ class PageRefs:
     def reads_attribute(self, name: str) -> bool:
         return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
 
+    @property
+    def attributes(self) -> frozenset[str]:
+        """The attributes a stylesheet selects by, or a script reads or queries."""
+        return self.assets.attributes | self.inline.attributes
+
     def scripts_read_attribute(self, name: str) -> bool:
         return self.assets.scripts_read_attribute(name) or self.inline.scripts_read_attribute(name)
 

@@ -741,6 +741,14 @@ NUMBER_PIECES = [
     '<div id="row-{n}" class="c{n}"><a href="/x">Open</a></div>',
     '<div data-col="{n}"><a href="/y">Col</a></div>',
     '<p id="{n}">Anchor</p>',
+    '<div data-url="/sessions/{n}/" data-kind="ping"><a href="/z">Go</a><a href="/w">On</a></div>',
+    '<style>[data-url$="/{n}/"] > a {{ color: red }}</style>',
+    '<button type="button" data-count="{n}">Act</button>',
+    '<div data-testid="row-{n}"><a href="/t">T</a></div>',
+    '<a href="/t" data-target="#row-{n}">Toggle</a>',
+    "<script>document.querySelectorAll('[data-url]')</script>",
+    '<input type="hidden" name="state" value="{{&quot;key&quot;: &quot;k{n}x&quot;}}">',
+    '<input type="HIDDEN" value="{n}"><input type="text" value="v{n}">',
 ]
 
 
@@ -834,6 +842,54 @@ def test_a_value_that_makes_a_target_origin_after_a_longer_number_is_shifted_afr
         condition="Tgt-Perc",
         targets={"http://app.test": "http://target.test"},
     )
+
+
+@pytest.mark.parametrize(
+    ("markup", "first", "second", "swapped"),
+    [
+        # Wagtail's editor: an editing session's counter in a URL a script reads.
+        ('<div data-w-swap-src-value="/admin/sessions/%s/"><p>x</p></div>', "7", "12", True),
+        # Draft.js's random block keys in a hidden input's JSON.
+        (
+            '<input type="hidden" name="b" value="{&quot;key&quot;: &quot;%s&quot;}">',
+            "jl3ez",
+            "y9d4r",
+            True,
+        ),
+        # A stylesheet's structural rule that tests the value (its children then stay where
+        # they are, unwrapped): shifted afresh.
+        (
+            '<style>[data-step$="/3/"] > a { color: red }</style><div data-step="/steps/%s/">'
+            + "".join(f'<a href="/s{i}">Step {i}</a>' for i in "abcdefgh")
+            + "</div>",
+            "3",
+            "4",
+            False,
+        ),
+        # A control's data value: its change map entry holds it.
+        ('<p><button type="button" data-count="%s">Act</button></p>', "3", "4", False),
+        # A test hook's value: a hook the drift drops, or keeps as it is.
+        ('<div data-testid="row-%s"><a href="/t">T</a></div>', "3", "4", None),
+    ],
+)
+def test_a_word_in_a_data_or_hidden_value_comes_out_as_shifting_it_afresh_gives(
+    markup: str, first: str, second: str, swapped: bool | None
+) -> None:
+    """A number in a `data-*` value no selector tests, and any word of a hidden input's value,
+    are spliced into the next load: it comes out as a whole shift gives, under every perceptual
+    condition and seed; where a selector tests the value, or the state holds it, it is shifted
+    afresh."""
+    extended = {"perceptual": "extended"}
+    for condition, extra in (("Src-Perc", {}), ("Tgt-Perc", {}), ("Src-Perc", extended)):
+        made = next_loads_as_afresh(
+            with_markup(markup, first, FIRST),
+            with_markup(markup, second, SECOND),
+            range(3),
+            condition=condition,
+            **extra,
+        )
+        if swapped is not None:
+            assert bool(made) is swapped, (condition, extra)
 
 
 @pytest.mark.parametrize(

@@ -235,6 +235,42 @@ def test_a_number_in_a_text_is_spliced_where_it_is() -> None:
         assert volatile.swaps(old, new) is None, old
 
 
+def test_a_number_in_a_data_value_and_a_word_in_a_hidden_value_are_spliced() -> None:
+    """Wagtail's editor: an editing session's counter in a `data-*` value (a URL a script
+    reads), Draft.js's random block keys in a hidden input's JSON (any word: no shift reads a
+    hidden input's value). Each is spliced at its place, named by its attribute. A number in
+    another attribute, another word in a `data-*` value or in a shown input's value, and a
+    word of a hidden value that is an id, are not."""
+    page = (
+        b'<div data-w-swap-src-value="/admin/sessions/ping/4/%s/"><a href="/x">x</a></div>'
+        b'<input type="hidden" name="body" value="{&quot;key&quot;: &quot;%s&quot;}">'
+    )
+    old, new = page % (b"14", b"jl3ez"), page % (b"15", b"y9d4r")
+    found = volatile.swaps(old, new)
+    assert found is not None and not found.values
+    assert [(n.before, n.after, n.attribute) for n in found.numbers] == [
+        (b"14", b"15", b"data-w-swap-src-value"),
+        (b"jl3ez", b"y9d4r", b"value"),
+    ]
+    assert volatile.swaps(page % (b"9", b"abcde"), page % (b"10", b"fghij")) is not None
+    for old, new in (
+        (b'<div data-step="a">x</div>', b'<div data-step="b">x</div>'),
+        (b'<input type="text" value="jl3ez">', b'<input type="text" value="y9d4r">'),
+        (b'<input value="jl3ez">', b'<input value="y9d4r">'),
+        (
+            b'<input type="text" type="hidden" value="ab">',
+            b'<input type="text" type="hidden" value="cd">',
+        ),
+        (b'<button value="jl3ez">x</button>', b'<button value="y9d4r">x</button>'),
+        (
+            b'<p id="y9d4r">x</p><input type="hidden" value="jl3ez">',
+            b'<p id="y9d4r">x</p><input type="hidden" value="y9d4r">',
+        ),
+        (b'<input type="hidden" value="&#47;">', b'<input type="hidden" value="&#48;">'),
+    ):
+        assert volatile.swaps(old, new) is None, old
+
+
 def test_a_character_code_is_no_number() -> None:
     """Digits that code a character (a reference, a script's or a style's escape) are not a
     number spliced in: the character they code is another, and read as it is."""
