@@ -103,7 +103,7 @@ def wrapper_tag(seed: int) -> str:
 
 class LocatorDrift:
     name: ClassVar[str] = "locator_drift"
-    reads_data_values: ClassVar[bool] = False  # (it declares what the assets test)
+    reads_data_values: ClassVar[bool] = False  # (it declares what structural rules test)
     kind: ClassVar[ShiftKind] = "perceptual"
     description: ClassVar[str] = (
         "The benchmark's perceptual shift: rename or drop test hooks, rename classes and ids "
@@ -189,7 +189,7 @@ class LocatorDrift:
         if not refs.complete:
             doc.data_attributes_tested = None
         elif doc.data_attributes_tested is not None:
-            doc.data_attributes_tested |= refs.attributes
+            doc.data_attributes_tested |= refs.values_tested
         doc.notes[self.name] = {
             **{key: value for key, value in counts.items() if value},
             "wrapper": wrapper,

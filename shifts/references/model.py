@@ -4,6 +4,7 @@ structural rules of their selectors, and `PageRefs`, the questions locator drift
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -13,6 +14,8 @@ from lxml import etree
 # A compound selector's element tests: tag (None = any), classes, id, attribute names.
 # The attribute tests are (name, operator, value), operator "" for presence.
 Keys = tuple[str | None, frozenset[str], str | None, frozenset[tuple[str, str, str]]]
+# An attribute test with a value in a simple selector (`[data-step=3]`, `[name^="a"]`): its name.
+_VALUE_TEST = re.compile(r"\[\s*([^\s~|^$*=\]]+)\s*[~|^$*]?=")
 # The attributes by which scripts find widgets (Stimulus's `[data-controller]`, `[role=tablist]`).
 WIDGET_ATTRIBUTE_PREFIXES = ("data-", "aria-", "role")
 
@@ -121,6 +124,23 @@ class AssetRefs:
         without one, no element's place matters, and nothing need be asked per element."""
         index = self._structure_index
         return bool(index.by_key or index.universal)
+
+    @functools.cached_property
+    def values_tested(self) -> frozenset[str]:
+        """The attributes a structural rule, or a script's step to a sibling, tests the value
+        of (`[data-step="3"] > a`, `.next("[data-step=3]")`): where an element's place may
+        depend on what the attribute holds. (Elsewhere a selector's attribute decides by being
+        there, or by its own value: `[data-controller]`.)"""
+        in_rules = (
+            name.lower()
+            for rule in self.structure
+            for keys in (rule.keys, rule.parent, rule.ancestor, rule.sibling)
+            if keys is not None
+            for name, operator, _ in keys[3]
+            if operator
+        )
+        in_steps = (name.lower() for step in self.steps_held for name in _VALUE_TEST.findall(step))
+        return frozenset([*in_rules, *in_steps])
 
     @functools.cached_property
     def has_subtree(self) -> bool:
@@ -264,9 +284,8 @@ class PageRefs:
         return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)
 
     @property
-    def attributes(self) -> frozenset[str]:
-        """The attributes a stylesheet selects by, or a script reads or queries."""
-        return self.assets.attributes | self.inline.attributes
+    def values_tested(self) -> frozenset[str]:
+        return self.assets.values_tested | self.inline.values_tested
 
     def scripts_read_attribute(self, name: str) -> bool:
         return self.assets.scripts_read_attribute(name) or self.inline.scripts_read_attribute(name)

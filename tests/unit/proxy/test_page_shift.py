@@ -866,6 +866,14 @@ def test_a_value_that_makes_a_target_origin_after_a_longer_number_is_shifted_afr
             "4",
             False,
         ),
+        # A rule that tests the attribute's presence, not its value (OOUI's `[data-ooui]`).
+        (
+            '<style>[data-url] > a { color: red }</style><div data-url="/s/%s/">'
+            '<a href="/a">A</a></div>',
+            "7",
+            "8",
+            True,
+        ),
         # A control's data value: its change map entry holds it.
         ('<p><button type="button" data-count="%s">Act</button></p>', "3", "4", False),
         # A test hook's value: a hook the drift drops, or keeps as it is.

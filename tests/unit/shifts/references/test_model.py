@@ -41,3 +41,20 @@ def test_ancestor_answers_kept_per_node_are_what_walking_up_finds() -> None:
             for keys in compounds:
                 walked = any(_matches(node, keys) for node in element.iterancestors())
                 assert kept.at_or_above(element.getparent(), keys) == walked
+
+
+def test_the_attributes_whose_values_decide_a_place_are_those_a_rule_or_a_step_tests() -> None:
+    """A structural rule's value test (`[data-step="3"] > a`, on any of its compounds) and a
+    script's step to a sibling by a value (`.next("[data-pos=2]")`) decide by what the
+    attribute holds; a test of its presence (`[data-controller] > a`), a rule that is no
+    structure (`[data-kind="x"] a`) and a script that reads the attribute do not."""
+    refs = merge_refs(
+        [
+            css_refs(
+                '[data-step="3"] > a {} div > [Data-Col^="c"] {} [data-controller] > a {}'
+                '[data-kind="x"] a {} [data-row="1"] + li {}'
+            ),
+            js_refs('$(el).next("[data-pos=2]"); el.getAttribute("data-read")'),
+        ]
+    )
+    assert refs.values_tested == {"data-step", "data-col", "data-row", "data-pos"}
