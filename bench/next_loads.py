@@ -24,7 +24,6 @@ time in every page's script.
 from __future__ import annotations
 
 import argparse
-import html
 import re
 import statistics
 import tempfile
@@ -38,6 +37,7 @@ from bench.fixtures import timed_rewrite
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages
 from tests.helpers.lab import key_values
+from tests.helpers.lab_wagtail import admin_session, hidden_fields
 from tests.helpers.processes import ServiceProcess
 
 WORDPRESS_PAGES = [
@@ -84,16 +84,6 @@ def wordpress_session(env: dict[str, str]) -> dict[str, str]:
     return session_cookies(env["LAB_URL"], env["LAB_USER"], env["LAB_PASSWORD"])
 
 
-def hidden_fields(form: str) -> dict[str, str]:
-    """A form's hidden inputs, by name (a login token among them)."""
-    fields = {}
-    for tag in re.findall(r'<input[^>]*type="hidden"[^>]*>', form):
-        name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
-        if name is not None:
-            fields[html.unescape(name[1])] = html.unescape(value[1]) if value else ""
-    return fields
-
-
 def mediawiki_session(env: dict[str, str]) -> dict[str, str]:
     """The cookies of a MediaWiki session logged in through its login form (the form's hidden
     fields, the login token among them, sent back with the name and password)."""
@@ -110,24 +100,11 @@ def mediawiki_session(env: dict[str, str]) -> dict[str, str]:
     return cookies
 
 
-def wagtail_session(env: dict[str, str]) -> dict[str, str]:
-    """The cookies of a Wagtail admin session logged in through its login form (Django's CSRF
-    field sent back, with the CSRF cookie, and an Origin Django accepts)."""
-    with httpx.Client(base_url=env["LAB_URL"], timeout=60, trust_env=False) as client:
-        fields = hidden_fields(client.get("/admin/login/").text)
-        fields.update(username=env["LAB_USER"], password=env["LAB_PASSWORD"])
-        client.post("/admin/login/", data=fields, headers={"Origin": env["LAB_URL"]})
-        cookies = dict(client.cookies.items())
-    if not any(name.endswith("sessionid") for name in cookies):  # (the lab names its cookies)
-        raise SystemExit("Wagtail's login did not log in")
-    return cookies
-
-
 # Each app's pages and how to log in.
 APPS = {
     "wordpress": (WORDPRESS_PAGES, wordpress_session),
     "mediawiki": (MEDIAWIKI_PAGES, mediawiki_session),
-    "wagtail": (WAGTAIL_PAGES, wagtail_session),
+    "wagtail": (WAGTAIL_PAGES, admin_session),
 }
 
 

@@ -6,11 +6,13 @@ on both versions, the source (6.3) and the target (8.0)."""
 
 from __future__ import annotations
 
+import html
 import re
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 from playwright.sync_api import expect
 
 # The same paths as LAB_PAGES (public) and LAB_ADMIN_PAGES (need the admin login; the page ids
@@ -23,6 +25,29 @@ ADMIN_PAGES: tuple[str, ...] = (
     "/admin/pages/5/",
     "/admin/pages/4/edit/",
 )
+
+
+def hidden_fields(form: str) -> dict[str, str]:
+    """A form's hidden inputs, by name (a login token among them)."""
+    fields = {}
+    for tag in re.findall(r'<input[^>]*type="hidden"[^>]*>', form):
+        name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
+        if name is not None:
+            fields[html.unescape(name[1])] = html.unescape(value[1]) if value else ""
+    return fields
+
+
+def admin_session(env: dict[str, str]) -> dict[str, str]:
+    """The cookies of an admin session logged in through the login form (Django's CSRF field
+    sent back, with the CSRF cookie, and an Origin Django accepts), straight to the lab."""
+    with httpx.Client(base_url=env["LAB_URL"], timeout=60, trust_env=False) as client:
+        fields = hidden_fields(client.get("/admin/login/").text)
+        fields.update(username=env["LAB_USER"], password=env["LAB_PASSWORD"])
+        client.post("/admin/login/", data=fields, headers={"Origin": env["LAB_URL"]})
+        cookies = dict(client.cookies.items())
+    if not any(name.endswith("sessionid") for name in cookies):  # (the lab names its cookies)
+        raise RuntimeError("Wagtail's login did not log in")
+    return cookies
 
 
 def task(

@@ -20,6 +20,7 @@ from shifts import volatile
 from shifts.conditions import CONDITIONS
 from shifts.perceptual.locators import LocatorParams
 from tests.helpers.lab import APPS, LabApp, lab_app, oracle, task_under
+from tests.helpers.lab_wagtail import admin_session
 from tests.helpers.processes import ServiceProcess
 
 pytestmark = pytest.mark.browser
@@ -145,6 +146,40 @@ def test_a_form_with_a_fresh_csrf_token_is_not_shifted_again(
     # and the runtime's load index.
     first, second = (volatile.mask(re.sub(r"&quot;l&quot;:\d+", "", page)) for page in pages)
     assert first == second and pages[0] != pages[1]
+
+
+def test_wagtails_page_editor_next_loads_are_swapped(
+    lab: tuple[LabApp, dict[str, str]], service: ServiceProcess
+) -> None:
+    """Wagtail's page editor opens an editing session at each load: its counter is in the
+    Stimulus URLs (`data-w-swap-src-value=".../ping/wagtailcore/page/4/14/"`), and Draft.js's
+    random block keys are in the rich text field's hidden JSON. A next load is the last shift
+    with those spliced in (each had every load of the editor shifted whole), and the pages are
+    shifted alike."""
+    app, env = lab
+    if app.name != "wagtail":
+        pytest.skip("the editing sessions are Wagtail's")
+    episode = service.create_episode(condition="Src-Perc", seed=1)
+    editor = env["LAB_URL"] + "/admin/pages/4/edit/"
+    session = admin_session(env)
+    with httpx.Client(proxy=str(episode["proxy_url"]), cookies=session, timeout=60) as client:
+        first = client.get(editor).text
+        before = shifted_pages(service)
+        pages = [client.get(editor).text for _ in range(3)]
+    after = shifted_pages(service)
+    release = re.compile(r"editing-sessions/release/(\d+)/")
+    sessions = {found[1] for page in [first, *pages] if (found := release.search(page))}
+    assert len(sessions) == 4, sessions  # (a new session at each load)
+    assert after["swapped_total"] - before["swapped_total"] == 3, (before, after)
+    assert after["shifted_total"] == before["shifted_total"], (before, after)
+    # Shifted alike: the same drift, but for the tokens, the sessions, the block keys and the
+    # runtime's load index.
+    keys = r"&quot;key&quot;: &quot;\w+&quot;|\"key\": \"\w+\""
+    unchanging = {
+        volatile.mask_text(re.sub(keys, "", re.sub(r"&quot;l&quot;:\d+", "", page)))
+        for page in [first, *pages]
+    }
+    assert len(unchanging) == 1
 
 
 def test_the_wordpress_admins_next_loads_are_swapped(
