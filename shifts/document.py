@@ -29,7 +29,7 @@ from shifts.encoding import (
     meta_charset,
 )
 from shifts.parsing import parse_html
-from shifts.volatile import WORD_BYTES, Number, Swaps
+from shifts.volatile import WORD_BYTES, Number, Swaps, attribute_in_serialized_tag
 
 # A change map's entry holds the first this many characters of its element's text.
 CHANGE_MAP_TEXT_CHARS = 80
@@ -213,6 +213,11 @@ class FrozenDocument:
             if page.count(context) != 1 or body.count(context) != 1:
                 return None
             at = body.find(context) + position - start
+            if number.attribute is not None and (
+                attribute_in_serialized_tag(body, at) != number.attribute
+            ):
+                return None  # (the parser dropped it: the context is another text's, written
+                # as it is in the tree and as a reference in the page, `/s/&#55;/`)
             body = body[:at] + after + body[at + len(before) :]
             page = page[:position] + after + page[position + len(before) :]
             if points is not None:

@@ -216,6 +216,8 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     ):
         return False
     if kind is _Kind.START_TAG and _data_at(page, position) is not None:
+        if not _read_as_written(page, position, position + len(before)):
+            return False
         kind = _Kind.UNREAD_TEXT  # (read as a script's string is: the same refusals)
     if kind not in (None, _Kind.UNREAD_TEXT):
         return False
@@ -245,31 +247,25 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
 def _in_hidden_value(page: bytes, position: int) -> bool:
     """Whether `position` is in the value of an `<input type="hidden">`: no shift reads it (a
     coin reads an input's name, relabel a button's value, the change map no value)."""
-    markup = _markup(page)
-    at = markup.span_at(position)
-    if at is None or markup.kinds[at] is not _Kind.START_TAG:
+    held = _element_value_at(page, position)
+    if held is None or held.name != b"value":
         return False
-    start, end = markup.starts[at], markup.ends[at]
-    tag = _TAG_NAME.match(page, start, end)
+    tag = _TAG_NAME.match(page, held.tag_start, held.tag_end)
     if tag is None or tag.group(1).lower() != b"input":
-        return False
-    if _attribute_at(page, start, end, position) != b"value":
         return False
     types = [
         _unquoted(attribute.group(2) or b"").strip().lower()
-        for attribute in _attributes(page, start, end)
+        for attribute in _attributes(page, held.tag_start, held.tag_end)
         if attribute.group(1).lower() == b"type"
     ]
     return types[:1] == [b"hidden"]  # (the first of the name is the one the element has)
 
 
 def _attribute_holding(page: bytes, position: int) -> bytes | None:
-    """The name of the attribute whose value holds `position`, if one does."""
-    markup = _markup(page)
-    at = markup.span_at(position)
-    if at is None or markup.kinds[at] is not _Kind.START_TAG:
-        return None
-    return _attribute_at(page, markup.starts[at], markup.ends[at], position)
+    """The name of the attribute whose value holds `position`, if one does (and the parser
+    gives the element that value: `_element_value_at`)."""
+    held = _element_value_at(page, position)
+    return None if held is None else held.name
 
 
 def _data_at(page: bytes, position: int) -> bytes | None:
@@ -278,11 +274,95 @@ def _data_at(page: bytes, position: int) -> bytes | None:
     return name if name is not None and name.startswith(b"data-") else None
 
 
+class _Held(typing.NamedTuple):
+    name: bytes  # the attribute's, in lower case
+    tag_start: int
+    tag_end: int
+    attribute: re.Match[bytes]  # (`_ONE_ATTRIBUTE`'s: its value is group 2)
+
+
+def _element_value_at(page: bytes, position: int) -> _Held | None:
+    """The attribute whose value holds `position`, where the parser gives an element that
+    value as the page has it: not a tag in a title's or a textarea's text (text to the parser,
+    which a coin reads as a container's text), not an attribute a tag has twice past the first
+    (the parser keeps the first), not a second `<html>`, `<head>` or `<body>` (the parser
+    drops it, attributes and all). None otherwise."""
+    markup = _markup(page)
+    at = markup.span_at(position)
+    if at is None or markup.kinds[at] is not _Kind.START_TAG or at in markup.in_text:
+        return None
+    start, end = markup.starts[at], markup.ends[at]
+    tag = _TAG_NAME.match(page, start, end)
+    if tag is None:
+        return None
+    if (name := tag.group(1).lower()) in _ONCE_TAGS:
+        first = re.search(rb"<" + name + rb"[\t\n\f\r />]", page, re.IGNORECASE)
+        if first is None or first.start() != start:
+            return None
+    seen: set[bytes] = set()
+    for attribute in _attributes(page, start, end):
+        attribute_name = attribute.group(1).lower()
+        if attribute.start(2) <= position < attribute.end(2):
+            if attribute_name in seen:
+                return None
+            return _Held(attribute_name, start, end, attribute)
+        if position < attribute.end():
+            return None
+        seen.add(attribute_name)
+    return None
+
+
+_ONCE_TAGS = frozenset({b"html", b"head", b"body"})
+
+
+def _read_as_written(page: bytes, start: int, end: int) -> bool:
+    """Whether the word `start`..`end` of a `data-*` value is read from the value as the page
+    writes it: scripts read the value with its references decoded (`&#61;` is `=`, `&#45;`
+    a `-` that joins the word to the one before) and over its line ends, so the refusals
+    made on the page's bytes (an attribute test open before it, a character's code, a name)
+    are made again on what they read: the word is whole there, and no attribute test or
+    escape is open before it in the value."""
+    held = _element_value_at(page, start)
+    if held is None:
+        return False
+    value_start, value_end = held.attribute.span(2)
+    if page[value_start : value_start + 1] in (b'"', b"'"):
+        value_start += 1
+        if page[value_end - 1 : value_end] == page[value_start - 1 : value_start]:
+            value_end -= 1
+    before = html.unescape(page[value_start:start].decode("latin-1"))
+    after = html.unescape(page[end:value_end].decode("latin-1"))
+    if before[-1:] in _WORD_CHARACTERS or after[:1] in _WORD_CHARACTERS:
+        return False
+    return not (_ESCAPED_TEXT.search(before) or _IN_ATTRIBUTE_TEST_TEXT.search(before))
+
+
+_WORD_CHARACTERS = frozenset(map(chr, WORD_BYTES))
+_ESCAPED_TEXT = re.compile(r"(?:&#?|\\|\\u\{)\Z")
+# (`_IN_ATTRIBUTE_TEST` on a value's text: over its line ends, as a selector reads it)
+_IN_ATTRIBUTE_TEST_TEXT = re.compile(r"\[\s*(?:[\w*-]*\|)?[A-Za-z_][\w:-]*\s*[~|^$*]?=[^\]]*\Z")
+
+
+def attribute_in_serialized_tag(body: bytes, position: int) -> bytes | None:
+    """The lower-case name of the attribute whose value holds `position` in a serialized tree
+    (libxml2 writes every `<` and `>` of a value and of a text as a reference: a tag runs from
+    the `<` before to the `>` after); None where `position` is in no tag's value."""
+    start = body.rfind(b"<", 0, position)
+    end = body.find(b">", position)
+    if start < 0 or end < 0 or body.find(b">", start, position) >= 0:
+        return None
+    if _TAG_NAME.match(body, start, end + 1) is None:
+        return None
+    return _attribute_at(body, start, end + 1, position)
+
+
 # What ends right before a word that is a character's code: `&`, `&#`, `\`, `\u{`.
 _ESCAPED = re.compile(rb"(?:&#?|\\|\\u\{)\Z")
 # An attribute test open before a word, on its line: `[name=`, `[name^=`, ... and its value
 # so far (no `]`).
-_IN_ATTRIBUTE_TEST = re.compile(rb"\[[\t\f\r ]*[A-Za-z_][\w:-]*[\t\f\r ]*[~|^$*]?=[^\]\n]*\Z")
+_IN_ATTRIBUTE_TEST = re.compile(
+    rb"\[[\t\f\r ]*(?:[\w*-]*\|)?[A-Za-z_][\w:-]*[\t\f\r ]*[~|^$*]?=[^\]\n]*\Z"
+)
 _ATTRIBUTE_TEST_LOOK_BACK = 256
 
 
@@ -488,6 +568,9 @@ class _Markup:
     starts: list[int] = dataclasses.field(default_factory=list)
     ends: list[int] = dataclasses.field(default_factory=list)
     kinds: list[_Kind] = dataclasses.field(default_factory=list)
+    # The start tags in a title's, a textarea's (...) text: text to the parser, whose values
+    # are then its text's (a coin reads a container's text), no element's attributes.
+    in_text: set[int] = dataclasses.field(default_factory=set)
 
     def add(self, start: int, end: int, kind: _Kind) -> None:
         self.starts.append(start)
@@ -525,6 +608,8 @@ def _markup(page: bytes) -> _Markup:
         else:
             kind = _Kind.UNREAD_TEXT if found.group("comment") else _Kind.OPAQUE
         markup.add(start, position, kind)
+        if start < raw_until:
+            markup.in_text.add(len(markup.starts) - 1)
         if start < raw_until or name not in _RAW_TEXT_ELEMENTS or page[position - 1] != 0x3E:
             continue
         end = _END_TAG[name].search(page, position)

@@ -749,6 +749,12 @@ NUMBER_PIECES = [
     "<script>document.querySelectorAll('[data-url]')</script>",
     '<input type="hidden" name="state" value="{{&quot;key&quot;: &quot;k{n}x&quot;}}">',
     '<input type="HIDDEN" value="{n}"><input type="text" value="v{n}">',
+    '<div><textarea><input type="hidden" value="w{n}x"></textarea></div>',
+    '<div data-u="/a/" data-u="/u/{n}/"><a href="/v">V</a></div><p>/u/&#51;/ and /u/&#52;/</p>',
+    '<div data-target="body > [data-k&#61;{n}]">t</div><div data-k="3"><a href="/k">K</a></div>',
+    '<div data-target="[data-k=\n{n}] > a">t</div>',
+    '<style>[*|data-col="{n}"] > a {{ color: red }}</style>',
+    '<input type=" hidden" value="k{n}"><input type="hidden" type="submit" value="Log{n}">',
 ]
 
 
@@ -898,6 +904,48 @@ def test_a_word_in_a_data_or_hidden_value_comes_out_as_shifting_it_afresh_gives(
         )
         if swapped is not None:
             assert bool(made) is swapped, (condition, extra)
+
+
+_COLUMNS = (
+    '<div data-col="372"><a href="/ya">Ya</a><a href="/yb">Yb</a></div>'
+    '<div data-col="418"><a href="/za">Za</a><a href="/zb">Zb</a></div>'
+)
+
+
+@pytest.mark.parametrize(
+    ("markup", "first", "second"),
+    [
+        # A hidden input's tag in a textarea's text is text: a container's coin reads it.
+        (
+            '<p><a href="/q">Q</a></p><textarea><input type="hidden" value="%s"></textarea>',
+            "abcde",
+            "fghij",
+        ),
+        # An attribute the parser drops (a tag's second of the name, a second `<body>`), whose
+        # text is elsewhere as a reference: what the context finds in the shift is that text.
+        ('<div data-u="/x/1/" data-u="/y/%s/">a</div><p>Go to /y/&#55;/ now</p>', "7", "8"),
+        ('<body data-u="/y/%s/"><p>Go to /y/&#55;/ now</p>', "7", "8"),
+        ('<input type="hidden" value="a" value="%s"><p>see j&#108;3ez here</p>', "jl3ez", "y9d4r"),
+        # A data value a script reads as a selector, its attribute test open before the
+        # number only once its references are decoded, or over a line's end.
+        ('<div data-target="body > [data-col&#61;%s]">t</div>' + _COLUMNS, "372", "999"),
+        ('<div data-target="body > &#91;data-col=%s]">t</div>' + _COLUMNS, "372", "999"),
+        ('<div data-target="body > [data-col=\n%s]">t</div>' + _COLUMNS, "372", "999"),
+    ],
+)
+def test_a_data_or_hidden_value_the_shift_does_not_hold_as_written_is_shifted_afresh(
+    markup: str, first: str, second: str
+) -> None:
+    """A word in a value that the parser does not give an element as the page writes it (a tag
+    in a textarea's text, a dropped attribute), or that a script reads otherwise (its
+    references decoded, over its lines): the next load comes out as a whole shift gives."""
+    for seed in range(4):
+        next_loads_as_afresh(
+            with_markup(markup, first, FIRST),
+            with_markup(markup, second, SECOND),
+            [seed],
+            condition="Src-Perc",
+        )
 
 
 @pytest.mark.parametrize(

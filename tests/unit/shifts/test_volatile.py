@@ -271,6 +271,46 @@ def test_a_number_in_a_data_value_and_a_word_in_a_hidden_value_are_spliced() -> 
         assert volatile.swaps(old, new) is None, old
 
 
+def test_a_value_the_parser_does_not_give_an_element_as_written_is_no_word_to_splice() -> None:
+    """A hidden input's tag in a textarea's or a title's text (text to the parser), an
+    attribute a tag has twice past the first (dropped), a second `<body>` (dropped), and a
+    data value's number that a script reads joined to a word or in an attribute test once its
+    references are decoded, or over a line's end: not spliced. The first of a name, and a
+    reference away from the number, are."""
+    for old, new in (
+        (
+            b'<textarea><input type="hidden" value="jl3ez"></textarea>',
+            b'<textarea><input type="hidden" value="y9d4r"></textarea>',
+        ),
+        (
+            b'<title><input type="hidden" value="jl3ez"></title>',
+            b'<title><input type="hidden" value="y9d4r"></title>',
+        ),
+        (b'<div data-u="/a/" data-u="/b/7/">x</div>', b'<div data-u="/a/" data-u="/b/8/">x</div>'),
+        (
+            b'<input type="hidden" value="a" VALUE="jl3ez">',
+            b'<input type="hidden" value="a" VALUE="y9d4r">',
+        ),
+        (b'<body><p>x</p><body data-u="/b/7/">', b'<body><p>x</p><body data-u="/b/8/">'),
+        (b'<div data-t="[data-k&#61;3]">x</div>', b'<div data-t="[data-k&#61;4]">x</div>'),
+        (b'<div data-t="&#91;data-k=3]">x</div>', b'<div data-t="&#91;data-k=4]">x</div>'),
+        (b'<div data-t="[data-k=\n3]">x</div>', b'<div data-t="[data-k=\n4]">x</div>'),
+        (b'<div data-t="#row&#45;3">x</div>', b'<div data-t="#row&#45;4">x</div>'),
+        (b'<div data-t="#row-3&#45;x">x</div>', b'<div data-t="#row-4&#45;x">x</div>'),
+        (b'<style>[*|data-k="3"] > a {}</style>', b'<style>[*|data-k="4"] > a {}</style>'),
+    ):
+        assert volatile.swaps(old, new) is None, old
+    for old, new in (
+        (
+            b'<div data-u="/b/7/" data-v="/b/7/">x</div>',
+            b'<div data-u="/b/8/" data-v="/b/7/">x</div>',
+        ),
+        (b'<div data-u="/b?a=1&amp;n=7">x</div>', b'<div data-u="/b?a=1&amp;n=8">x</div>'),
+        (b'<body data-u="/b/7/"><p>x</p>', b'<body data-u="/b/8/"><p>x</p>'),
+    ):
+        assert volatile.swaps(old, new) is not None, old
+
+
 def test_a_character_code_is_no_number() -> None:
     """Digits that code a character (a reference, a script's or a style's escape) are not a
     number spliced in: the character they code is another, and read as it is."""
