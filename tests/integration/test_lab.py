@@ -221,7 +221,7 @@ def test_mediawikis_next_loads_are_swapped(
     """MediaWiki writes a request id and its response time into every page's script
     (`wgRequestId`, `wgBackendResponseTime`): a next load is the last shift with the id swapped
     and the time spliced in, not shifted again (the time, a short number, had every load shifted
-    whole). A time of another length than the last shift's is still shifted whole."""
+    whole), whatever its length."""
     app, env = lab
     if app.name != "mediawiki":
         pytest.skip("the request id and response time are MediaWiki's")
