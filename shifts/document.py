@@ -72,6 +72,9 @@ class FrozenDocument:
     # What a shift replaced in the page's bytes wherever it occurs (`replace_bytes`: a
     # deployment's target origin), found there or not.
     replaced: tuple[bytes, ...] = ()
+    # What a shift looked for in the page's bytes before it asked the tree (`holds_bytes`:
+    # relayout's list markers, relabel's labels), found there or not.
+    looked_for: tuple[bytes, ...] = ()
     # The `data-*` attributes a shift may have decided by the values of
     # (`HtmlDocument.data_attributes_tested`); None: any.
     data_attributes_tested: frozenset[str] | None = None
@@ -157,7 +160,10 @@ class FrozenDocument:
         bytes of `A317`, in GB18030 a digit byte is a part of `À`)."""
         if not is_ascii_transparent(self.encoding):
             return None
-        if self.replaced and not _apart_from(self.replaced, swaps, raw):
+        searched = self.replaced + self.looked_for
+        if searched and not _apart_from(searched, swaps, raw):
+            return None
+        if not _read_alike(swaps, raw):
             return None
         body = self.body
         for before, after in swaps.values.items():
@@ -226,10 +232,9 @@ class FrozenDocument:
                     points[0] + longer if points[0] > at else points[0],
                     points[1] + longer if points[1] > at else points[1],
                 )
-        if any(len(n.before) != len(n.after) for n in swaps.numbers) and _read_by_their_start(
-            page
-        ) != _read_by_their_start(raw):
-            return None  # (a number of another length moved what is read past a cut, or in)
+        if points is not None and points[0] != _early_point(body):
+            return None  # (a number of another length in a head's `<link>` moved a `<meta
+            # charset>` past the 1024 bytes after the prolog that deferred scripts follow, or in)
         return body, points
 
 
@@ -247,13 +252,31 @@ def _plain_around(page: bytes, start: int, end: int, low: int, high: int) -> tup
 _PLAIN = frozenset(WORD_BYTES | frozenset(b" /.:,!?()[]{}+*=~@$%^|#"))
 
 
-def _read_by_their_start(page: bytes) -> tuple[bytes | None, bool]:
-    """What the shifts read of a page's first bytes only, where a number of another length
-    before it moves it past the cut or into it: the charset a <meta> in the first 1024 bytes
-    names (`detect_encoding`: the page's encoding), and whether a doctype is in the first
-    4096 (`is_fragment`, `_without_invented_doctype`: libxml2's doctype kept or dropped).
-    (In an encoding a swap is made in, the bytes are ASCII's as these patterns read them.)"""
-    return meta_charset(page), _DOCTYPE.search(page[:4096]) is not None
+def _read_alike(swaps: Swaps, old: bytes) -> bool:
+    """Whether the shifts read the page the `swaps` tell from `old` as they read `old` where
+    they read its bytes, not its tree (`_read_of_the_bytes`). (Values keep their lengths: with
+    no number, only the first bytes are read, and are swapped.)"""
+    hidden = any(number.attribute == b"value" for number in swaps.numbers)
+    if not swaps.numbers:
+        old = old[: _FIRST_BYTES_READ + max(map(len, swaps.values), default=0)]
+    return _read_of_the_bytes(swaps.applied_to(old), hidden) == _read_of_the_bytes(old, hidden)
+
+
+_FIRST_BYTES_READ = 4096
+
+
+def _read_of_the_bytes(page: bytes, hidden: bool) -> tuple[object, ...]:
+    """What the shifts read of a page's bytes, not its tree, that a swap may change: the
+    charset a <meta> in the first 1024 bytes names (`detect_encoding`: the page's encoding),
+    and whether a doctype is in the first 4096 (`is_fragment`, `_without_invented_doctype`:
+    libxml2's doctype kept or dropped), which a number of another length before them moves
+    past the cut or into it, and a number or a value in them makes another (`iso-8859-2`
+    in a comment, a script, a data value); where a hidden input's word changes (any word:
+    `<input type="hidden" value="<body ...">`), whether a document's start tag is anywhere
+    (`is_fragment`) too. (In an encoding a swap is made in, the bytes are ASCII's as these
+    patterns read them.)"""
+    read = meta_charset(page), _DOCTYPE.search(page[:_FIRST_BYTES_READ]) is not None
+    return (*read, _DOCUMENT_START.search(page) is not None) if hidden else read
 
 
 def _apart_from(strings: tuple[bytes, ...], swaps: Swaps, old: bytes) -> bool:
@@ -327,6 +350,7 @@ class HtmlDocument:
         self._tree_changed = False
         self._bytes_edits: list[tuple[bytes, bytes]] = []
         self._replaced: list[bytes] = []  # (every string `replace_bytes` was asked for)
+        self._looked_for: list[bytes] = []  # (every string `holds_bytes` was asked for)
         self._head_markup: list[str] = []
         self._early_markup: list[str] = []  # deferred scripts: at the start of <head>
         # What each shift did on this page (shift name -> summary), recorded as an event.
@@ -388,6 +412,7 @@ class HtmlDocument:
             changed=self.changed,
             splice_points=points if points is not None and points[0] <= points[1] else None,
             replaced=tuple(self._replaced),
+            looked_for=tuple(self._looked_for),
             data_attributes_tested=self.data_attributes_tested,
         )
 
@@ -406,6 +431,7 @@ class HtmlDocument:
         doc.changes = list(frozen.changes)
         doc.runtime = copy.deepcopy(frozen.runtime)
         doc._replaced = list(frozen.replaced)
+        doc._looked_for = list(frozen.looked_for)
         doc.data_attributes_tested = frozen.data_attributes_tested
         if frozen.splice_points is not None:
             doc._splice_points = (frozen.body, *frozen.splice_points)
@@ -473,6 +499,14 @@ class HtmlDocument:
         if count:
             self._bytes_edits.append((old, new))
         return count
+
+    def holds_bytes(self, needle: bytes) -> bool:
+        """Whether the page's bytes hold `needle` (what a shift looks for before it asks the
+        tree, to skip the parse where it is in no text): kept, found or not, so that a next
+        load whose swaps make or unmake an occurrence is shifted afresh (a hidden input's
+        `<nav`, an entity-written button's label in its value)."""
+        self._looked_for.append(needle)
+        return needle in self.original
 
     def to_bytes(self) -> bytes:
         """The document as it should be served; the original bytes when nothing changed."""

@@ -211,6 +211,15 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     if len(before) != len(after):
         if not (before.isdigit() and after.isdigit()):
             return False  # (a number of another length: a whole one, `9` then `10`)
+        # A coin reads a container's text across its tags, masked: the word the number is a
+        # part of there (`Inbox<b>4</b>` is `Inbox4`, masked `Inbox#`) may be a run of 8 or
+        # more, masked whole, with one of the two (`#` for `Inbox372`). (With none of the
+        # text beside it, or 7 digits or more, a number is masked whole either way.)
+        shorter, longer = sorted((len(before), len(after)))
+        if shorter < MIN_LENGTH - 1 and _joined_length(
+            page, position, position + len(before)
+        ) >= max(1, MIN_LENGTH - longer):
+            return False
     elif any(
         a != b and not (_is_digit(a) and _is_digit(b)) for a, b in zip(before, after, strict=True)
     ):
@@ -242,6 +251,58 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     ):
         return False
     return not _is_a_name(page, before) and not _is_a_name(page, after)
+
+
+def _joined_length(page: bytes, start: int, end: int) -> int:
+    """How many word characters a text as a coin reads it (an element's, across its tags and
+    comments, its references decoded, its scripts' and styles' texts in it) joins to the word
+    `start`..`end` of the page's text, on both sides (up to `MIN_LENGTH` each): what the word
+    is a part of there. 0 in a comment (which no coin reads) or in a tag."""
+    markup = _markup(page)
+    at = markup.span_at(start)
+    if at is not None and (markup.kinds[at] is not _Kind.UNREAD_TEXT or _is_comment(page, at)):
+        return 0
+    joined = 0
+    for step in (-1, 1):
+        position, count = (start if step < 0 else end), 0
+        while count < MIN_LENGTH and 0 < position < len(page) + (step < 0):
+            byte_at = position - 1 if step < 0 else position
+            span = markup.span_at(byte_at)
+            if (
+                span is not None
+                and span != at
+                and (markup.kinds[span] is not _Kind.UNREAD_TEXT or _is_comment(page, span))
+            ):
+                position = markup.starts[span] if step < 0 else markup.ends[span]
+                continue  # (a tag or a comment: the text goes on past it)
+            reference = (
+                _REFERENCE_BEFORE.search(page, max(0, position - 40), position)
+                if step < 0
+                else _REFERENCE.match(page, position)
+            )
+            if reference is not None:
+                text = html.unescape(reference.group().decode("latin-1"))
+                if not set(text) <= _WORD_CHARACTERS:
+                    break
+                count += len(text)
+                position = reference.start() if step < 0 else reference.end()
+                continue
+            if page[byte_at] not in WORD_BYTES:
+                break
+            count += 1
+            position += step
+        joined += count
+    return joined
+
+
+def _is_comment(page: bytes, span: int) -> bool:
+    """Whether the markup span `span` (`_markup`) is a comment (`<!...>`, `<?...>`)."""
+    start = _markup(page).starts[span]
+    return page[start : start + 2] in (b"<!", b"<?")
+
+
+_REFERENCE = re.compile(rb"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);?")
+_REFERENCE_BEFORE = re.compile(rb"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);\Z")
 
 
 def _in_hidden_value(page: bytes, position: int) -> bool:
@@ -369,26 +430,50 @@ _ATTRIBUTE_TEST_LOOK_BACK = 256
 _AFFIX_ENDS = frozenset(b"-_")
 
 
+class _Names(typing.NamedTuple):
+    names: frozenset[bytes]  # the ids and class names, as written and as read
+    not_words: frozenset[bytes]
+    # The words of the ids and class names as the parser reads them (references decoded:
+    # `row&#45;4` is `row-4`); the tags' and attributes' names in lower case, as a selector
+    # reads them in any case (`h3` selects an `<H3>`, `[DATA-K3]` a `data-k3`).
+    words: frozenset[bytes]
+    markup_names: frozenset[bytes]
+
+
 @functools.lru_cache(maxsize=8)
-def _names(page: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
-    """The page's ids and class names; and those of its ids that hold a character no word has
-    and a digit, as the drift counts them (their text, in UTF-8)."""
+def _names(page: bytes) -> _Names:
+    """The page's ids and class names; those of its ids that hold a character no word has
+    and a digit, as the drift counts them (their text, in UTF-8); and what `_Names` says."""
     names: set[bytes] = set()
     not_words: set[bytes] = set()
+    words: set[bytes] = set()
+    markup_names: set[bytes] = set()
     markup = _markup(page)
     for start, end, kind in zip(markup.starts, markup.ends, markup.kinds, strict=True):
         if kind is not _Kind.START_TAG:
             continue
+        if (tag := _TAG_NAME.match(page, start, end)) is not None:
+            markup_names.add(tag.group(1).lower())
         for attribute in _attributes(page, start, end):
             name, value = attribute.group(1).lower(), _unquoted(attribute.group(2) or b"")
+            markup_names.add(name)
+            if name not in (b"class", b"id"):
+                continue
+            text = (
+                html.unescape(value.decode(errors="replace")).encode() if b"&" in value else value
+            )
+            words.update(_NAME_WORD.findall(text))
             if name == b"class":
                 names.update(value.split())
-            elif name == b"id":
-                names.add(value)
-                text = html.unescape(value.decode(errors="replace")).encode()
+                names.update(text.split())
+            else:
+                names.update((value, text))
                 if not set(text) <= WORD_BYTES and any(map(_is_digit, text)):
                     not_words.add(text)
-    return frozenset(names), frozenset(not_words)
+    return _Names(*map(frozenset, (names, not_words, words, markup_names)))
+
+
+_NAME_WORD = re.compile(rb"[A-Za-z0-9_-]+")
 
 
 def _unquoted(value: bytes) -> bytes:
@@ -417,7 +502,7 @@ def _is_digit(byte: int) -> bool:
 @functools.lru_cache(maxsize=256)
 def _is_a_name(page: bytes, word: bytes) -> bool:
     """Whether `word` is, whole, in an id or a class attribute of `page` (or a tag's or an
-    attribute's name)."""
+    attribute's name), as written or as the parser reads it (`_Names`)."""
     whole = re.compile(rb"(?<![A-Za-z0-9_-])" + re.escape(word) + rb"(?![A-Za-z0-9_-])")
     markup = _markup(page)
     for occurrence in whole.finditer(page):
@@ -426,7 +511,9 @@ def _is_a_name(page: bytes, word: bytes) -> bool:
             name = _attribute_at(page, markup.starts[at], markup.ends[at], occurrence.start())
             if name is None or name in (b"id", b"class"):
                 return True
-    return False
+    # (as the parser reads them: an id or a class with a reference, a name in another case)
+    names = _names(page)
+    return word in names.words or word.lower() in names.markup_names
 
 
 def _first_difference(old: bytes, new: bytes) -> int | None:

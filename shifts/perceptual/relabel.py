@@ -134,7 +134,7 @@ def runtime_rules(ctx: ShiftContext) -> dict[str, object]:
 
 def _any_present(doc: HtmlDocument, labels: dict[str, str]) -> bool:
     try:
-        return any(label.encode(doc.encoding) in doc.original for label in labels)
+        return any(doc.holds_bytes(label.encode(doc.encoding)) for label in labels)
     except UnicodeError:
         return True
 

@@ -95,7 +95,7 @@ class Relayout:
 
     def apply(self, doc: HtmlDocument, ctx: ShiftContext) -> HtmlDocument:
         params = RelayoutParams.model_validate(ctx.params_for(self.name))
-        if not any(marker in doc.original for marker in (b"<nav", b"<ul", b"role=", b"<aside")):
+        if not any(doc.holds_bytes(marker) for marker in (b"<nav", b"<ul", b"role=", b"<aside")):
             return doc
         root = doc.tree
         protected = protected_in(doc, ctx.site.protected_selectors)

@@ -755,6 +755,9 @@ NUMBER_PIECES = [
     '<div data-target="[data-k=\n{n}] > a">t</div>',
     '<style>[*|data-col="{n}"] > a {{ color: red }}</style>',
     '<input type=" hidden" value="k{n}"><input type="hidden" type="submit" value="Log{n}">',
+    '<div data-target="h{n} > a">t</div><H3><a href="/h3">Three</a><a href="/h3b">Tres</a></H3>',
+    '<div data-x="row-{n}">t</div><div id="row&#45;4"><a href="/r4">Four</a></div>',
+    "<p>Inbox<b>{n}</b> new</p>",
 ]
 
 
@@ -835,6 +838,24 @@ def test_a_number_of_another_length_that_moves_what_is_read_past_a_cut() -> None
     )
     for first, second in (charset, doctype):
         next_loads_as_afresh(first, second, range(2), condition="Src-Perc")
+
+
+def test_a_number_of_another_length_that_moves_a_charset_past_where_scripts_go_after_it() -> None:
+    """A `<link>`'s data value before a `<meta charset>` that ends 1024 bytes after the
+    `<head>` (past the page's first 1024, where its encoding is read): the deferred scripts
+    go right after it (`_early_point`), and, with `9` then `10`, at the head's start. The
+    next load comes out as a whole shift gives."""
+    links = "".join(f'<link rel="preload" href="/a{i:02d}.css">' for i in range(24))
+    first, second = _with_a_mark_ending_at(
+        lambda n, padding: (
+            f'<!DOCTYPE html><html><head><link rel="preload" href="/a.css" data-v="/b/{n}/x">'
+            f'{links}{" " * padding}<meta charset="utf-8"><title>t</title></head><body>'
+            '<p><a href="/home">Home</a> <button type="button">Menu</button></p></body></html>'
+        ).encode(),
+        b'<meta charset="utf-8">',
+        1051,  # (1024 past `<!DOCTYPE html>\n<html><head>` as libxml2 writes it)
+    )
+    next_loads_as_afresh(first, second, range(2), condition="Src-Perc")
 
 
 def test_a_value_that_makes_a_target_origin_after_a_longer_number_is_shifted_afresh() -> None:
@@ -945,6 +966,143 @@ def test_a_data_or_hidden_value_the_shift_does_not_hold_as_written_is_shifted_af
             with_markup(markup, second, SECOND),
             [seed],
             condition="Src-Perc",
+        )
+
+
+_TWO_LINKS = '<a href="/a">Alpha</a><a href="/b">Beta</a>'
+
+
+@pytest.mark.parametrize(
+    ("markup", "first", "second"),
+    [
+        # A selector's tag and attribute names are read in any case (a data value's, a
+        # script's): `h3` selects the page's `<H3>`, `[DATA-K3]` its `data-k3`.
+        ('<div data-target="h%s > a">t</div><H3>' + _TWO_LINKS + "</H3>", "3", "4"),
+        (
+            '<div data-target="[DATA-K%s] > a">t</div><div data-k3="y">' + _TWO_LINKS + "</div>",
+            "3",
+            "4",
+        ),
+        ('<script>q("h%s > a")</script><H3>' + _TWO_LINKS + "</H3>", "3", "4"),
+        # An id or a class written with a reference is its text decoded: `row&#45;4` is the
+        # `row-4` a data value or a script names.
+        ('<div data-x="row-%s">t</div><div id="row&#45;4">' + _TWO_LINKS + "</div>", "3", "4"),
+        ('<script>byId("row-%s")</script><div id="row&#45;4">' + _TWO_LINKS + "</div>", "3", "4"),
+        ('<div data-x="c%s">t</div><div class="c&#52;">' + _TWO_LINKS + "</div>", "3", "4"),
+    ],
+)
+def test_a_number_that_is_a_name_as_the_parser_reads_it_is_shifted_afresh(
+    markup: str, first: str, second: str
+) -> None:
+    """A number that makes a word a name of the page only as the parser reads the page (a tag's
+    or an attribute's name in another case, an id or a class with a character reference): the
+    drift keeps the element a selector or a script names, and wraps or renames it otherwise,
+    so the next load comes out as a whole shift gives."""
+    for seed in range(4):
+        next_loads_as_afresh(
+            with_markup(markup, first, FIRST),
+            with_markup(markup, second, SECOND),
+            [seed],
+            condition="Src-Perc",
+        )
+
+
+_PAGE = "<!DOCTYPE html><html><head><title>t</title></head><body>%s</body></html>"
+_EXTENDED = {"condition": "Src-Perc", "perceptual": "extended"}
+_SOURCE = {"condition": "Src-Perc"}
+
+
+def test_a_number_of_another_length_a_coin_reads_with_the_word_beside_it_is_shifted_afresh() -> (
+    None
+):
+    """A wrapper's coin reads its container's text across the tags in it, masked: `Inbox`
+    and a badge's `4` are `Inbox4`, masked `Inbox#`, and with `372` a run of 8 with a digit,
+    masked `#` whole. The container is wrapped or not by another coin: the next load comes
+    out as a whole shift gives, under the seeds where the two coins fall apart."""
+    controls = (
+        '<p><a href="/home">Home</a> <button type="button">Menu</button></p>'
+        '<div><a href="/one">One</a><a href="/two">Two</a></div>'
+    )
+    page = _PAGE % (controls + '<p><a href="/inbox">Inbox<span class="badge">%s</span></a></p>')
+    for first, second in (("4", "372"), ("372", "4")):
+        for config in (_SOURCE, _EXTENDED):
+            next_loads_as_afresh(
+                (page % first).encode(), (page % second).encode(), range(6), **config
+            )
+
+
+@pytest.mark.parametrize(
+    ("page", "first", "second", "config"),
+    [
+        # Relayout looks for `<ul`, `<nav`, `role=`, `<aside` in the bytes before it asks the
+        # tree for lists (a page's `<UL>` has none of them), relabel for its labels (a button's
+        # `S&#97;ve` has none): a hidden value's word that makes or unmakes one.
+        (
+            _PAGE
+            % (
+                '<input type="hidden" name="h" value="see <%s here"><UL class="menu">'
+                + "".join(f'<LI><a href="/{i}">Item {i}</a></LI>' for i in "abc")
+                + "</UL>"
+            ),
+            "nav",
+            "nab",
+            _EXTENDED,
+        ),
+        (
+            _PAGE
+            % (
+                '<input type="hidden" name="h" value="a %s b"><p><button type="button">S&#97;ve'
+                "</button></p><div>" + _TWO_LINKS + "</div>"
+            ),
+            "Savexy",
+            "Sxvexy",
+            _EXTENDED,
+        ),
+        # A document's start tag anywhere in a page makes it no fragment; a doctype in its
+        # first 4096 bytes is libxml2's kept (a hidden value's word, any word).
+        (
+            '<div><input type="hidden" name="h" value="x <%s y">' + _TWO_LINKS + "</div>",
+            "body",
+            "bodx",
+            _SOURCE,
+        ),
+        (
+            '<html><head><title>t</title></head><body><input type="hidden" name="h" '
+            'value="<!%s html"><div>' + _TWO_LINKS + "</div></body></html>",
+            "DOCTYPE",
+            "DOCTYPX",
+            _SOURCE,
+        ),
+        # The charset a `<meta>` in the first 1024 bytes names, in a comment or a data value:
+        # a number of the same length (`cp1252`, then `cp1251`) or a value (`iso-8859-2`, 8
+        # characters or more with a digit) makes it another.
+        (
+            '<!DOCTYPE html><html><head><!-- <meta charset="cp125%s"> --><title>t</title>'
+            "</head><body><div><a href='/a'>Caf\u00e9</a><a href='/b'>Beta</a></div></body></html>",
+            "2",
+            "1",
+            _SOURCE,
+        ),
+        (
+            _PAGE % ('<div data-x="<meta charset=iso-8859-%s>"><a href="/a">Caf\u00e9</a></div>'),
+            "2",
+            "5",
+            _SOURCE,
+        ),
+    ],
+)
+def test_a_swap_that_changes_what_a_shift_reads_of_the_bytes_is_shifted_afresh(
+    page: str, first: str, second: str, config: dict[str, Any]
+) -> None:
+    """What the shifts read of a page's bytes outside its tree (a charset, a doctype, a
+    document's start tag, the strings a shift looks for before it asks the tree): a word of a
+    hidden value, or a number, that makes or unmakes it comes out as a whole shift gives."""
+    for before, after in ((first, second), (second, first)):
+        next_loads_as_afresh(
+            (page % before).encode("latin-1"),
+            (page % after).encode("latin-1"),
+            range(4),
+            **config,
         )
 
 

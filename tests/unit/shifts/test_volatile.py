@@ -354,3 +354,48 @@ def test_a_number_in_an_id_that_is_no_word_is_not_spliced() -> None:
         assert volatile.swaps(old, new) is None, old
     old, new = ((page % ("y.1", text)).encode() for text in ("x.15", "x.25"))
     assert volatile.swaps(old, new) is not None
+
+
+def test_a_number_that_is_a_name_as_the_parser_reads_it_is_not_spliced() -> None:
+    """A tag's or an attribute's name in another case (a selector's `h3` selects an `<H3>`,
+    `[DATA-K3]` a `data-k3`), an id or a class written with a reference (`row&#45;4` is
+    `row-4`): a number that makes a word one of them, in a data value or a script, is not
+    spliced. One that makes no name is."""
+    for old, new in (
+        (b'<div data-t="h3 > a">x</div><H3>y</H3>', b'<div data-t="h4 > a">x</div><H3>y</H3>'),
+        (
+            b'<div data-t="[DATA-K3]">x</div><p data-k3="1">y</p>',
+            b'<div data-t="[DATA-K4]">x</div><p data-k3="1">y</p>',
+        ),
+        (b'<script>q("h3 > a")</script><H3>y</H3>', b'<script>q("h4 > a")</script><H3>y</H3>'),
+        (
+            b'<div data-x="row-3">x</div><p id="row&#45;4">y</p>',
+            b'<div data-x="row-4">x</div><p id="row&#45;4">y</p>',
+        ),
+        (
+            b'<div data-x="c3">x</div><p class="a c&#x34;">y</p>',
+            b'<div data-x="c4">x</div><p class="a c&#x34;">y</p>',
+        ),
+    ):
+        assert volatile.swaps(old, new) is None, old
+    assert volatile.swaps(
+        b'<div data-x="row-3">x</div><p id="row&#45;5">y</p>',
+        b'<div data-x="row-4">x</div><p id="row&#45;5">y</p>',
+    )
+
+
+def test_a_number_of_another_length_that_a_coin_reads_in_a_longer_run_is_not_spliced() -> None:
+    """A coin reads a container's text across its tags and references, masked: a number of
+    another length that the word beside it makes a run of 8 or more with one of the two
+    (`Inbox4`, masked `Inbox#`, then `Inbox372`, masked `#`) is not spliced. One of the same
+    length, one beside a space, or one whose run is short either way (`4Row`, `372Row`) is."""
+    for markup in (
+        b"<p>Inbox<b>%s</b></p>",
+        b"<p>In&#98;ox<b>%s</b></p>",
+        b"<p>%s<i>seconds</i></p>",
+    ):
+        assert volatile.swaps(markup % b"4", markup % b"372") is None, markup
+        assert volatile.swaps(markup % b"372", markup % b"4") is None, markup
+        assert volatile.swaps(markup % b"4", markup % b"5") is not None, markup
+    for markup in (b"<p>Inbox <b>%s</b></p>", b"<td>%s</td><td>Row</td>", b"<!--x-->%s<p>y</p>"):
+        assert volatile.swaps(markup % b"4", markup % b"372") is not None, markup
