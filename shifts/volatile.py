@@ -163,11 +163,11 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
             return None  # (a difference in what is no word: punctuation, a tag)
         if len(before) != len(after) or not is_volatile(before):
             at = start - shift  # (where it is in `old`: every number spliced so far is before)
-            if not _number_may_change(old, at, before, after):
+            held = _element_value_at(old, at)
+            if not _number_may_change(old, at, before, after, held):
                 return None
-            numbers.append(
-                Number(at, before, after, *_text_around(old, at), _attribute_holding(old, at))
-            )
+            attribute = None if held is None else held.name
+            numbers.append(Number(at, before, after, *_text_around(old, at), attribute))
             swapped = swapped[:start] + after + swapped[end:]
             shift += len(after) - len(before)
             continue
@@ -191,7 +191,9 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
     return Swaps(found, tuple(numbers))
 
 
-def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) -> bool:
+def _number_may_change(
+    page: bytes, position: int, before: bytes, after: bytes, held: _Held | None
+) -> bool:
     """Whether the word `before` at `position` may become `after` with no shift deciding
     otherwise: only digits differ, or both are whole numbers (every pattern a coin masks by,
     and a coin's cut, read the two alike: `volatile.mask_text` before the cut), the
@@ -200,9 +202,10 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
     the shift's state says whether a selector tests it: `Number.attribute`), not in another
     attribute (a coin reads a link's and a name's values unmasked, relabel a label's), and
     neither word is an id or a class of the page (the drift counts an id's mentions, and looks
-    names up in what scripts hold)."""
+    names up in what scripts hold). `held`: the element's value that holds it
+    (`_element_value_at`), if one does."""
     kind = _kind_at(page, position)
-    if kind is _Kind.START_TAG and _in_hidden_value(page, position):
+    if held is not None and _in_hidden_value(page, held):
         # What no shift reads (a form's state: Draft.js's random block keys, `jl3ez`, in
         # the JSON of Wagtail's editor), whatever the word.
         return not _ESCAPED.search(page, max(0, position - 3), position) and not (
@@ -224,8 +227,8 @@ def _number_may_change(page: bytes, position: int, before: bytes, after: bytes) 
         a != b and not (_is_digit(a) and _is_digit(b)) for a, b in zip(before, after, strict=True)
     ):
         return False
-    if kind is _Kind.START_TAG and _data_at(page, position) is not None:
-        if not _read_as_written(page, position, position + len(before)):
+    if held is not None and held.name.startswith(b"data-"):
+        if not _read_as_written(page, held, position, position + len(before)):
             return False
         kind = _Kind.UNREAD_TEXT  # (read as a script's string is: the same refusals)
     if kind not in (None, _Kind.UNREAD_TEXT):
@@ -282,7 +285,7 @@ def _joined_length(page: bytes, start: int, end: int) -> int:
             )
             if reference is not None:
                 text = html.unescape(reference.group().decode("latin-1"))
-                if not set(text) <= _WORD_CHARACTERS:
+                if not set(text) <= WORD_CHARACTERS:
                     break
                 count += len(text)
                 position = reference.start() if step < 0 else reference.end()
@@ -301,15 +304,15 @@ def _is_comment(page: bytes, span: int) -> bool:
     return page[start : start + 2] in (b"<!", b"<?")
 
 
-_REFERENCE = re.compile(rb"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);?")
-_REFERENCE_BEFORE = re.compile(rb"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);\Z")
+_REFERENCE_START = rb"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*)"
+_REFERENCE = re.compile(_REFERENCE_START + rb";?")
+_REFERENCE_BEFORE = re.compile(_REFERENCE_START + rb";\Z")
 
 
-def _in_hidden_value(page: bytes, position: int) -> bool:
-    """Whether `position` is in the value of an `<input type="hidden">`: no shift reads it (a
-    coin reads an input's name, relabel a button's value, the change map no value)."""
-    held = _element_value_at(page, position)
-    if held is None or held.name != b"value":
+def _in_hidden_value(page: bytes, held: _Held) -> bool:
+    """Whether `held` is the value of an `<input type="hidden">`: no shift reads it (a coin
+    reads an input's name, relabel a button's value, the change map no value)."""
+    if held.name != b"value":
         return False
     tag = _TAG_NAME.match(page, held.tag_start, held.tag_end)
     if tag is None or tag.group(1).lower() != b"input":
@@ -320,19 +323,6 @@ def _in_hidden_value(page: bytes, position: int) -> bool:
         if attribute.group(1).lower() == b"type"
     ]
     return types[:1] == [b"hidden"]  # (the first of the name is the one the element has)
-
-
-def _attribute_holding(page: bytes, position: int) -> bytes | None:
-    """The name of the attribute whose value holds `position`, if one does (and the parser
-    gives the element that value: `_element_value_at`)."""
-    held = _element_value_at(page, position)
-    return None if held is None else held.name
-
-
-def _data_at(page: bytes, position: int) -> bytes | None:
-    """The name of the `data-*` attribute whose value holds `position`, if one does."""
-    name = _attribute_holding(page, position)
-    return name if name is not None and name.startswith(b"data-") else None
 
 
 class _Held(typing.NamedTuple):
@@ -376,16 +366,13 @@ def _element_value_at(page: bytes, position: int) -> _Held | None:
 _ONCE_TAGS = frozenset({b"html", b"head", b"body"})
 
 
-def _read_as_written(page: bytes, start: int, end: int) -> bool:
+def _read_as_written(page: bytes, held: _Held, start: int, end: int) -> bool:
     """Whether the word `start`..`end` of a `data-*` value is read from the value as the page
     writes it: scripts read the value with its references decoded (`&#61;` is `=`, `&#45;`
     a `-` that joins the word to the one before) and over its line ends, so the refusals
     made on the page's bytes (an attribute test open before it, a character's code, a name)
     are made again on what they read: the word is whole there, and no attribute test or
     escape is open before it in the value."""
-    held = _element_value_at(page, start)
-    if held is None:
-        return False
     value_start, value_end = held.attribute.span(2)
     if page[value_start : value_start + 1] in (b'"', b"'"):
         value_start += 1
@@ -393,15 +380,12 @@ def _read_as_written(page: bytes, start: int, end: int) -> bool:
             value_end -= 1
     before = html.unescape(page[value_start:start].decode("latin-1"))
     after = html.unescape(page[end:value_end].decode("latin-1"))
-    if before[-1:] in _WORD_CHARACTERS or after[:1] in _WORD_CHARACTERS:
+    if before[-1:] in WORD_CHARACTERS or after[:1] in WORD_CHARACTERS:
         return False
     return not (_ESCAPED_TEXT.search(before) or _IN_ATTRIBUTE_TEST_TEXT.search(before))
 
 
-_WORD_CHARACTERS = frozenset(map(chr, WORD_BYTES))
-_ESCAPED_TEXT = re.compile(r"(?:&#?|\\|\\u\{)\Z")
-# (`_IN_ATTRIBUTE_TEST` on a value's text: over its line ends, as a selector reads it)
-_IN_ATTRIBUTE_TEST_TEXT = re.compile(r"\[\s*(?:[\w*-]*\|)?[A-Za-z_][\w:-]*\s*[~|^$*]?=[^\]]*\Z")
+WORD_CHARACTERS = frozenset(map(chr, WORD_BYTES))  # (a word's, as a text reads them)
 
 
 def attribute_in_serialized_tag(body: bytes, position: int) -> bytes | None:
@@ -417,13 +401,16 @@ def attribute_in_serialized_tag(body: bytes, position: int) -> bytes | None:
     return _attribute_at(body, start, end + 1, position)
 
 
-# What ends right before a word that is a character's code: `&`, `&#`, `\`, `\u{`.
-_ESCAPED = re.compile(rb"(?:&#?|\\|\\u\{)\Z")
-# An attribute test open before a word, on its line: `[name=`, `[name^=`, ... and its value
-# so far (no `]`).
-_IN_ATTRIBUTE_TEST = re.compile(
-    rb"\[[\t\f\r ]*(?:[\w*-]*\|)?[A-Za-z_][\w:-]*[\t\f\r ]*[~|^$*]?=[^\]\n]*\Z"
-)
+# What ends right before a word that is a character's code: `&`, `&#`, `\`, `\u{`. In the
+# page's bytes, and in a value's text as scripts read it (its references decoded).
+_ESCAPED_END = r"(?:&#?|\\|\\u\{)\Z"
+_ESCAPED, _ESCAPED_TEXT = re.compile(_ESCAPED_END.encode()), re.compile(_ESCAPED_END)
+# An attribute test open before a word: `[name=`, `[name^=`, `[*|name=`, ... and its value so
+# far (no `]`). In the page's bytes, on its line; in a value's text, over its line ends, as a
+# selector there is read.
+_ATTRIBUTE_TEST = r"\[%(s)s*(?:[\w*-]*\|)?[A-Za-z_][\w:-]*%(s)s*[~|^$*]?=[^\]%(n)s]*\Z"
+_IN_ATTRIBUTE_TEST = re.compile((_ATTRIBUTE_TEST % {"s": r"[\t\f\r ]", "n": r"\n"}).encode())
+_IN_ATTRIBUTE_TEST_TEXT = re.compile(_ATTRIBUTE_TEST % {"s": r"\s", "n": ""})
 _ATTRIBUTE_TEST_LOOK_BACK = 256
 
 

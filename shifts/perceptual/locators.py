@@ -747,7 +747,7 @@ def _first_words(element: etree._Element) -> str:
 
 _CUT = 40  # (the characters of its masked text a coin reads)
 _READ = 201  # (the characters of a text read at first: a container's, in C)
-_WORD = frozenset(map(chr, volatile.WORD_BYTES))  # (a run's characters, as a value's are)
+_WORD = volatile.WORD_CHARACTERS  # (a run's characters, as a value's are)
 
 
 def _masked_start(element: etree._Element) -> str:

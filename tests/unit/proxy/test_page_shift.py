@@ -349,6 +349,17 @@ def next_loads_as_afresh(first: bytes, second: bytes, seeds: Any, **config: Any)
     return swapped
 
 
+def markup_as_afresh(markup: str, first: str, second: str) -> int:
+    """`next_loads_as_afresh` on the WordPress page with `markup`, its `%s` `first` then
+    `second`, under Src-Perc, seeds 0-3."""
+    return next_loads_as_afresh(
+        with_markup(markup, first, FIRST),
+        with_markup(markup, second, SECOND),
+        range(4),
+        condition="Src-Perc",
+    )
+
+
 NUMBERED = {
     # A count in a link's text: the change map holds the text (and relabel reads it).
     "a control's text": ('<p><a href="/comments">%s comments</a></p>', "3", "4"),
@@ -960,13 +971,7 @@ def test_a_data_or_hidden_value_the_shift_does_not_hold_as_written_is_shifted_af
     """A word in a value that the parser does not give an element as the page writes it (a tag
     in a textarea's text, a dropped attribute), or that a script reads otherwise (its
     references decoded, over its lines): the next load comes out as a whole shift gives."""
-    for seed in range(4):
-        next_loads_as_afresh(
-            with_markup(markup, first, FIRST),
-            with_markup(markup, second, SECOND),
-            [seed],
-            condition="Src-Perc",
-        )
+    markup_as_afresh(markup, first, second)
 
 
 _TWO_LINKS = '<a href="/a">Alpha</a><a href="/b">Beta</a>'
@@ -998,13 +1003,7 @@ def test_a_number_that_is_a_name_as_the_parser_reads_it_is_shifted_afresh(
     or an attribute's name in another case, an id or a class with a character reference): the
     drift keeps the element a selector or a script names, and wraps or renames it otherwise,
     so the next load comes out as a whole shift gives."""
-    for seed in range(4):
-        next_loads_as_afresh(
-            with_markup(markup, first, FIRST),
-            with_markup(markup, second, SECOND),
-            [seed],
-            condition="Src-Perc",
-        )
+    markup_as_afresh(markup, first, second)
 
 
 _PAGE = "<!DOCTYPE html><html><head><title>t</title></head><body>%s</body></html>"
