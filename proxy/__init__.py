@@ -38,7 +38,7 @@ def build_addons(
         ReplayResponder(recording, store),
         ContextualRouting(),
         UpstreamGuard(),
-        PageRewriter(store, lookup),
+        PageRewriter(store, lookup, keeps_sources=recording is not None),
         KnowledgeWatch(store, lookup),
         *([Recorder(recording, store)] if recording is not None else []),
         UpstreamTimeout(),

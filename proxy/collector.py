@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from mitmproxy import ctx, http
 
 from proxy import metrics
+from proxy.flowstate import state_of
 from proxy.options import add_options
 
 # The most of the process's time full collections may take: a tenth (one of 20 ms of CPU
@@ -68,10 +69,7 @@ class BodyCollector:
         budget = ctx.options.ss_collect_after_bytes
         if budget <= 0:
             return
-        # A streamed body passed through in chunks and is not kept (its content is None).
-        self.pending_bytes += len(flow.request.raw_content or b"")
-        if flow.response is not None:
-            self.pending_bytes += len(flow.response.raw_content or b"")
+        self.pending_bytes += held_bytes(flow)
         if self.pending_bytes >= budget and self._now() >= self.earliest_next:
             self.collect()
 
@@ -85,6 +83,20 @@ class BodyCollector:
         self.earliest_next = self._now() + took * (1 / MAX_SHARE - 1)
         metrics.inc("full_collections_total")
         metrics.inc("full_collection_us_total", round(took * 1e6))
+
+
+def held_bytes(flow: http.HTTPFlow) -> int:
+    """The bytes of bodies a flow holds: its request's and response's as buffered; a streamed
+    body passes through in chunks and is not kept (its content is None), but for its recording
+    (the recorder's copy, a streamed page's source: `ShiftedStart`)."""
+    held = len(flow.request.raw_content or b"")
+    response = flow.response
+    if response is not None:
+        held += len(response.raw_content or b"")
+    state = state_of(flow)
+    if state.planned is not None and state.planned.stream is not None:
+        held += state.planned.stream.kept_bytes
+    return held + sum(map(len, state.recorded_body or ()))
 
 
 _holding = 0  # shifts under way (in the event loop and in worker threads)

@@ -81,6 +81,10 @@ def add_nonce_to_header(value: str, nonce: str) -> str:
     return ", ".join(add_nonce(policy.strip(), nonce) for policy in value.split(","))
 
 
+# The first bytes of a page its <meta> policies are looked for in (a head's).
+META_POLICY_BYTES = 65536
+
+
 def meta_policies(body: bytes) -> list[str]:
     """The policies of <meta http-equiv=Content-Security-Policy> tags in the document."""
     if b"security-policy" not in body.lower():  # most pages: one C pass instead of a regex

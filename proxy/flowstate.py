@@ -16,11 +16,13 @@ if TYPE_CHECKING:
     from proxy.episode import Episode
     from proxy.har import PageRecord
     from proxy.knowledge import PageKnowledge
+    from proxy.rewrite import PlannedLoad, StreamedStart
 
 KEY = "skillshift"
-# What the page rewriter decided for a response (proxy/rewrite.py): buffer and shift it, pass
-# it as it is, refuse it as over the size limit, or it is the proxy's own answer.
-Decision = Literal["buffer", "oversize", "pass", "own"]
+# What the page rewriter decided for a response (proxy/rewrite.py): buffer and shift it, stream
+# it with its start shifted (an execution-only page: `proxy.shifted_start`), pass it as it is,
+# refuse it as over the size limit, or it is the proxy's own answer.
+Decision = Literal["buffer", "stream", "oversize", "pass", "own"]
 
 
 @dataclass
@@ -38,6 +40,10 @@ class FlowState:
     rewrite: Decision | None = None
     knowledge: PageKnowledge | None = None
     page: PageRecord | None = None
+    # proxy/rewrite.py: a page's load planned from its headers (its index, its popup), before
+    # its body; and what its streamed start was shifted into.
+    planned: PlannedLoad | None = None
+    streamed: StreamedStart | None = None
     # proxy/recorder.py: the chunks of a streamed body as served, and that it is recorded.
     recorded_body: list[bytes] | None = None
     recorded: bool = False

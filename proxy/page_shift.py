@@ -54,7 +54,7 @@ def site_for(episode: Episode, hostport: str, raw: bytes) -> SiteProfile:
 
 def page_nonce(episode: Episode, header_policies: list[str], raw: bytes, url: str) -> str | None:
     """Reuse the page's own nonce when it has one; else a per-page nonce if a CSP needs it."""
-    policies = [*header_policies, *csp.meta_policies(raw[:65536])]
+    policies = [*header_policies, *csp.meta_policies(raw[: csp.META_POLICY_BYTES])]
     if not policies:
         return None
     return csp.existing_nonce(policies) or (

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -82,12 +83,13 @@ class Recorder:
         upstream = response.stream if callable(response.stream) else None
         size = [0]
 
-        def tee(chunk: bytes) -> bytes:
+        def tee(chunk: bytes) -> bytes | Iterable[bytes]:
+            # (a transform before it gives bytes, or the pieces to send: `ShiftedStart`)
             served = upstream(chunk) if upstream is not None else chunk
-            assert isinstance(served, bytes)  # the asset observer's tee passes chunks on as bytes
-            if size[0] <= limit:
-                chunks.append(served)
-                size[0] += len(served)
+            for piece in [served] if isinstance(served, bytes) else served:
+                if size[0] <= limit:
+                    chunks.append(piece)
+                    size[0] += len(piece)
             return served
 
         response.stream = tee

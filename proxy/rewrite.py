@@ -1,9 +1,10 @@
 """The response pipeline: decide, decode, shift, re-encode, and make the result safe to serve.
 
 Only HTML bodies of bound, active episodes that apply document shifts are buffered; everything
-else streams through untouched. A rewritten page gets the CSP nonce it needs, `no-store`, and no
-validators, so no cache can hand it to another episode. A page that no shift changed is served
-with the upstream's exact bytes.
+else streams through untouched, but an execution-only episode's navigations, which stream with
+their start shifted (`proxy.shifted_start`: the load planned from the headers). A rewritten
+page gets the CSP nonce it needs, `no-store`, and no validators, so no cache can hand it to
+another episode. A page that no shift changed is served with the upstream's exact bytes.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from proxy.page_shift import (
     page_nonce,
     parses_document,
     shift_document,
+    site_for,
 )
 from proxy.popup_plan import (
     in_page_unless_get,
@@ -49,18 +51,52 @@ from proxy.popup_plan import (
 )
 from proxy.responses import error_response
 from proxy.routing import browser_url
+from proxy.shifted_start import ShiftedStart
 from proxy.store import EpisodeStore, StoreUnavailable
-from shifts import ShiftContext
+from shifts import HtmlDocument, ShiftContext
+from shifts.execution import is_eligible
 from shifts.parsing import UnparsablePage
 from shifts.references.discovery import page_assets
+from sites import HEAD_BYTES, PROFILES
 
 logger = logging.getLogger(__name__)
 
 
 BUFFER: Decision = "buffer"
+STREAM: Decision = "stream"
 OVERSIZE: Decision = "oversize"
 PASS: Decision = "pass"
 OWN: Decision = "own"
+
+# A streamed page's first bytes held before its start is shifted: all that the site's match
+# and a <meta> policy are read in, as they are read in a buffered page's.
+START_BYTES = max(HEAD_BYTES, csp.META_POLICY_BYTES)
+# The clients a body of no declared length is framed for: HTTP/1.1 in chunks, HTTP/2 and 3 in
+# frames (HTTP/1.0 would have to read to the connection's end: such a page is buffered).
+FRAMED_VERSIONS = frozenset({"HTTP/1.1", "HTTP/2.0", "HTTP/3"})
+
+
+@dataclasses.dataclass
+class PlannedLoad:
+    """A page load planned from its response's headers (`PageRewriter._plan_stream`): its
+    context before the body (its load index and popup; no site by signature, no nonce), the
+    events its planning logged (a `random` draw), or the error it met, answered once the
+    response hook runs, as if met there."""
+
+    context: ShiftContext | None
+    events: EventBatch
+    error: Exception | None = None
+    stream: ShiftedStart | None = None  # (the page's transform, once it streams)
+
+
+@dataclasses.dataclass
+class StreamedStart:
+    """What a streamed page's start was shifted into, for the response hook's log and record."""
+
+    context: ShiftContext
+    doc: HtmlDocument
+    started: float  # (`time.perf_counter()` when its start was in)
+    shift_cpu_ms: float
 
 
 def _shift_to_bytes(
@@ -135,9 +171,14 @@ def _shift_strings_to_bytes(
 
 
 class PageRewriter:
-    def __init__(self, store: EpisodeStore, knowledge: KnowledgeLookup) -> None:
+    def __init__(
+        self, store: EpisodeStore, knowledge: KnowledgeLookup, keeps_sources: bool = False
+    ) -> None:
         self.store = store
         self.knowledge = knowledge
+        # Pages are recorded with the upstream's bytes they were shifted from: a streamed
+        # page's are kept as they pass (`ShiftedStart`).
+        self.keeps_sources = keeps_sources
         self.shifted = ShiftedPages()  # a page shifted again under the same settings: no parse
         # Flags claimed (`once`'s popup spent, the page records used): no store call per load.
         self.claims = ClaimedFlags(store)
@@ -152,12 +193,85 @@ class PageRewriter:
             classify.strip_conditionals(flow.request)
             classify.restrict_accept_encoding(flow.request)
 
-    def responseheaders(self, flow: http.HTTPFlow) -> None:
+    async def responseheaders(self, flow: http.HTTPFlow) -> None:
         assert flow.response is not None
         decision = self._decide(flow, flow.response)
         state_of(flow).rewrite = decision
-        if decision != BUFFER:
+        if decision == BUFFER and _shifted_in_its_start(flow, flow.response):
+            await self._plan_stream(flow, flow.response)
+        elif decision != BUFFER:
             flow.response.stream = True
+
+    async def _plan_stream(self, flow: http.HTTPFlow, response: http.Response) -> None:
+        """Plan the page's load from its headers (its index, its popup) and stream it with its
+        start shifted (`ShiftedStart`). A page the plan puts an interstitial in place of, or
+        shows nothing on (a path no popup is for), and one whose planning failed, is buffered,
+        its plan kept for the response hook."""
+        episode = state_of(flow).episode
+        assert episode is not None
+        events = EventBatch(self.store, episode)
+        planned = state_of(flow).planned = PlannedLoad(None, events)
+        try:
+            load_index = await next_load(self.store, episode)
+            context = build_context(
+                episode,
+                url=browser_url(flow),
+                hostport=f"{flow.request.host}:{flow.request.port}",
+                raw=b"",
+                nonce=None,
+                is_navigation=True,
+                load_index=load_index,
+                internal_prefix=ctx.options.ss_internal_prefix,
+            )
+            planned.context = await self._with_popup(flow, episode, response, context, events)
+        except Exception as error:  # noqa: BLE001 - answered by the response hook, as there
+            planned.error = error
+            return
+        if is_interstitial(planned.context) or not is_eligible(planned.context):
+            return
+        state_of(flow).rewrite = STREAM
+        keep = self.keeps_sources and episode.record != "off"
+        charset = classify.charset(response)
+        shift = functools.partial(self._shifted_start, flow, planned.context, charset)
+        response.stream = planned.stream = ShiftedStart(shift, hold=START_BYTES, keep=keep)
+        # Its length is another: sent in chunks (HTTP/2's frames need no header).
+        response.headers.pop("content-length", None)
+        if flow.request.http_version == "HTTP/1.1":
+            response.headers["transfer-encoding"] = "chunked"
+        _not_cached(response)
+
+    def _shifted_start(
+        self,
+        flow: http.HTTPFlow,
+        planned: ShiftContext,
+        charset: str | None,
+        start: bytes,
+        whole: bool,
+    ) -> bytes | None:
+        """A streamed page's start (all of it when `whole`) shifted as the buffered page would
+        be (`_rewrite`: its site, its nonce and its runtime by these bytes, its load and popup
+        as planned), or None while these bytes do not settle it (`HtmlDocument.
+        start_is_settled`, a <meta> policy: each one in the page is given the nonce)."""
+        episode = state_of(flow).episode
+        assert episode is not None and flow.response is not None
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        # What the body says: its site (by the signatures its head holds) and nonce.
+        context = dataclasses.replace(
+            planned,
+            site=site_for(episode, f"{flow.request.host}:{flow.request.port}", start),
+            nonce=page_nonce(episode, [], start, planned.url),
+        )
+        if context.nonce is not None and not whole:
+            return None
+        doc = shift_document(episode, context, start, charset)
+        if not whole and not doc.start_is_settled():
+            return None
+        body = doc.to_bytes()
+        if context.nonce:
+            body = csp.add_nonce_to_meta(body, context.nonce)
+        cpu_ms = (time.thread_time() - cpu_started) * 1000
+        state_of(flow).streamed = StreamedStart(context, doc, started, cpu_ms)
+        return body
 
     def _decide(self, flow: http.HTTPFlow, response: http.Response) -> Decision:
         if state_of(flow).own_response:
@@ -185,9 +299,14 @@ class PageRewriter:
         decision = state_of(flow).rewrite
         if decision == OWN:
             return
-        events = EventBatch(self.store, episode)
+        planned = state_of(flow).planned
+        events = planned.events if planned is not None else EventBatch(self.store, episode)
         try:
-            if decision == BUFFER and response.stream:
+            if planned is not None and planned.error is not None:
+                raise planned.error
+            if decision == STREAM:
+                await self._served_streamed(flow, episode, response, events)
+            elif decision == BUFFER and response.stream:
                 # A body of unknown length (chunked) grew past the limit on the way in, and
                 # mitmproxy switched it to streaming (`stream_large_bodies`): it went out whole
                 # and unshifted, which the log must say.
@@ -232,6 +351,54 @@ class PageRewriter:
         with contextlib.suppress(StoreUnavailable):
             await events.write()
 
+    async def error(self, flow: http.HTTPFlow) -> None:
+        """A streamed page whose exchange broke off before its end (the browser went on, the
+        upstream failed): its load was counted from its headers, so the log says so, with what
+        was made of its start (if it was)."""
+        state = state_of(flow)
+        planned = state.planned
+        if state.rewrite != STREAM or planned is None or planned.context is None or state.page:
+            return
+        streamed = state.streamed
+        planned.events.add(
+            "page_served",
+            url=planned.context.url,
+            kind=classify.RequestKind.DOCUMENT.value,
+            load_index=planned.context.load_index,
+            shifts=streamed.doc.notes if streamed is not None else {},
+            changed=streamed is not None,
+            incomplete=True,
+        )
+        with contextlib.suppress(StoreUnavailable):
+            await planned.events.write()
+
+    async def _served_streamed(
+        self, flow: http.HTTPFlow, episode: Episode, response: http.Response, events: EventBatch
+    ) -> None:
+        """Log and record a page streamed with its start shifted."""
+        streamed = state_of(flow).streamed
+        if streamed is None:
+            # No body went through the stream (an empty one, which mitmproxy reads whole): the
+            # page is shifted as a buffered one, framed by its length, and recorded as served.
+            response.headers.pop("transfer-encoding", None)
+            state_of(flow).recorded_body = None
+            await self._rewrite(flow, episode, response, events)
+            return
+        planned = state_of(flow).planned
+        assert planned is not None and planned.stream is not None
+        source = planned.stream.source if streamed.doc.changed else None
+        _record_served(
+            flow,
+            events,
+            streamed.context,
+            streamed.doc,
+            streamed.doc.changed,
+            source,
+            streamed.started,
+            streamed.shift_cpu_ms,
+        )
+        _log_popup(events, streamed.context)
+
     async def _rewrite(
         self, flow: http.HTTPFlow, episode: Episode, response: http.Response, events: EventBatch
     ) -> None:
@@ -260,7 +427,10 @@ class PageRewriter:
         # One digest of the page for its knowledge and the shifted-page cache (a popup alone
         # needs neither).
         digest = page_digest(raw) if parses_document(episode) else None
-        context = await self._context(flow, episode, response, raw, digest, events)
+        planned = state_of(flow).planned
+        context = await self._context(
+            flow, episode, response, raw, digest, events, planned.context if planned else None
+        )
         found = state_of(flow).knowledge
         is_fragment = classify.request_kind(flow.request) is classify.RequestKind.FRAGMENT
         if found is not None and found.refs is not None and is_fragment:
@@ -300,17 +470,7 @@ class PageRewriter:
             _serve_shifted(response, body)
         source = raw if body is not None else None
         _record_served(flow, events, context, doc, doc.changed, source, started, shift_cpu_ms)
-        if context.popup is not None:
-            metrics.inc("popups_injected_total")
-            events.add(
-                "popup_injected",
-                url=context.url,
-                load_index=context.load_index,
-                kind=context.popup.kind,
-                delay_ms=context.popup.delay_ms,
-                regime=context.regime,
-                **(placed.placement() if (placed := context.popup.interruption) else {}),
-            )
+        _log_popup(events, context)
 
     async def _rewrite_markup_answer(
         self,
@@ -530,7 +690,10 @@ class PageRewriter:
         raw: bytes,
         digest: bytes | None,
         events: EventBatch,
+        planned: ShiftContext | None = None,
     ) -> ShiftContext:
+        """The load's context. `planned`: its load index and popup, planned from its headers
+        (`_plan_stream`)."""
         url = browser_url(flow)
         is_navigation = classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
         policies = response.headers.get_all("content-security-policy")
@@ -544,7 +707,10 @@ class PageRewriter:
             )
             state_of(flow).knowledge = knowledge
             assets = knowledge.refs
-        load_index = await next_load(self.store, episode) if is_navigation else None
+        if planned is not None:
+            load_index = planned.load_index
+        else:
+            load_index = await next_load(self.store, episode) if is_navigation else None
         context = build_context(
             episode,
             url=url,
@@ -556,6 +722,19 @@ class PageRewriter:
             internal_prefix=ctx.options.ss_internal_prefix,
             assets=assets,
         )
+        if planned is not None:
+            return dataclasses.replace(context, popup=planned.popup)
+        return await self._with_popup(flow, episode, response, context, events)
+
+    async def _with_popup(
+        self,
+        flow: http.HTTPFlow,
+        episode: Episode,
+        response: http.Response,
+        context: ShiftContext,
+        events: EventBatch,
+    ) -> ShiftContext:
+        """The context with the popup its load shows, if any."""
         # Error pages are shifted like any page, but a popup (and a `once` spent) belongs on a
         # page where a skill runs.
         if "popup" in active_shifts(episode) and 200 <= response.status_code < 300:
@@ -589,12 +768,60 @@ async def _run[T](work: Callable[[], T], offload: bool) -> T:
 
 
 def _serve_shifted(response: http.Response, body: bytes) -> None:
-    """Serve the shifted body: no cache may keep it (it is this episode's), nor revalidate it
-    against the upstream's."""
+    """Serve the shifted body (`_not_cached`)."""
     response.set_content(body)
+    _not_cached(response)
+
+
+def _not_cached(response: http.Response) -> None:
+    """No cache may keep a shifted page (it is this episode's), nor revalidate it against the
+    upstream's."""
     response.headers["cache-control"] = "no-store"
     for name in ("etag", "last-modified"):
         response.headers.pop(name, None)
+
+
+def _shifted_in_its_start(flow: http.HTTPFlow, response: http.Response) -> bool:
+    """Whether a page's shift is all in its start, so that it may stream (`ShiftedStart`): an
+    execution-only episode's navigation (a deferred script at the start of its head), of a
+    declared HTML type, uncompressed, with no policy header (its nonce would go in headers
+    sent before the body), to a client that takes a body of no declared length, and whose
+    popup its headers decide (no site's popup paths could: the site is matched on the body)."""
+    episode = state_of(flow).episode
+    assert episode is not None
+    return (
+        not parses_document(episode)
+        and classify.request_kind(flow.request) is classify.RequestKind.DOCUMENT
+        and classify.body_type(response).is_html
+        and classify.content_encoding(response) == "identity"
+        and not response.headers.get_all("content-security-policy")
+        and flow.request.http_version in FRAMED_VERSIONS
+        and not _site_may_decide_popup(episode)
+    )
+
+
+def _site_may_decide_popup(episode: Episode) -> bool:
+    """Whether the site a page's body matches may decide which paths show popups: the episode
+    names none, its popup's options no paths, and some site profile has its own."""
+    if episode.site or episode.shift_params.get("popup", {}).get("paths"):
+        return False
+    return any(profile.popup_paths for profile in PROFILES.values())
+
+
+def _log_popup(events: EventBatch, context: ShiftContext) -> None:
+    """Log the popup a page was served with, if any."""
+    if context.popup is None:
+        return
+    metrics.inc("popups_injected_total")
+    events.add(
+        "popup_injected",
+        url=context.url,
+        load_index=context.load_index,
+        kind=context.popup.kind,
+        delay_ms=context.popup.delay_ms,
+        regime=context.regime,
+        **(placed.placement() if (placed := context.popup.interruption) else {}),
+    )
 
 
 def _fragment_scripts(flow: http.HTTPFlow, context: ShiftContext, markup: bytes) -> list[str]:

@@ -47,6 +47,8 @@ _TAG_OR_COMMENT = re.compile(rb"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _RAW_TEXT = frozenset({b"script", b"style", b"title", b"noscript", b"template", b"textarea"})
 _RAW_TEXT_END = {name: re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE) for name in _RAW_TEXT}
 _META_CHARSET = re.compile(rb"<meta\b[^>]*charset[^>]*>", re.IGNORECASE)
+# The bytes after the prolog a <meta charset> that deferred scripts follow is looked for in.
+_CHARSET_WINDOW = 1024
 _ONLY_VOID_HEAD_TAGS = re.compile(rb"(?:\s+|<(?:meta|link)\b[^>]*>)*", re.IGNORECASE)
 _HEAD_TAGS = frozenset(
     {b"meta", b"link", b"title", b"style", b"script", b"base", b"noscript", b"template"}
@@ -508,6 +510,29 @@ class HtmlDocument:
         self._looked_for.append(needle)
         return needle in self.original
 
+    def start_is_settled(self) -> bool:
+        """Whether this document, made of a page's first bytes, serves as the start of what the
+        whole page would (`to_bytes`), the rest following unchanged: nothing was parsed or
+        replaced, only deferred scripts go in (at the early point, `_early_point`), the
+        encoding is ASCII-compatible, and what places them is all in these bytes: the
+        charset's window after the prolog, and the end of whatever stopped the prolog (a
+        `<!--` with its `-->`, a tag with its `>`), which more bytes could otherwise complete.
+        A streamed page's start is shifted so (`proxy.shifted_start`)."""
+        if (
+            self._tree is not None
+            or self._bytes_edits
+            or self._head_markup
+            or not is_ascii_compatible(self.encoding)
+        ):
+            return False
+        body = self.original
+        start = _after_prolog(body)
+        if start + _CHARSET_WINDOW > len(body):
+            return False
+        if body.startswith(b"<!--", start):
+            return body.find(b"-->", start + 4) >= 0
+        return not body.startswith(b"<", start) or body.find(b">", start) >= 0
+
     def to_bytes(self) -> bytes:
         """The document as it should be served; the original bytes when nothing changed."""
         if not self.changed:
@@ -772,7 +797,8 @@ def _splice(body: bytes, markup: str, encoding: str, where: Callable[[bytes], in
         return spliced.decode("utf-8").encode(encoding, "xmlcharrefreplace")
     insert = markup.encode("ascii", "xmlcharrefreplace")
     position = where(body)
-    return body[:position] + insert + body[position:]
+    view = memoryview(body)  # (the page copied once, not its two parts and then them)
+    return b"".join((view[:position], insert, view[position:]))
 
 
 def _early_point(body: bytes) -> int:
@@ -780,7 +806,7 @@ def _early_point(body: bytes) -> int:
     1024 bytes that only whitespace and other <meta> or <link> tags precede (the charset
     declaration must stay within those bytes; nothing is ever put inside a raw-text element)."""
     start = _after_prolog(body)
-    charset = _META_CHARSET.search(body, start, start + 1024)
+    charset = _META_CHARSET.search(body, start, start + _CHARSET_WINDOW)
     if charset is not None and _ONLY_VOID_HEAD_TAGS.fullmatch(body, start, charset.start()):
         return charset.end()
     return start

@@ -9,6 +9,8 @@ the store before it lets the plan through.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import json
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -111,6 +113,18 @@ class PopupParams(BaseModel):
         return named + sorted(set(self.kinds) - set(TEMPLATES))
 
 
+def popup_params(ctx: ShiftContext) -> PopupParams:
+    """The popup's options in the context, validated once per distinct options (a page load
+    asks for them three times: its eligibility, its plan, its markup; and they are an
+    episode's, the same at every load). Not to be changed: they are shared."""
+    return _validated_popup_params(json.dumps(ctx.params_for("popup"), sort_keys=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _validated_popup_params(options: str) -> PopupParams:
+    return PopupParams.model_validate(json.loads(options))
+
+
 def draw_random(seed: int, load_index: int, params: RegimeParams) -> tuple[bool, int]:
     """The `random` regime's draw for one load: (fires, delay in ms). Pure in its inputs."""
     rng = rng_for(seed, "regime-random", load_index)
@@ -123,7 +137,7 @@ def is_eligible(ctx: ShiftContext) -> bool:
     """Whether this response may carry a popup: a navigation document on an eligible path."""
     if not ctx.is_navigation:
         return False
-    params = PopupParams.model_validate(ctx.params_for(Popup.name))
+    params = popup_params(ctx)
     patterns = params.paths or list(ctx.site.popup_paths)
     path = urlsplit(ctx.url).path or "/"
     return not patterns or any(fnmatch.fnmatch(path, pattern) for pattern in patterns)
@@ -133,7 +147,7 @@ def plan_popup(ctx: ShiftContext) -> PopupPlan | None:
     """The popup this load should show under the episode's regime, before `once` is claimed."""
     if not is_eligible(ctx) or ctx.load_index is None:
         return None
-    params = PopupParams.model_validate(ctx.params_for(Popup.name))
+    params = popup_params(ctx)
     interruption = None
     if ctx.execution == "extended":
         interruption = plan_interruption(ctx.seed, ctx.load_index, params.model_dump())
@@ -168,7 +182,7 @@ class Popup:
             return doc
         plan: dict[str, object] | None = None
         if ctx.popup is not None:
-            params = PopupParams.model_validate(ctx.params_for(self.name))
+            params = popup_params(ctx)
             interstitial = (
                 ctx.popup.interruption is not None and ctx.popup.interruption.host == "interstitial"
             )

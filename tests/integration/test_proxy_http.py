@@ -84,6 +84,52 @@ def test_curl_with_header_gets_the_shifted_page(
     assert types == ["episode_created", "page_served", "popup_injected"]
 
 
+def test_a_big_execution_only_page_streams_and_an_http10_browser_gets_it_whole(
+    service: ServiceProcess, upstream: UpstreamServer
+) -> None:
+    """Through mitmproxy itself: a 1 MB `Src-Exec` page is streamed in chunks, its runtime put
+    in its start; an HTTP/1.0 browser, which reads a body of no length to the connection's
+    end, gets it buffered, with its length. The same page either way, each load counted."""
+    big = PAGE.replace(b"</body>", b"<p>" + b"x" * 1_000_000 + b"</p></body>")
+    upstream.extra["/big-exec.html"] = ("text/html; charset=utf-8", big)
+    episode = service.create_episode(condition="Src-Exec", regime="multiple", seed=7)
+    served = {}
+    for version in ("--http1.1", "--http1.0"):
+        result = subprocess.run(
+            [
+                "curl",
+                "-s",
+                "-D",
+                "-",
+                version,
+                "-x",
+                service.proxy,
+                "-H",
+                f"X-SkillShift-Episode: {episode['id']}",
+                f"{upstream.origin}/big-exec.html",
+            ],
+            capture_output=True,
+            check=True,
+            timeout=30,
+        )
+        head, _, body = result.stdout.partition(b"\r\n\r\n")
+        served[version] = (head.lower(), body)
+    (streamed_head, streamed), (whole_head, whole) = served["--http1.1"], served["--http1.0"]
+    assert b"transfer-encoding: chunked" in streamed_head
+    assert b"content-length" not in streamed_head
+    assert f"content-length: {len(whole)}".encode() in whole_head
+    for body in (streamed, whole):
+        tag = body[body.index(b"<script src=") : body.index(b"</script>") + 9]
+        assert b"/__ss/r.js?v=" in tag and body.replace(tag, b"") == big
+    assert streamed.index(b"<script src=") == whole.index(b"<script src=")
+    loads = [
+        event["load_index"]
+        for event in service.events(str(episode["id"]))
+        if event["type"] == "page_served"
+    ]
+    assert loads == [1, 2]
+
+
 def test_every_content_encoding_is_decoded_and_reencoded(
     service: ServiceProcess, upstream: UpstreamServer
 ) -> None:
@@ -288,10 +334,11 @@ def test_finished_exchanges_are_collected_after_the_bytes_given(
     upstream: UpstreamServer,  # type: ignore[no-untyped-def]
 ) -> None:
     """A service told to collect after 1 MB of bodies runs a full collection by the second
-    load of a 600 KB page (each served whole, its popup in it; the next ones wait for the
-    tenth of the time collections may take); with 0, never."""
+    load of a 600 KB page (each served whole, its popup in it: buffered for its policy header's
+    nonce; the next ones wait for the tenth of the time collections may take); with 0, never."""
     big = PAGE.replace(b"</body>", b"<p>" + b"x" * 600_000 + b"</p></body>")
     upstream.extra["/big-page.html"] = ("text/html; charset=utf-8", big)
+    upstream.extra_headers["/big-page.html"] = {"Content-Security-Policy": "script-src 'self'"}
     for budget, expected in (("1000000", range(1, 4)), ("0", range(0, 1))):
         (workdir / budget).mkdir()
         service = ServiceProcess(workdir / budget, "--collect-after-bytes", budget).start()

@@ -115,19 +115,34 @@ async def exchange(
     headers: dict[str, str] | None = None,
     method: str = "GET",
     content: bytes = b"",
+    chunk: int = 0,
+    http_version: str = "HTTP/1.1",
 ) -> http.HTTPFlow:
-    """One request through the chain and the upstream's response back, streamed in two chunks
-    when the chain streams it (as mitmproxy would pass them to the stream function)."""
+    """One request through the chain and the upstream's response back, streamed when the chain
+    streams it (as mitmproxy would pass its chunks to the stream function: `chunk` bytes each,
+    or with 0 the first 10 and the rest); what the stream sent is the response's body once the
+    hooks have run, for the test to read. `http_version`: the browser's request's."""
     headers = {"X-SkillShift-Episode": episode.id, **(headers or NAV)}
     flow = request_flow(path, headers=headers, method=method, content=content)
+    flow.request.http_version = http_version
     await run_request(chain, flow)
     assert flow.response is None
     flow.response = response
     body = response.raw_content or b""
     await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
+    sent: list[bytes] | None = None
     if callable(flow.response.stream):
-        for chunk in (body[:10], body[10:], b""):
-            flow.response.stream(chunk)
+        sent = []
+        if chunk:
+            chunks = [body[at : at + chunk] for at in range(0, len(body), chunk)]
+        else:
+            chunks = [body[:10], body[10:]]
+        # (mitmproxy passes no empty chunk but the last, which says the body has ended)
+        for piece in [*(one for one in chunks if one), b""]:
+            pieces = flow.response.stream(piece)
+            sent.extend([pieces] if isinstance(pieces, bytes) else pieces)
         flow.response.raw_content = b""  # a streamed body is not kept by mitmproxy
     await chain.handle_lifecycle(HttpResponseHook(flow))
+    if sent is not None:
+        flow.response.raw_content = b"".join(sent)
     return flow

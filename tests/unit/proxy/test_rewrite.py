@@ -2,18 +2,24 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 
 import pytest
 from mitmproxy import ctx, http
+from mitmproxy import flow as mitmproxy_flow
 from mitmproxy.addonmanager import AddonManager
+from mitmproxy.proxy.layers.http import HttpErrorHook, HttpResponseHeadersHook
 from mitmproxy.test import taddons
 
 from proxy import build_addons
+from proxy.episode import EpisodeConfig, new_episode
 from proxy.flowstate import state_of
-from proxy.rewrite import PASS
+from proxy.rewrite import BUFFER, PASS, STREAM
 from proxy.store import MemoryStore
-from tests.helpers.pages import RELABEL_ONLY
+from tests.helpers.fixtures import fixture_pages
+from tests.helpers.pages import RELABEL_ONLY, page
 from tests.unit.proxy.conftest import (
+    exchange,
     html_response,
     make_episode,
     member,
@@ -752,3 +758,154 @@ async def test_an_answers_markup_is_shifted_for_the_site_its_markup_names(
     flow = await serve(addons, episode, json_response(answer), headers=FETCH, path="/ajax")
     fragment = await serve(addons, episode, html_response(markup.encode()), headers=FETCH)
     assert json.loads(flow.response.content)["html"].encode() == fragment.response.content
+
+
+# Execution-only pages, streamed with their start shifted: small and big, real ones, and those
+# whose start does not settle where they are cut (a long comment first, a <meta> policy, a
+# page in UTF-16).
+STREAMED_PAGES = {
+    "small": PAGE,
+    "300 KB": page(size=300_000).encode(),
+    **{
+        path.stem[:24]: path.read_bytes() for path in fixture_pages() if path.stat().st_size > 65536
+    },
+    "comment first": b"<!-- " + b"c" * 100_000 + b" -->" + page(size=70_000).encode(),
+    "meta policy": page(
+        extra_head="<meta http-equiv='Content-Security-Policy' content=\"script-src 'self'\">",
+        size=70_000,
+    ).encode(),
+    "policies early and late": page(
+        extra_head="<meta http-equiv='Content-Security-Policy' content=\"script-src 'self'\">",
+        size=70_000,
+    )
+    .encode()
+    .replace(b"</body>", b"<meta http-equiv='content-security-policy' content='x'></body>"),
+    "policy past the head's bytes": page(size=70_000)
+    .encode()
+    .replace(b"</body>", b"<meta http-equiv='content-security-policy' content='x'></body>"),
+    "utf-16": "\ufeff".encode("utf-16-le") + page(size=40_000).encode("utf-16-le"),
+}
+TIMING = {"id", "ts", "rewrite_ms", "shift_cpu_ms"}  # (and the store's event ids, by time)
+
+
+async def _events(store: MemoryStore, episode_id: str) -> list[dict[str, object]]:
+    return [
+        {name: value for name, value in event.items() if name not in TIMING}
+        for event in await store.read_events(episode_id)
+    ]
+
+
+async def _three_loads(
+    episode, body: bytes, charset: str, chunk: int, version: str
+) -> tuple[list[http.HTTPFlow], list[dict[str, object]]]:  # type: ignore[no-untyped-def]
+    """Three loads of a page in the episode, in a service of its own (a store and addons)."""
+    store = MemoryStore()
+    await store.create_episode(episode.id, episode.model_dump(mode="json"), int(time.time()) + 60)
+    with taddons.context(*build_addons(store)) as context:
+        context.options.update(ss_learn="static")
+        flows = []
+        for _ in range(3):  # (a `once` popup, then none; three draws)
+            upstream = http.Response.make(
+                200, body, {"Content-Type": f"text/html; charset={charset}"}
+            )
+            flows.append(
+                await exchange(
+                    context.master.addons, episode, upstream, chunk=chunk, http_version=version
+                )
+            )
+        return flows, await _events(store, episode.id)
+
+
+@pytest.mark.parametrize("name", sorted(STREAMED_PAGES))
+@pytest.mark.parametrize("chunk", [997, 65536, 65537, 1 << 22])
+@pytest.mark.parametrize("regime", ["once", "random"])
+async def test_an_execution_only_page_streamed_is_the_page_buffered(
+    name: str, chunk: int, regime: str
+) -> None:
+    """An execution-only episode's navigation streams, its start shifted once it settles
+    (`proxy.shifted_start`): whatever its chunks, the bytes and the log of the same loads
+    buffered (an HTTP/1.0 browser's, which takes no body of undeclared length)."""
+    body = STREAMED_PAGES[name]
+    charset = "utf-16" if name == "utf-16" else "utf-8"
+    episode = new_episode(EpisodeConfig(condition="Src-Exec", regime=regime, seed=3))
+    streamed, streamed_log = await _three_loads(episode, body, charset, chunk, "HTTP/1.1")
+    buffered, buffered_log = await _three_loads(episode, body, charset, chunk, "HTTP/1.0")
+    assert {state_of(flow).rewrite for flow in streamed} == {STREAM}
+    assert {state_of(flow).rewrite for flow in buffered} == {BUFFER}
+    for one, other in zip(streamed, buffered, strict=True):
+        assert one.response.content == other.response.content != body
+    assert streamed_log == buffered_log
+    served = [event["load_index"] for event in streamed_log if event["type"] == "page_served"]
+    assert served == [1, 2, 3]
+
+
+async def test_a_streamed_page_is_framed_in_chunks_and_kept_by_no_cache(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    headers = {"ETag": '"e"', "Last-Modified": "x"}
+    flow = await exchange(addons, episode, html_response(PAGE, **headers))
+    assert state_of(flow).rewrite == STREAM
+    assert flow.response.headers["Transfer-Encoding"] == "chunked"
+    assert "Content-Length" not in flow.response.headers
+    assert flow.response.headers["Cache-Control"] == "no-store"
+    assert "ETag" not in flow.response.headers and "Last-Modified" not in flow.response.headers
+    # HTTP/2 frames a body of no declared length: no chunks (a header it forbids).
+    framed = await exchange(addons, episode, html_response(PAGE), http_version="HTTP/2.0")
+    assert state_of(framed).rewrite == STREAM
+    assert "Transfer-Encoding" not in framed.response.headers
+    assert "Content-Length" not in framed.response.headers
+
+
+@pytest.mark.parametrize(
+    "why",
+    ["http/1.0", "policy header", "compressed", "fragment", "perceptual", "interstitial"],
+)
+async def test_what_cannot_stream_its_start_shifted_is_buffered(
+    store: MemoryStore, addons: AddonManager, why: str
+) -> None:
+    """A page whose shift is not all in its start, or whose browser cannot take a body of no
+    declared length, is buffered as before (and `test_an_execution_only_page_streamed_is_the_
+    page_buffered` holds the buffered page to be the streamed one)."""
+    config: dict[str, object] = {"condition": "Src-Exec", "regime": "multiple"}
+    response, headers, version = html_response(PAGE), NAV, "HTTP/1.1"
+    if why == "http/1.0":
+        version = "HTTP/1.0"
+    elif why == "policy header":
+        response = html_response(PAGE, **{"Content-Security-Policy": "script-src 'self'"})
+    elif why == "compressed":
+        response = html_response(b"", **{"Content-Encoding": "gzip"})
+        response.raw_content = gzip.compress(PAGE)
+    elif why == "fragment":
+        headers = {"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors"}
+    elif why == "perceptual":
+        config = {"condition": "Src-Perc"}
+    else:  # (an interstitial stands in for the page: its body is not sent at all)
+        config.update(execution="extended", shift_params={"popup": {"hosts": ["interstitial"]}})
+    episode = await make_episode(store, **config)
+    flow = await exchange(addons, episode, response, headers=headers, http_version=version)
+    assert state_of(flow).rewrite == BUFFER
+    assert "Transfer-Encoding" not in flow.response.headers
+
+
+async def test_a_streamed_page_cut_off_is_logged_as_its_load_incomplete(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """The browser went on before a streamed page ended: its load was counted from its
+    headers, so the log says what became of it (its start, if it was sent)."""
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    big = page(size=200_000).encode()
+    for sent_before_the_cut, changed in ((1000, False), (100_000, True)):
+        flow = request_flow("/", headers={"X-SkillShift-Episode": episode.id, **NAV})
+        await run_request(addons, flow)
+        flow.response = html_response(big)
+        await addons.handle_lifecycle(HttpResponseHeadersHook(flow))
+        assert state_of(flow).rewrite == STREAM
+        flow.response.stream(big[:sent_before_the_cut])
+        flow.error = mitmproxy_flow.Error("client disconnected")
+        await addons.handle_lifecycle(HttpErrorHook(flow))
+        *_, served = await store.read_events(episode.id)
+        assert served["type"] == "page_served" and served["incomplete"] is True
+        assert served["changed"] is changed
+    events = await store.read_events(episode.id)
+    assert [e["load_index"] for e in events if e["type"] == "page_served"] == [1, 2]

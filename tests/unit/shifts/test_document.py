@@ -425,3 +425,63 @@ def test_a_fragment_is_written_without_the_page_libxml2_puts_around_it() -> None
     page.tree.find(".//p").set("class", "y")
     page.mark_changed()
     assert page.to_bytes().startswith(b"<!DOCTYPE html>\n<html><head><title>t</title></head>")
+
+
+# Pages whose prolog and charset a start may hold in part: a comment past a start's end, a
+# doctype, `<html>` or `<head>` tag split by it, a processing instruction, a late charset.
+FILLER = b"<p>" + b"text " * 400 + b"</p>\n"  # (2 KB of body)
+PROLOGS = [
+    b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>t</title>',
+    b"\xef\xbb\xbf<!doctype html><html><head><title>t</title>",
+    b"<!-- " + b"a long comment " * 200 + b"-->\n<!DOCTYPE html><html><head>",
+    b"<?xml version='1.0'?>\n<!DOCTYPE html>\n<HTML><HEAD class='" + b"c" * 3000 + b"'>",
+    b"<html><head>" + b" " * 900 + b"<meta name=x><meta charset='iso-8859-2'><title>t</title>",
+    b"   \n\n<head><link rel=icon href=/f.ico><meta http-equiv=content-type "
+    b"content='text/html; charset=utf-8'>",
+    b"<p>no head at all</p>",
+]
+
+
+def _with_deferred_script(raw: bytes) -> HtmlDocument:
+    """A document as an execution-only shift leaves it: a deferred script added, no parse."""
+    doc = HtmlDocument(raw)
+    doc.inject_deferred_script('<script src="/r.js" defer></script>')
+    doc.mark_changed()
+    return doc
+
+
+@pytest.mark.parametrize("prolog", PROLOGS)
+def test_a_settled_start_shifts_as_the_whole_page_does(prolog: bytes) -> None:
+    """Cut anywhere, a start that says it is settled, shifted and followed by the rest of the
+    page, is the whole page shifted: a streamed page's (`proxy.shifted_start`)."""
+    page = prolog + FILLER * 4 + b"</body></html>"
+    whole = _with_deferred_script(page).to_bytes()
+    settled = 0
+    for cut in range(0, len(page) + 1, 37):
+        start = _with_deferred_script(page[:cut])
+        if start.start_is_settled():
+            settled += 1
+            assert start.to_bytes() + page[cut:] == whole, cut
+    assert settled  # (every page here settles once its start holds the prolog and 1 KB)
+
+
+def test_a_start_is_not_settled_while_more_bytes_could_move_its_scripts() -> None:
+    # A comment, a tag whose end is past the start's; too few bytes after the prolog for a
+    # charset; a page parsed, given head markup, or in an encoding ASCII is not part of.
+    unsettled = [
+        b"<!-- " + b"x" * 2000,
+        b"<!DOCTYPE html><html><head data-x='" + b"y" * 2000,
+        b"<!DOCTYPE html><html><head>" + b"z" * 1000,
+    ]
+    for raw in unsettled:
+        assert not _with_deferred_script(raw).start_is_settled(), raw[:40]
+    settled = b"<!DOCTYPE html><html><head>" + b"z" * 1024
+    assert _with_deferred_script(settled).start_is_settled()
+    parsed = _with_deferred_script(settled)
+    assert parsed.tree is not None
+    assert not parsed.start_is_settled()
+    styled = _with_deferred_script(settled)
+    styled.inject_head("<style>a{}</style>")
+    assert not styled.start_is_settled()
+    wide = HtmlDocument("<html><head>".encode("utf-16") + "z".encode("utf-16-le") * 2000)
+    assert not wide.start_is_settled()
