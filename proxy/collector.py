@@ -86,9 +86,9 @@ class BodyCollector:
 
 
 def held_bytes(flow: http.HTTPFlow) -> int:
-    """The bytes of bodies a flow holds: its request's and response's as buffered; a streamed
-    body passes through in chunks and is not kept (its content is None), but for its recording
-    (the recorder's copy, a streamed page's source: `ShiftedStart`)."""
+    """The bytes of bodies a flow holds: its request's and response's as buffered (a streamed
+    body's content is None: it passed through in chunks), and what was kept of a streamed
+    body for its recording (the recorder's copy, a streamed page's source: `ShiftedStart`)."""
     held = len(flow.request.raw_content or b"")
     response = flow.response
     if response is not None:

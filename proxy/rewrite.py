@@ -74,6 +74,11 @@ START_BYTES = max(HEAD_BYTES, csp.META_POLICY_BYTES)
 # The clients a body of no declared length is framed for: HTTP/1.1 in chunks, HTTP/2 and 3 in
 # frames (HTTP/1.0 would have to read to the connection's end: such a page is buffered).
 FRAMED_VERSIONS = frozenset({"HTTP/1.1", "HTTP/2.0", "HTTP/3"})
+# The upstreams a page streams from. Not HTTP/1.0: mitmproxy writes its status line as it
+# came, and chunks under `HTTP/1.0 200 OK` are no chunks to a browser (Chromium reads their
+# sizes into the page). Not HTTP/2: mitmproxy passes an empty DATA frame that does not end
+# the stream on as an empty chunk, which is what says the body has ended (`ShiftedStart`).
+STREAMED_UPSTREAMS = frozenset({"HTTP/1.1", "HTTP/3"})
 
 
 @dataclasses.dataclass
@@ -197,7 +202,7 @@ class PageRewriter:
         assert flow.response is not None
         decision = self._decide(flow, flow.response)
         state_of(flow).rewrite = decision
-        if decision == BUFFER and _shifted_in_its_start(flow, flow.response):
+        if decision == BUFFER and _streams_with_start_shifted(flow, flow.response):
             await self._plan_stream(flow, flow.response)
         elif decision != BUFFER:
             flow.response.stream = True
@@ -233,7 +238,8 @@ class PageRewriter:
         keep = self.keeps_sources and episode.record != "off"
         charset = classify.charset(response)
         shift = functools.partial(self._shifted_start, flow, planned.context, charset)
-        response.stream = planned.stream = ShiftedStart(shift, hold=START_BYTES, keep=keep)
+        limit = ctx.options.ss_max_rewrite_bytes
+        response.stream = planned.stream = ShiftedStart(shift, START_BYTES, limit, keep)
         # Its length is another: sent in chunks (HTTP/2's frames need no header).
         response.headers.pop("content-length", None)
         if flow.request.http_version == "HTTP/1.1":
@@ -352,12 +358,13 @@ class PageRewriter:
             await events.write()
 
     async def error(self, flow: http.HTTPFlow) -> None:
-        """A streamed page whose exchange broke off before its end (the browser went on, the
-        upstream failed): its load was counted from its headers, so the log says so, with what
-        was made of its start (if it was)."""
+        """A page whose load was planned from its headers (`_plan_stream`: streamed, or then
+        buffered) and whose exchange broke off before its end (the browser went on, the
+        upstream failed): its load was counted, so the log says so, with what was made of its
+        start (if it was)."""
         state = state_of(flow)
         planned = state.planned
-        if state.rewrite != STREAM or planned is None or planned.context is None or state.page:
+        if planned is None or planned.context is None or state.page:
             return
         streamed = state.streamed
         planned.events.add(
@@ -376,6 +383,13 @@ class PageRewriter:
         self, flow: http.HTTPFlow, episode: Episode, response: http.Response, events: EventBatch
     ) -> None:
         """Log and record a page streamed with its start shifted."""
+        planned = state_of(flow).planned
+        assert planned is not None and planned.stream is not None
+        if planned.stream.unshifted:
+            # Held whole (its start did not settle) past the limit: it went out as it came.
+            _skipped(events, flow, chunked=True)
+            await self._audit_navigation(flow, episode, events)
+            return
         streamed = state_of(flow).streamed
         if streamed is None:
             # No body went through the stream (an empty one, which mitmproxy reads whole): the
@@ -384,8 +398,6 @@ class PageRewriter:
             state_of(flow).recorded_body = None
             await self._rewrite(flow, episode, response, events)
             return
-        planned = state_of(flow).planned
-        assert planned is not None and planned.stream is not None
         source = planned.stream.source if streamed.doc.changed else None
         _record_served(
             flow,
@@ -747,7 +759,11 @@ class PageRewriter:
     ) -> None:
         if classify.request_kind(flow.request) is not classify.RequestKind.DOCUMENT:
             return
-        load_index = await next_load(self.store, episode)
+        planned = state_of(flow).planned  # (counted from its headers: `_plan_stream`)
+        if planned is not None and planned.context is not None:
+            load_index = planned.context.load_index
+        else:
+            load_index = await next_load(self.store, episode)
         state_of(flow).page = {"load": load_index, "shifts": {}, "changes": {}, "source": None}
         events.add(
             "page_served",
@@ -781,11 +797,12 @@ def _not_cached(response: http.Response) -> None:
         response.headers.pop(name, None)
 
 
-def _shifted_in_its_start(flow: http.HTTPFlow, response: http.Response) -> bool:
+def _streams_with_start_shifted(flow: http.HTTPFlow, response: http.Response) -> bool:
     """Whether a page's shift is all in its start, so that it may stream (`ShiftedStart`): an
     execution-only episode's navigation (a deferred script at the start of its head), of a
     declared HTML type, uncompressed, with no policy header (its nonce would go in headers
-    sent before the body), to a client that takes a body of no declared length, and whose
+    sent before the body), to a client that takes a body of no declared length, from an
+    upstream it can be streamed from (`STREAMED_UPSTREAMS`), and whose
     popup its headers decide (no site's popup paths could: the site is matched on the body)."""
     episode = state_of(flow).episode
     assert episode is not None
@@ -796,6 +813,7 @@ def _shifted_in_its_start(flow: http.HTTPFlow, response: http.Response) -> bool:
         and classify.content_encoding(response) == "identity"
         and not response.headers.get_all("content-security-policy")
         and flow.request.http_version in FRAMED_VERSIONS
+        and response.http_version in STREAMED_UPSTREAMS
         and not _site_may_decide_popup(episode)
     )
 

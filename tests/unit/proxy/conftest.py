@@ -131,13 +131,15 @@ async def exchange(
     body = response.raw_content or b""
     await chain.handle_lifecycle(HttpResponseHeadersHook(flow))
     sent: list[bytes] | None = None
-    if callable(flow.response.stream):
+    # (an empty body ends with the headers: mitmproxy reads it whole, streaming or not)
+    if callable(flow.response.stream) and body:
         sent = []
         if chunk:
             chunks = [body[at : at + chunk] for at in range(0, len(body), chunk)]
         else:
             chunks = [body[:10], body[10:]]
-        # (mitmproxy passes no empty chunk but the last, which says the body has ended)
+        # (mitmproxy passes no empty chunk but the last, which says the body has ended, from
+        # an HTTP/1 or HTTP/3 upstream: the ones a page's start is shifted from)
         for piece in [*(one for one in chunks if one), b""]:
             pieces = flow.response.stream(piece)
             sent.extend([pieces] if isinstance(pieces, bytes) else pieces)

@@ -859,7 +859,16 @@ async def test_a_streamed_page_is_framed_in_chunks_and_kept_by_no_cache(
 
 @pytest.mark.parametrize(
     "why",
-    ["http/1.0", "policy header", "compressed", "fragment", "perceptual", "interstitial"],
+    [
+        "http/1.0",
+        "http/1.0 server",
+        "http/2 server",
+        "policy header",
+        "compressed",
+        "fragment",
+        "perceptual",
+        "interstitial",
+    ],
 )
 async def test_what_cannot_stream_its_start_shifted_is_buffered(
     store: MemoryStore, addons: AddonManager, why: str
@@ -871,6 +880,15 @@ async def test_what_cannot_stream_its_start_shifted_is_buffered(
     response, headers, version = html_response(PAGE), NAV, "HTTP/1.1"
     if why == "http/1.0":
         version = "HTTP/1.0"
+    elif why == "http/1.0 server":
+        # (mitmproxy writes the upstream's status line: `HTTP/1.0 200 OK` with chunks, which
+        # a browser does not take for chunks, Chromium reading their sizes into the page)
+        response.http_version = "HTTP/1.0"
+    elif why == "http/2 server":
+        # (an empty DATA frame that does not end the stream reaches the stream function as
+        # the empty chunk that says the body has ended: the start would be shifted as all of
+        # it, a <meta> policy after it given no nonce)
+        response.http_version = "HTTP/2.0"
     elif why == "policy header":
         response = html_response(PAGE, **{"Content-Security-Policy": "script-src 'self'"})
     elif why == "compressed":
@@ -886,6 +904,70 @@ async def test_what_cannot_stream_its_start_shifted_is_buffered(
     flow = await exchange(addons, episode, response, headers=headers, http_version=version)
     assert state_of(flow).rewrite == BUFFER
     assert "Transfer-Encoding" not in flow.response.headers
+
+
+async def test_a_load_planned_from_its_headers_is_logged_whatever_became_of_it(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A load planned from its headers (`_plan_stream`) and then buffered (a path no popup is
+    for) is that load: cut off before its end it is logged as it, incomplete, and a body over
+    the limit is logged with it, not counted again."""
+    episode = await make_episode(
+        store,
+        condition="Src-Exec",
+        regime="random",
+        shift_params={"popup": {"paths": ["/shop/*"]}},
+    )
+    flow = request_flow("/", headers={"X-SkillShift-Episode": episode.id, **NAV})
+    await run_request(addons, flow)
+    flow.response = html_response(PAGE)
+    await addons.handle_lifecycle(HttpResponseHeadersHook(flow))
+    assert state_of(flow).rewrite == BUFFER and state_of(flow).planned is not None
+    flow.error = mitmproxy_flow.Error("client disconnected")
+    await addons.handle_lifecycle(HttpErrorHook(flow))
+    ctx.options.update(ss_max_rewrite_bytes=10)
+    chunked = html_response(PAGE)
+    del chunked.headers["content-length"]  # (of no declared length: not refused by it)
+    await exchange(addons, episode, chunked)
+    events = await store.read_events(episode.id)
+    served = [event for event in events if event["type"] == "page_served"]
+    assert [event["load_index"] for event in served] == [1, 2]
+    assert served[0]["incomplete"] is True and served[0]["changed"] is False
+
+
+async def test_an_empty_page_planned_to_stream_is_shifted_whole_with_its_length(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """An empty body ends with the headers, so mitmproxy reads it whole though it was to
+    stream: it is shifted as a buffered page, framed by its length."""
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    flow = await exchange(addons, episode, html_response(b""))
+    assert state_of(flow).rewrite == STREAM
+    assert b"/__ss/r.js?v=" in flow.response.content
+    assert "Transfer-Encoding" not in flow.response.headers
+    assert int(flow.response.headers["Content-Length"]) == len(flow.response.content)
+    events = await store.read_events(episode.id)
+    assert [event["type"] for event in events] == ["page_served", "popup_injected"]
+
+
+async def test_a_streamed_page_held_past_the_limit_goes_out_as_it_came_and_says_so(
+    store: MemoryStore, addons: AddonManager
+) -> None:
+    """A page whose start does not settle (a comment longer than the start) is held whole, but
+    no further than `ss_max_rewrite_bytes`, as a buffered page is: past it, the page goes out
+    as it came, logged as a buffered one of no declared length would be (`rewrite_skipped`),
+    its load the one planned from its headers."""
+    episode = await make_episode(store, condition="Src-Exec", regime="multiple")
+    ctx.options.update(ss_max_rewrite_bytes=80_000)
+    body = STREAMED_PAGES["comment first"]
+    chunked = html_response(body)
+    del chunked.headers["content-length"]  # (of no declared length: not refused by it)
+    flow = await exchange(addons, episode, chunked, chunk=4096)
+    assert state_of(flow).rewrite == STREAM and flow.response.content == body
+    events = await store.read_events(episode.id)
+    assert [event["type"] for event in events] == ["rewrite_skipped", "page_served"]
+    assert "chunked" in str(events[0]["reason"])
+    assert (events[1]["load_index"], events[1]["changed"]) == (1, False)
 
 
 async def test_a_streamed_page_cut_off_is_logged_as_its_load_incomplete(

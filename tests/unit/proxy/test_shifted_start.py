@@ -24,7 +24,7 @@ def test_the_start_is_held_until_it_is_enough_then_the_rest_passes_as_it_comes(
     chunk: int,
 ) -> None:
     body = b"0123456789" * 3
-    sent = fed(ShiftedStart(marked, hold=4), body, chunk)
+    sent = fed(ShiftedStart(marked, hold=4, limit=1000), body, chunk)
     held = -(-4 // chunk) * chunk  # (the chunk that reaches the hold is held with it)
     assert sent[0] == b"[start]" + body[:held]
     assert b"".join(sent[1:]) == body[held:]
@@ -33,8 +33,9 @@ def test_the_start_is_held_until_it_is_enough_then_the_rest_passes_as_it_comes(
 
 
 def test_a_body_shorter_than_the_hold_is_shifted_whole_at_its_end() -> None:
-    assert fed(ShiftedStart(marked, hold=100), b"short page", 4) == [b"[whole]short page"]
-    assert fed(ShiftedStart(marked, hold=100), b"", 4) == [b"[whole]"]
+    sent = fed(ShiftedStart(marked, hold=100, limit=1000), b"short page", 4)
+    assert sent == [b"[whole]short page"]
+    assert fed(ShiftedStart(marked, hold=100, limit=1000), b"", 4) == [b"[whole]"]
 
 
 def test_a_start_the_shift_cannot_settle_holds_the_whole_body() -> None:
@@ -45,13 +46,13 @@ def test_a_start_the_shift_cannot_settle_holds_the_whole_body() -> None:
         return marked(start, whole) if whole else None
 
     body = b"x" * 50
-    sent = fed(ShiftedStart(settles_on_the_whole_only, hold=10), body, 7)
+    sent = fed(ShiftedStart(settles_on_the_whole_only, hold=10, limit=1000), body, 7)
     assert sent == [b"[whole]" + body]
     assert asked == [(14, False), (50, True)]  # (asked once for a start, then at the end)
 
 
 def test_a_shift_that_gives_nothing_for_a_whole_body_is_an_error() -> None:
-    transform = ShiftedStart(lambda start, whole: None, hold=10)
+    transform = ShiftedStart(lambda start, whole: None, hold=10, limit=1000)
     assert transform(b"abc") == []
     with pytest.raises(RuntimeError):
         transform(b"")
@@ -59,10 +60,26 @@ def test_a_shift_that_gives_nothing_for_a_whole_body_is_an_error() -> None:
 
 def test_the_upstreams_body_is_kept_whole_when_asked_and_only_then() -> None:
     body = b"<html>" + b"y" * 40
-    kept = ShiftedStart(marked, hold=8, keep=True)
+    kept = ShiftedStart(marked, hold=8, limit=1000, keep=True)
     assert kept.source is None  # (not ended)
     fed(kept, body, 5)
     assert kept.source == body and kept.kept_bytes == len(body)
-    not_kept = ShiftedStart(marked, hold=8)
+    not_kept = ShiftedStart(marked, hold=8, limit=1000)
     fed(not_kept, body, 5)
     assert not_kept.source is None and not_kept.kept_bytes == 0
+
+
+def test_a_start_not_settled_by_the_limit_goes_out_as_it_came() -> None:
+    """A page held whole (its start does not settle) is held no further than the limit, as a
+    buffered page is not: past it, what was held goes out as it came, and so does the rest."""
+    body = b"z" * 100
+    transform = ShiftedStart(lambda start, whole: None, hold=10, limit=40)
+    sent = fed(transform, body, 7)
+    assert b"".join(sent) == body and transform.unshifted
+    assert sent[0] == body[:42]  # (the chunk that passed the limit is sent with what was held)
+
+
+def test_a_body_is_kept_no_further_than_the_limit() -> None:
+    transform = ShiftedStart(marked, hold=8, limit=40, keep=True)
+    fed(transform, b"k" * 100, 5)
+    assert transform.source is None and transform.kept_bytes == 0

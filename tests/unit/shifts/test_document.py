@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from lxml import etree
 
@@ -7,6 +11,8 @@ from shifts.document import HtmlDocument
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
 from shifts.parsing import UnparsablePage
 from tests.helpers.fixtures import FIXTURES
+
+REPO = Path(__file__).resolve().parents[3]
 
 PAGE = b"<!DOCTYPE html>\n<html><head><title>T</title></head><body><p>caf\xc3\xa9</p></body></html>"
 
@@ -485,3 +491,33 @@ def test_a_start_is_not_settled_while_more_bytes_could_move_its_scripts() -> Non
     assert not styled.start_is_settled()
     wide = HtmlDocument("<html><head>".encode("utf-16") + "z".encode("utf-16-le") * 2000)
     assert not wide.start_is_settled()
+
+
+def test_the_early_point_is_found_in_linear_time() -> None:
+    """Whitespace before a tag that is not a <meta> or <link> ahead of the <meta charset> was
+    split every way it can be before the match failed (`(?:\\s+|...)*`): 2^n steps for n
+    spaces, a head indented by a template hung the event loop. Indented by 64 here, which that
+    would never end (a process of its own, given a minute: the regex holds the GIL)."""
+    script = """
+from shifts.document import HtmlDocument
+indented = "".join(
+    "\\n" + " " * 64 + tag
+    for tag in ('<meta name="viewport" content="width=device-width">', "<link rel=icon>")
+)
+doc = HtmlDocument(
+    f"<!DOCTYPE html><html><head>{indented}\\n    <title>T</title><meta charset=utf-8>"
+    "</head><body></body></html>".encode()
+)
+doc.inject_deferred_script("<script defer src=/r.js></script>")
+body = doc.to_bytes()
+print(body.index(b"<script defer") - body.index(b"<head>") - len(b"<head>"))
+"""
+    found = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=REPO,
+    )
+    assert found.stdout.strip() == "0"  # (right after <head>: the charset is not the first)
