@@ -261,12 +261,7 @@ class PageRewriter:
         episode = state_of(flow).episode
         assert episode is not None and flow.response is not None
         started, cpu_started = time.perf_counter(), time.thread_time()
-        # What the body says: its site (by the signatures its head holds) and nonce.
-        context = dataclasses.replace(
-            planned,
-            site=site_for(episode, f"{flow.request.host}:{flow.request.port}", start),
-            nonce=page_nonce(episode, [], start, planned.url),
-        )
+        context = _with_its_body(episode, planned, flow, start, [])
         if context.nonce is not None and not whole:
             return None
         doc = shift_document(episode, context, start, charset)
@@ -719,10 +714,9 @@ class PageRewriter:
             )
             state_of(flow).knowledge = knowledge
             assets = knowledge.refs
-        if planned is not None:
-            load_index = planned.load_index
-        else:
-            load_index = await next_load(self.store, episode) if is_navigation else None
+        if planned is not None:  # (an execution-only page's: no knowledge)
+            return _with_its_body(episode, planned, flow, raw, policies)
+        load_index = await next_load(self.store, episode) if is_navigation else None
         context = build_context(
             episode,
             url=url,
@@ -734,8 +728,6 @@ class PageRewriter:
             internal_prefix=ctx.options.ss_internal_prefix,
             assets=assets,
         )
-        if planned is not None:
-            return dataclasses.replace(context, popup=planned.popup)
         return await self._with_popup(flow, episode, response, context, events)
 
     async def _with_popup(
@@ -787,6 +779,20 @@ def _serve_shifted(response: http.Response, body: bytes) -> None:
     """Serve the shifted body (`_not_cached`)."""
     response.set_content(body)
     _not_cached(response)
+
+
+def _with_its_body(
+    episode: Episode, planned: ShiftContext, flow: http.HTTPFlow, raw: bytes, policies: list[str]
+) -> ShiftContext:
+    """A load's context planned from its headers (`PageRewriter._plan_stream`, before any of
+    its body) with what its body says: its site, by the signatures its head holds, and its
+    nonce. One home for the two ways a planned load meets its body (its start streamed,
+    `_shifted_start`; the whole of it buffered, `_context`), so that they cannot differ."""
+    return dataclasses.replace(
+        planned,
+        site=site_for(episode, f"{flow.request.host}:{flow.request.port}", raw),
+        nonce=page_nonce(episode, policies, raw, planned.url),
+    )
 
 
 def _not_cached(response: http.Response) -> None:
