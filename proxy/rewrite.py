@@ -216,19 +216,8 @@ class PageRewriter:
         assert episode is not None
         events = EventBatch(self.store, episode)
         planned = state_of(flow).planned = PlannedLoad(None, events)
-        try:
-            load_index = await next_load(self.store, episode)
-            context = build_context(
-                episode,
-                url=browser_url(flow),
-                hostport=f"{flow.request.host}:{flow.request.port}",
-                raw=b"",
-                nonce=None,
-                is_navigation=True,
-                load_index=load_index,
-                internal_prefix=ctx.options.ss_internal_prefix,
-            )
-            planned.context = await self._with_popup(flow, episode, response, context, events)
+        try:  # (the load's context as its body would give it, of no body yet)
+            planned.context = await self._context(flow, episode, response, b"", None, events)
         except Exception as error:  # noqa: BLE001 - answered by the response hook, as there
             planned.error = error
             return
@@ -259,7 +248,7 @@ class PageRewriter:
         as planned), or None while these bytes do not settle it (`HtmlDocument.
         start_is_settled`, a <meta> policy: each one in the page is given the nonce)."""
         episode = state_of(flow).episode
-        assert episode is not None and flow.response is not None
+        assert episode is not None
         started, cpu_started = time.perf_counter(), time.thread_time()
         context = _with_its_body(episode, planned, flow, start, [])
         if context.nonce is not None and not whole:

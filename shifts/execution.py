@@ -117,7 +117,7 @@ def popup_params(ctx: ShiftContext) -> PopupParams:
     """The popup's options in the context, validated once per distinct options (a page load
     asks for them three times: its eligibility, its plan, its markup; and they are an
     episode's, the same at every load). Not to be changed: they are shared."""
-    return _validated_popup_params(json.dumps(ctx.params_for("popup"), sort_keys=True))
+    return _validated_popup_params(json.dumps(ctx.params_for(Popup.name), sort_keys=True))
 
 
 @functools.lru_cache(maxsize=256)
