@@ -56,13 +56,16 @@ install_packages() {
 
 start_mariadb() {
     running mariadb && return 0
-    mkdir -p "$dir/db"
+    # A temporary directory of its own: a server starting deletes the `#sql*` files it finds
+    # in its tmpdir, and two labs up at once (the tests' workers) shared /tmp, one server
+    # deleting the other's install tables mid-install.
+    mkdir -p "$dir/db" "$dir/tmp"
     if [ ! -d "$dir/db/mysql" ]; then
-        mariadb-install-db --datadir="$dir/db" --user=root --auth-root-authentication-method=socket \
-            >"$dir/mariadb-install.log" 2>&1
+        mariadb-install-db --datadir="$dir/db" --tmpdir="$dir/tmp" --user=root \
+            --auth-root-authentication-method=socket >"$dir/mariadb-install.log" 2>&1
     fi
-    setsid /usr/sbin/mariadbd --datadir="$dir/db" --socket="$dir/mysql.sock" --skip-networking \
-        --user=root --pid-file="$dir/mariadbd.pid" --log-error="$dir/mariadb.log" \
+    setsid /usr/sbin/mariadbd --datadir="$dir/db" --tmpdir="$dir/tmp" --socket="$dir/mysql.sock" \
+        --skip-networking --user=root --pid-file="$dir/mariadbd.pid" --log-error="$dir/mariadb.log" \
         --innodb-buffer-pool-size=64M </dev/null >/dev/null 2>&1 &
     echo $! >"$dir/mariadb.pid"
     wait_for 60 mariadb-admin --socket="$dir/mysql.sock" ping \
