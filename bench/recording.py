@@ -97,7 +97,7 @@ def main() -> None:
             f"{statistics.median(values) * 1000:>10.2f}"
             f"{percentile(values, 0.95) * 1000:>9.2f}"
             f"{cpu[(condition, recorded)] * 1000:>12.2f}"
-            f"{cpu[(condition, recorded)] / cpu[(condition, False)]:>7.2f}"
+            f"{ratio(cpu[(condition, recorded)], cpu[(condition, False)]):>7}"
             + (f"{entry / loads:>13,.0f}{bodies / loads:>14,.0f}" if recorded else "")
         )
     lines += ["", "bodies are stored once by hash: a page the same at every load costs its entry"]
@@ -116,6 +116,12 @@ def main() -> None:
             for (condition, recorded), values in timings.items()
         }
         args.json.write_text(json.dumps(results, indent=2))
+
+
+def ratio(value: float, base: float) -> str:
+    """value / base, or "-" when base is zero: a process's CPU time moves in clock ticks (10 ms),
+    so a short run (--quick) can measure none for a row that does little."""
+    return f"{value / base:.2f}" if base else "-"
 
 
 def pid_of(service: ServiceProcess) -> int:
