@@ -186,7 +186,7 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
     # occurs in the page, words or not (the drift's `_Mentions`): a value or a number that
     # held it, or holds it now, counts one mention more or less (`x.15` then `x.25`: a
     # mention of `x.1` gone; a nonce `x.abc12345` beside an id `x.abc1`).
-    if any(old.count(name) != new.count(name) for name in _names(old)[1]):
+    if any(old.count(name) != new.count(name) for name in _odd_ids(old)):
         return None
     return Swaps(found, tuple(numbers))
 
@@ -236,7 +236,7 @@ def _number_may_change(
     if (
         kind is _Kind.UNREAD_TEXT
         and _AFFIX_ENDS.intersection((before[0], before[-1]))
-        and any(before in name or after in name for name in _names(page)[0])
+        and any(before in name or after in name for name in _names(page).names)
     ):
         # A script's word that starts or ends with `-` or `_` is what it appends to a value
         # or prefixes it with (`id + "-3"`, `"row3-" + n`): a name it may build, of the page's
@@ -419,7 +419,6 @@ _AFFIX_ENDS = frozenset(b"-_")
 
 class _Names(typing.NamedTuple):
     names: frozenset[bytes]  # the ids and class names, as written and as read
-    not_words: frozenset[bytes]
     # The words of the ids and class names as the parser reads them (references decoded:
     # `row&#45;4` is `row-4`); the tags' and attributes' names in lower case, as a selector
     # reads them in any case (`h3` selects an `<H3>`, `[DATA-K3]` a `data-k3`).
@@ -429,10 +428,8 @@ class _Names(typing.NamedTuple):
 
 @functools.lru_cache(maxsize=8)
 def _names(page: bytes) -> _Names:
-    """The page's ids and class names; those of its ids that hold a character no word has
-    and a digit, as the drift counts them (their text, in UTF-8); and what `_Names` says."""
+    """The page's ids and class names, and what `_Names` says."""
     names: set[bytes] = set()
-    not_words: set[bytes] = set()
     words: set[bytes] = set()
     markup_names: set[bytes] = set()
     markup = _markup(page)
@@ -446,18 +443,61 @@ def _names(page: bytes) -> _Names:
             markup_names.add(name)
             if name not in (b"class", b"id"):
                 continue
-            text = (
-                html.unescape(value.decode(errors="replace")).encode() if b"&" in value else value
-            )
+            text = _as_read(value)
             words.update(_NAME_WORD.findall(text))
             if name == b"class":
                 names.update(value.split())
                 names.update(text.split())
             else:
                 names.update((value, text))
-                if not set(text) <= WORD_BYTES and any(map(_is_digit, text)):
-                    not_words.add(text)
-    return _Names(*map(frozenset, (names, not_words, words, markup_names)))
+    return _Names(*map(frozenset, (names, words, markup_names)))
+
+
+@functools.lru_cache(maxsize=8)
+def _odd_ids(page: bytes) -> frozenset[bytes]:
+    """The page's ids that hold a character no word has and a digit, as the drift counts them
+    (their text, in UTF-8: `x.1`, `form:f1`, `café1`). Asked at every swap, so not read from
+    every attribute of every tag (`_names`): the places an id's value could be are found in the
+    bytes (`_ID_VALUE`), and only those that could be such an id are read in their tag."""
+    markup = _markup(page)
+    found: set[bytes] = set()
+    for candidate in _ID_VALUE.finditer(page):
+        written = candidate.group(1)
+        if not _NO_WORD_CHARACTER.search(written) or not (
+            b"&" in written or any(map(_is_digit, written))
+        ):
+            continue  # (as written: a reference, its `&`, can make any text)
+        at = markup.span_at(candidate.start())
+        if at is None or markup.kinds[at] is not _Kind.START_TAG:
+            continue  # (a script's text, a comment)
+        for attribute in _attributes(page, markup.starts[at], markup.ends[at]):
+            if attribute.start(2) == candidate.start(1):
+                text = _as_read(_unquoted(attribute.group(2)))
+                if (
+                    attribute.group(1).lower() == b"id"
+                    and not set(text) <= WORD_BYTES
+                    and any(map(_is_digit, text))
+                ):
+                    found.add(text)
+                break
+    return frozenset(found)
+
+
+def _as_read(value: bytes) -> bytes:
+    """An attribute's value as the parser reads it, references decoded (in UTF-8)."""
+    return html.unescape(value.decode(errors="replace")).encode() if b"&" in value else value
+
+
+# Where an id's value could be: `id`, in any case, where a tokenizer starts an attribute's name
+# (after a space, a `/` or a value's closing quote: `_ATTRIBUTE`), then `=` and the value as
+# `_ATTRIBUTE` reads it (group 1). More than the ids (a script's text, another name ending in
+# `id`): each is checked in its tag (`_odd_ids`).
+_ID_VALUE = re.compile(
+    rb"""(?<=[%(s)s/"'])id[%(s)s]*=[%(s)s]*("[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^%(s)s>]*)"""
+    % {b"s": rb"\t\n\f\r "},
+    re.IGNORECASE,
+)
+_NO_WORD_CHARACTER = re.compile(rb"[^A-Za-z0-9_\-\"']")
 
 
 _NAME_WORD = re.compile(rb"[A-Za-z0-9_-]+")

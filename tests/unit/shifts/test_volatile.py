@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from shifts import volatile
 from shifts.parsing import parse_html
+from tests.helpers.fixtures import fixture_pages
 
 RUN = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -400,3 +401,84 @@ def test_a_number_of_another_length_that_a_coin_reads_in_a_longer_run_is_not_spl
         assert volatile.swaps(markup % b"4", markup % b"5") is not None, markup
     for markup in (b"<p>Inbox <b>%s</b></p>", b"<td>%s</td><td>Row</td>", b"<!--x-->%s<p>y</p>"):
         assert volatile.swaps(markup % b"4", markup % b"372") is not None, markup
+
+
+def odd_ids_by_definition(page: bytes) -> frozenset[bytes]:
+    """Every id attribute of every start tag, read as the parser reads it, that holds a
+    character no word has and a digit: the definition `_odd_ids` finds by a shorter way."""
+    markup = volatile._markup(page)
+    found = set()
+    for start, end, kind in zip(markup.starts, markup.ends, markup.kinds, strict=True):
+        if kind is not volatile._Kind.START_TAG:
+            continue
+        for attribute in volatile._attributes(page, start, end):
+            if attribute.group(1).lower() != b"id":
+                continue
+            text = volatile._as_read(volatile._unquoted(attribute.group(2) or b""))
+            if not set(text) <= volatile.WORD_BYTES and re.search(rb"[0-9]", text):
+                found.add(text)
+    return frozenset(found)
+
+
+# Pieces of markup around ids, each a way an id is written or a place that only looks like one.
+ID_PIECES = [
+    '<p id="x.1">a</p>',
+    "<p ID = 'form:f2'>a</p>",
+    "<p id=caf\u00e93>a</p>",
+    '<p title="t"id="x.4">a</p>',  # (a name right after a value's quote)
+    "<p/id=x.5>a</p>",
+    '<p id="x&#46;6">a</p>',  # (a reference: the id is `x.6`)
+    '<p id="x&#x2e;y">a</p>',
+    '<p id="row7">a</p>',  # (a word: not counted)
+    '<p data-id="x.8">a</p>',
+    '<p "id="x.9">a</p>',  # (the name is `"id`)
+    "<p title='id=\"x.10\"'>a</p>",  # (in a value)
+    "<script>var s = '<p id=\"x.11\">';</script>",
+    '<!-- <p id="x.12"> -->',
+    '<title><p id="x.13"></title>',  # (a tag in a title's text: read as the parser reads tags)
+    '<p id="x.14" id="x.15">a</p>',
+    '<p id="x.16',  # (unclosed, to the end of the page)
+    "<p id=x.17/>a</p>",
+    "<p\tid\n=\n'x:18'>a</p>",
+    '<p xid="x.19" idx="x.20">a</p>',
+    "text id=x.21 and id = 'x.22'",
+]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(ID_PIECES), max_size=8))
+def test_the_ids_that_are_no_words_are_found_as_every_tag_read_finds_them(
+    pieces: list[str],
+) -> None:
+    page = ("<html><body>" + "".join(pieces) + "</body></html>").encode()
+    assert volatile._odd_ids(page) == odd_ids_by_definition(page)
+
+
+def test_the_ids_that_are_no_words_of_the_saved_pages() -> None:
+    for path in fixture_pages():
+        page = path.read_bytes()
+        assert volatile._odd_ids(page) == odd_ids_by_definition(page), path
+
+
+def test_each_way_of_writing_an_id_is_found() -> None:
+    """The pieces one by one: what counts, and what only looks like an id."""
+    counted = {
+        0: b"x.1",
+        1: b"form:f2",
+        2: "caf\u00e93".encode(),
+        3: b"x.4",
+        4: b"x.5",
+        5: b"x.6",
+        13: b"x.13",
+        16: b"x.17/",
+    }
+    for index, piece in enumerate(ID_PIECES):
+        page = ("<body>" + piece + "</body>").encode()
+        expected = {counted[index]} if index in counted else set()
+        if index == 14:
+            expected = {b"x.14", b"x.15"}
+        if index == 15:
+            expected = {b"x.16</body>"}
+        if index == 17:
+            expected = {b"x:18"}
+        assert volatile._odd_ids(page) == expected, piece
