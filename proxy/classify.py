@@ -5,6 +5,7 @@ Pure functions over mitmproxy's Request/Response, so they are tested on test flo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -76,25 +77,7 @@ class BodyType:
 
     @classmethod
     def of(cls, content_types: Iterable[str], content_type_options: str = "") -> BodyType:
-        mime: str | None = None
-        charset: str | None = None
-        for header in content_types:
-            for part in header.split(","):
-                essence, *parameters = part.split(";")
-                kind, slash, subtype = essence.strip().lower().partition("/")
-                if (kind, subtype) == ("*", "*"):
-                    continue
-                if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
-                    given = _charset_of(parameters)
-                    # A value of the type before keeps its charset unless it gives one.
-                    if f"{kind}/{subtype}" != mime or given is not None:
-                        charset = given
-                    mime = f"{kind}/{subtype}"
-        return cls(
-            mime=mime,
-            charset=charset,
-            nosniff=content_type_options.strip().lower() == "nosniff",
-        )
+        return _read_body_type(tuple(content_types), content_type_options)
 
     @property
     def is_html(self) -> bool:
@@ -108,6 +91,29 @@ class BodyType:
 
     def renders_as_html(self, body: bytes) -> bool:
         return self.is_html or (self.is_sniffed and sniffs_as_html(body))
+
+
+@functools.lru_cache(maxsize=256)  # (read at every response, of a few distinct headers)
+def _read_body_type(content_types: tuple[str, ...], content_type_options: str) -> BodyType:
+    mime: str | None = None
+    charset: str | None = None
+    for header in content_types:
+        for part in header.split(","):
+            essence, *parameters = part.split(";")
+            kind, slash, subtype = essence.strip().lower().partition("/")
+            if (kind, subtype) == ("*", "*"):
+                continue
+            if slash and _TOKEN.fullmatch(kind) and _TOKEN.fullmatch(subtype):
+                given = _charset_of(parameters)
+                # A value of the type before keeps its charset unless it gives one.
+                if f"{kind}/{subtype}" != mime or given is not None:
+                    charset = given
+                mime = f"{kind}/{subtype}"
+    return BodyType(
+        mime=mime,
+        charset=charset,
+        nosniff=content_type_options.strip().lower() == "nosniff",
+    )
 
 
 def _charset_of(parameters: list[str]) -> str | None:

@@ -12,6 +12,7 @@ request that carries it (api/app.py). Set after the browser's headers, it cannot
 from __future__ import annotations
 
 import fnmatch
+import functools
 import ipaddress
 import socket
 
@@ -29,6 +30,7 @@ def _patterns(value: str) -> list[str]:
     return [item.strip().lower() for item in value.split(",") if item.strip()]
 
 
+@functools.lru_cache(maxsize=1024)  # (asked at every request, of a few upstreams)
 def upstream_allowed(host: str, port: int, allow: str, forbidden: str) -> bool:
     """Whether `host:port` may be contacted: not forbidden, and in the allow-list (globs over
     the host or host:port; an empty list allows every upstream). Decided on the name alone, so
