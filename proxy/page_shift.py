@@ -122,6 +122,13 @@ def shift_document(
     return finish(run_shifts(rest, HtmlDocument.thaw(frozen), ctx), ctx)
 
 
+def _entry_bytes(frozen: FrozenDocument, reading: volatile.PageReading | None) -> int:
+    """What an entry of the shifted-page cache counts against its budget: the shifted page,
+    and the page it was shifted from with what the swaps read of it (made at its first next
+    load; half the page's size, measured, or less: counted as its size again)."""
+    return len(frozen.body) + (2 * len(reading.page) if reading is not None else 0)
+
+
 class ShiftedPages:
     """Pages as the parsing shifts left them, by everything those shifts read: the page's
     bytes and charset, the shifts and their parameters, seed, site, targets, URL, nonce,
@@ -146,10 +153,11 @@ class ShiftedPages:
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        # Each shifted state with the page's bytes it was shifted from (None: not kept).
-        self._entries: OrderedDict[tuple[object, ...], tuple[FrozenDocument, bytes | None]] = (
-            OrderedDict()
-        )
+        # Each shifted state with the page it was shifted from, as the swaps read it (None:
+        # not kept): what they read of it is kept with it, for all its next loads.
+        self._entries: OrderedDict[
+            tuple[object, ...], tuple[FrozenDocument, volatile.PageReading | None]
+        ] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self._in_flight: dict[tuple[object, ...], _InFlight] = {}
@@ -279,8 +287,8 @@ class ShiftedPages:
         frozen, before = latest or (None, None)
         if frozen is None or before is None:
             return None
-        swaps = volatile.swaps(before, raw)
-        made = frozen.with_values_swapped(swaps, before) if swaps else None
+        swaps = volatile.swaps(before.page, raw)
+        made = frozen.with_values_swapped(swaps, before.page) if swaps else None
         if made is not None:
             with self._lock:
                 self.swapped += 1
@@ -292,19 +300,20 @@ class ShiftedPages:
     ) -> None:
         """Keep `frozen` (and the page's bytes, if given: the setting's latest page then),
         least recently used out first, within the byte budget."""
-        size = len(frozen.body) + len(raw or b"")
+        reading = None if raw is None else volatile.keep_reading(raw)
+        size = _entry_bytes(frozen, reading)
         if size > self.max_bytes:
             return
         with self._lock:
             if key in self._entries:
                 return
-            self._entries[key] = (frozen, raw)
+            self._entries[key] = (frozen, reading)
             self._bytes += size
             if raw is not None:
                 self._latest[_setting(key)] = key
             while self._bytes > self.max_bytes:
-                evicted_key, (evicted, evicted_raw) = self._entries.popitem(last=False)
-                self._bytes -= len(evicted.body) + len(evicted_raw or b"")
+                evicted_key, evicted = self._entries.popitem(last=False)
+                self._bytes -= _entry_bytes(*evicted)
                 if self._latest.get(_setting(evicted_key)) == evicted_key:
                     del self._latest[_setting(evicted_key)]
 

@@ -10,13 +10,16 @@ anything else (then the page is shifted afresh).
 
 from __future__ import annotations
 
+import array
 import bisect
 import dataclasses
 import enum
 import functools
 import html
 import re
+import threading
 import typing
+import weakref
 
 _VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 # A word's bytes, `[A-Za-z0-9_-]`: what a volatile value is a run of (and a name a word of).
@@ -417,6 +420,62 @@ _ATTRIBUTE_TEST_LOOK_BACK = 256
 _AFFIX_ENDS = frozenset(b"-_")
 
 
+class PageReading:
+    """What the swaps read of a page they are made from (its markup, its names, where its
+    values are), kept as long as this object is: `ShiftedPages` keeps one with each page shifted
+    whole, so that every next load of the page reads it once, however many other pages are read
+    meanwhile. (Read only among the last few pages, an agent browsing more than a few pages
+    read each page again at each of its next loads.) The same bytes share one reading."""
+
+    def __init__(self, page: bytes) -> None:
+        self.page = page
+        self.values: dict[tuple[object, ...], object] = {}
+        self.computed = 0  # (how many readings were made: for tests)
+
+
+# The pages whose readings are kept, by their bytes (a bytes object keeps its hash): an entry
+# goes when its reading is no longer held.
+_KEPT: weakref.WeakValueDictionary[bytes, PageReading] = weakref.WeakValueDictionary()
+
+
+_KEEPING = threading.Lock()  # (two threads keeping a page's reading at once share one)
+
+
+def keep_reading(page: bytes) -> PageReading:
+    """The reading of `page`, kept while the object returned is held."""
+    with _KEEPING:
+        reading = _KEPT.get(page)
+        if reading is None:
+            reading = _KEPT[page] = PageReading(page)
+        return reading
+
+
+def _read_once[R](
+    recent_calls: int,
+) -> typing.Callable[[typing.Callable[..., R]], typing.Callable[..., R]]:
+    """`reading(page, *args)` made once per page and arguments: kept with the page's reading
+    while one is kept (`keep_reading`), else among the last `recent_calls` calls."""
+
+    def decorate(reading: typing.Callable[..., R]) -> typing.Callable[..., R]:
+        recent = functools.lru_cache(maxsize=recent_calls)(reading)
+        name = reading.__name__
+
+        @functools.wraps(reading)
+        def read(page: bytes, *args: object) -> R:
+            kept = _KEPT.get(page)
+            if kept is None:
+                return recent(page, *args)
+            key = (name, *args)
+            if key not in kept.values:  # (pure: two threads making it at once make the same)
+                kept.values[key] = reading(page, *args)
+                kept.computed += 1
+            return typing.cast(R, kept.values[key])
+
+        return read
+
+    return decorate
+
+
 class _Names(typing.NamedTuple):
     names: frozenset[bytes]  # the ids and class names, as written and as read
     # The words of the ids and class names as the parser reads them (references decoded:
@@ -426,7 +485,7 @@ class _Names(typing.NamedTuple):
     markup_names: frozenset[bytes]
 
 
-@functools.lru_cache(maxsize=8)
+@_read_once(recent_calls=8)
 def _names(page: bytes) -> _Names:
     """The page's ids and class names, and what `_Names` says."""
     names: set[bytes] = set()
@@ -453,7 +512,7 @@ def _names(page: bytes) -> _Names:
     return _Names(*map(frozenset, (names, words, markup_names)))
 
 
-@functools.lru_cache(maxsize=8)
+@_read_once(recent_calls=8)
 def _odd_ids(page: bytes) -> frozenset[bytes]:
     """The page's ids that hold a character no word has and a digit, as the drift counts them
     (their text, in UTF-8: `x.1`, `form:f1`, `café1`). Asked at every swap, so not read from
@@ -526,7 +585,7 @@ def _is_digit(byte: int) -> bool:
     return 0x30 <= byte <= 0x39
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=256)  # (not kept with a page: any word may be asked)
 def _is_a_name(page: bytes, word: bytes) -> bool:
     """Whether `word` is, whole, in an id or a class attribute of `page` (or a tag's or an
     attribute's name), as written or as the parser reads it (`_Names`)."""
@@ -573,12 +632,12 @@ def _word_end(page: bytes, position: int) -> int:
     return position
 
 
-@functools.lru_cache(maxsize=8)
+@_read_once(recent_calls=8)
 def _carried_everywhere(page: bytes, value: bytes) -> bool:
-    """Whether every occurrence of `value` in `page` is carried (`_carried_at`). Kept for a few
-    pages: the page a setting's swaps are made from is asked about its same values at every
-    load, and a nonce in every link of it is hundreds of tags to read back into (the bytes'
-    hash is kept by the bytes object, so a page asked again costs a lookup)."""
+    """Whether every occurrence of `value` in `page` is carried (`_carried_at`). Kept with the
+    page's reading (`PageReading`): the page a setting's swaps are made from is asked about its
+    same values at every load, and a nonce in every link of it is hundreds of tags to read back
+    into (the bytes' hash is kept by the bytes object, so a page asked again costs a lookup)."""
     return all(_carried_at(page, at.start()) for at in re.finditer(re.escape(value), page))
 
 
@@ -679,8 +738,10 @@ class _Markup:
     """A page's markup as sorted, disjoint spans: where each starts, ends, and what it is.
     What no span holds is text."""
 
-    starts: list[int] = dataclasses.field(default_factory=list)
-    ends: list[int] = dataclasses.field(default_factory=list)
+    # (Kept with the page for its next loads: positions as machine integers, 8 bytes each, not
+    # a list's 36.)
+    starts: array.array[int] = dataclasses.field(default_factory=lambda: array.array("q"))
+    ends: array.array[int] = dataclasses.field(default_factory=lambda: array.array("q"))
     kinds: list[_Kind] = dataclasses.field(default_factory=list)
     # The start tags in a title's, a textarea's (...) text: text to the parser, whose values
     # are then its text's (a coin reads a container's text), no element's attributes.
@@ -697,7 +758,7 @@ class _Markup:
         return at if at >= 0 and position < self.ends[at] else None
 
 
-@functools.lru_cache(maxsize=8)
+@_read_once(recent_calls=8)
 def _markup(page: bytes) -> _Markup:
     """The page's tags, comments and script and style texts, as a tokenizer reads them. A
     `<script` in a comment, in an attribute's value, in a title's or a textarea's text, or
@@ -706,8 +767,8 @@ def _markup(page: bytes) -> _Markup:
     never longer, than the text any parser reads; what follows up to its end tag is opaque,
     so a value there is judged a name's, and only shifted afresh.
 
-    Kept for a few pages: the page a setting's swaps are made from is asked about its values
-    at every load."""
+    Kept with the page's reading (`PageReading`): the page a setting's swaps are made from is
+    asked about its values at every load."""
     markup = _Markup()
     position, raw_until = 0, 0  # (in a title's or a textarea's text until `raw_until`)
     while (start := page.find(b"<", position)) >= 0:

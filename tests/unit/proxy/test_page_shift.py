@@ -26,7 +26,7 @@ from proxy.page_shift import (
     shift_document,
     site_for,
 )
-from shifts import HtmlDocument
+from shifts import HtmlDocument, volatile
 from shifts.execution import plan_popup
 from shifts.references import EMPTY
 from tests.helpers.fixtures import FIXTURES, fixture_pages
@@ -164,7 +164,8 @@ def test_what_the_parsing_shifts_read_tells_entries_apart() -> None:
 
 
 def test_the_cache_holds_at_most_its_bytes() -> None:
-    shifted = ShiftedPages(max_bytes=3 * len(WORDPRESS_PAGE))
+    # (an entry: a shift, and the page it was shifted from counted with what swaps read of it)
+    shifted = ShiftedPages(max_bytes=3 * 3 * len(WORDPRESS_PAGE))
     for seed in range(10):
         shifted_bytes(episode(condition="Src-Perc", seed=seed), WORDPRESS_PAGE, 1, shifted)
     assert shifted._bytes <= shifted.max_bytes and 1 <= len(shifted._entries) <= 3
@@ -469,7 +470,8 @@ def test_loads_of_a_page_with_a_nonce_do_not_evict_other_settings_pages() -> Non
     """Two episodes' settings, each with its page shifted whole, in a cache with room for
     three pages: 20 loads of the first page (each its own nonce) leave the second's shift in
     place, so its next load is a swap, not a whole shift again."""
-    shifted = ShiftedPages(max_bytes=3 * 2 * len(WORDPRESS_PAGE))  # (a page and its shift)
+    # (room for three entries: a shift, and its page counted with what swaps read of it)
+    shifted = ShiftedPages(max_bytes=3 * 3 * len(WORDPRESS_PAGE))
     first, second = {"condition": "Src-Perc", "seed": 6}, {"condition": "Src-Perc", "seed": 7}
     shifted_bytes(episode(**first), with_values(WORDPRESS_PAGE, values_of(0)), 1, shifted)
     shifted_bytes(episode(**second), with_values(WORDPRESS_PAGE, values_of(0)), 1, shifted)
@@ -478,6 +480,25 @@ def test_loads_of_a_page_with_a_nonce_do_not_evict_other_settings_pages() -> Non
     whole_before = shifted.misses - shifted.swapped
     shifted_bytes(episode(**second), with_values(WORDPRESS_PAGE, values_of(21)), 1, shifted)
     assert shifted.misses - shifted.swapped == whole_before == 2
+
+
+def test_what_swaps_read_of_a_page_is_kept_with_it_however_many_pages_come_between() -> None:
+    """Twelve settings' pages, each shifted whole, then each loaded again twice in turn, with
+    new values each time: every next load is a swap, and each page is read for them once, at
+    its first next load. (Read among the last few pages only, each was read again at every
+    next load of an agent browsing more than a few pages.)"""
+    shifted = ShiftedPages()
+    firsts = {seed: with_values(WORDPRESS_PAGE, values_of(100 + seed)) for seed in range(12)}
+    for seed, page in firsts.items():
+        shifted_bytes(episode(condition="Src-Perc", seed=seed), page, 1, shifted)
+    readings = []
+    for later in (1, 2):
+        for seed in firsts:
+            again = with_values(WORDPRESS_PAGE, values_of(100 * (later + 1) + seed))
+            shifted_bytes(episode(condition="Src-Perc", seed=seed), again, 1 + later, shifted)
+        readings.append({seed: volatile.keep_reading(firsts[seed]).computed for seed in firsts})
+    assert shifted.swapped == 24
+    assert all(readings[0].values()) and readings[1] == readings[0]
 
 
 def test_the_event_loop_does_not_wait_for_another_load_of_the_page() -> None:
