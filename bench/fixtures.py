@@ -46,7 +46,10 @@ def counted(notes: dict[str, object]) -> dict[str, int]:
 
 
 def timed_rewrite(
-    episode: Episode, raw: bytes, shifted: ShiftedPages | None = None
+    episode: Episode,
+    raw: bytes,
+    shifted: ShiftedPages | None = None,
+    url: str = "http://app.test/",
 ) -> tuple[float, HtmlDocument]:
     """The whole rewrite of a page as its first navigation in the episode (parse, shift,
     serialize; the page referencing no assets beyond its own), and its CPU time in ms.
@@ -58,7 +61,7 @@ def timed_rewrite(
     started = time.process_time()
     pages = ShiftedPages() if shifted is None else shifted
     with held_off():
-        _, doc = shift_offline(episode, "http://app.test/", raw, assets=EMPTY, shifted=pages)
+        _, doc = shift_offline(episode, url, raw, assets=EMPTY, shifted=pages)
         doc.to_bytes()
     return (time.process_time() - started) * 1000, doc
 

@@ -90,6 +90,7 @@ def test_first_load_bench_runs() -> None:
     for row in points:
         assert len(row) == 13 and all(float(cell.rstrip("%")) > 0 for cell in row), row
     assert "reloads (the next loads" in text and "coins x (a floor" in text
+    assert "loaded again in turn (an agent browsing)" in text
 
 
 def test_memory_bench_runs(tmp_path: Path) -> None:
