@@ -483,6 +483,9 @@ class _Names(typing.NamedTuple):
     # reads them in any case (`h3` selects an `<H3>`, `[DATA-K3]` a `data-k3`).
     words: frozenset[bytes]
     markup_names: frozenset[bytes]
+    # Every word in a tag's or an attribute's name, or in an id's or a class's value, as
+    # written, and the `words`: what is whole in a name of the page (`_is_a_name`).
+    name_words: frozenset[bytes]
 
 
 @_read_once(recent_calls=8)
@@ -491,25 +494,30 @@ def _names(page: bytes) -> _Names:
     names: set[bytes] = set()
     words: set[bytes] = set()
     markup_names: set[bytes] = set()
+    name_words: set[bytes] = set()
     markup = _markup(page)
     for start, end, kind in zip(markup.starts, markup.ends, markup.kinds, strict=True):
         if kind is not _Kind.START_TAG:
             continue
         if (tag := _TAG_NAME.match(page, start, end)) is not None:
             markup_names.add(tag.group(1).lower())
+            name_words.update(_NAME_WORD.findall(tag.group(1)))
         for attribute in _attributes(page, start, end):
-            name, value = attribute.group(1).lower(), _unquoted(attribute.group(2) or b"")
+            written = attribute.group(1)
+            name, value = written.lower(), _unquoted(attribute.group(2) or b"")
             markup_names.add(name)
+            name_words.update(_NAME_WORD.findall(written))
             if name not in (b"class", b"id"):
                 continue
             text = _as_read(value)
             words.update(_NAME_WORD.findall(text))
+            name_words.update(_NAME_WORD.findall(value))
             if name == b"class":
                 names.update(value.split())
                 names.update(text.split())
             else:
                 names.update((value, text))
-    return _Names(*map(frozenset, (names, words, markup_names)))
+    return _Names(*map(frozenset, (names, words, markup_names, name_words | words)))
 
 
 @_read_once(recent_calls=8)
@@ -585,21 +593,13 @@ def _is_digit(byte: int) -> bool:
     return 0x30 <= byte <= 0x39
 
 
-@functools.lru_cache(maxsize=256)  # (not kept with a page: any word may be asked)
 def _is_a_name(page: bytes, word: bytes) -> bool:
-    """Whether `word` is, whole, in an id or a class attribute of `page` (or a tag's or an
-    attribute's name), as written or as the parser reads it (`_Names`)."""
-    whole = re.compile(rb"(?<![A-Za-z0-9_-])" + re.escape(word) + rb"(?![A-Za-z0-9_-])")
-    markup = _markup(page)
-    for occurrence in whole.finditer(page):
-        at = markup.span_at(occurrence.start())
-        if at is not None and markup.kinds[at] is _Kind.START_TAG:
-            name = _attribute_at(page, markup.starts[at], markup.ends[at], occurrence.start())
-            if name is None or name in (b"id", b"class"):
-                return True
-    # (as the parser reads them: an id or a class with a reference, a name in another case)
+    """Whether `word` is, whole, in an id or a class attribute of `page` or in a tag's or an
+    attribute's name, as written, or in an id or a class as the parser reads it (references
+    decoded), or a tag's or an attribute's name in another case (`_Names`). A word is a run
+    of word characters: whole in a name or a value, it is one of the runs there."""
     names = _names(page)
-    return word in names.words or word.lower() in names.markup_names
+    return word in names.name_words or word.lower() in names.markup_names
 
 
 def _first_difference(old: bytes, new: bytes) -> int | None:

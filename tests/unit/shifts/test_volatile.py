@@ -482,3 +482,98 @@ def test_each_way_of_writing_an_id_is_found() -> None:
         if index == 17:
             expected = {b"x:18"}
         assert volatile._odd_ids(page) == expected, piece
+
+
+def is_a_name_by_definition(page: bytes, word: bytes) -> bool:
+    """The definition, occurrence by occurrence: `word` whole somewhere in a start tag but an
+    attribute's value other than an id's or a class's, or a word of an id or a class as the
+    parser reads it, or a tag's or an attribute's name in any case."""
+    whole = re.compile(rb"(?<![A-Za-z0-9_-])" + re.escape(word) + rb"(?![A-Za-z0-9_-])")
+    markup = volatile._markup(page)
+    for occurrence in whole.finditer(page):
+        at = markup.span_at(occurrence.start())
+        if at is not None and markup.kinds[at] is volatile._Kind.START_TAG:
+            name = volatile._attribute_at(
+                page, markup.starts[at], markup.ends[at], occurrence.start()
+            )
+            if name is None or name in (b"id", b"class"):
+                return True
+    names = volatile._names(page)
+    return word in names.words or word.lower() in names.markup_names
+
+
+NAME_PIECES = [
+    '<p id="row4">a</p>',
+    "<p class='x y9 Z-3'>a</p>",
+    '<p id="row&#45;5">a</p>',  # (read as `row-5`)
+    "<H3>t</H3>",
+    '<p DATA-K3="1">a</p>',
+    "<my-el:x7 a=b>c</my-el:x7>",
+    '<p title="t"c8>a</p>',  # (a name right after a value's quote)
+    '<p "q9="v">a</p>',
+    "<p @click.x1=go :class=k2>a</p>",
+    '<p title="row4 y9 45">a</p>',  # (in another attribute's value: no name)
+    "<script>var row4 = '<p id=\"s6\">';</script>",
+    "<!-- <p id=c7> -->",
+    "<title><b id=t8></title>",
+    "<p id=u9/>a</p>",
+    '<p class="v1',  # (unclosed, to the page's end)
+    "text row4 y9 h3 k3 x7 45",
+    "<p id='w2' id=w3 class=>a</p>",
+]
+NAME_WORDS = [
+    b"row4",
+    b"row",
+    b"4",
+    b"5",
+    b"45",
+    b"row-5",
+    b"x",
+    b"y9",
+    b"Z-3",
+    b"z-3",
+    b"h3",
+    b"H3",
+    b"k3",
+    b"DATA-K3",
+    b"data-k3",
+    b"my-el",
+    b"x7",
+    b"c8",
+    b"q9",
+    b"click",
+    b"x1",
+    b"class",
+    b"k2",
+    b"s6",
+    b"c7",
+    b"t8",
+    b"u9",
+    b"v1",
+    b"w2",
+    b"w3",
+    b"p",
+    b"id",
+    b"title",
+    b"a",
+    b"b",
+]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(NAME_PIECES), max_size=8))
+def test_a_word_is_a_name_as_the_definition_reads_each_occurrence(pieces: list[str]) -> None:
+    page = ("<html><body>" + "".join(pieces) + "</body></html>").encode()
+    for word in NAME_WORDS:
+        assert volatile._is_a_name(page, word) == is_a_name_by_definition(page, word), word
+
+
+def test_a_word_is_a_name_in_the_saved_pages_as_the_definition_reads_it() -> None:
+    for path in fixture_pages():
+        page = path.read_bytes()
+        words = set(re.findall(rb"[A-Za-z0-9_-]+", page)[::200]) | set(NAME_WORDS)
+        for word in sorted(words):
+            assert volatile._is_a_name(page, word) == is_a_name_by_definition(page, word), (
+                path,
+                word,
+            )
