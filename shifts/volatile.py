@@ -524,29 +524,34 @@ def _names(page: bytes) -> _Names:
 def _odd_ids(page: bytes) -> frozenset[bytes]:
     """The page's ids that hold a character no word has and a digit, as the drift counts them
     (their text, in UTF-8: `x.1`, `form:f1`, `café1`). Asked at every swap, so not read from
-    every attribute of every tag (`_names`): the places an id's value could be are found in the
-    bytes (`_ID_VALUE`), and only those that could be such an id are read in their tag."""
+    every attribute of every tag (`_names`): the places an id could be are found in the bytes
+    (`_ID_NAME`), and only the tags that could hold such an id are read: a tag whose first
+    such place has a value that could be one, or that has two (the first may be no attribute's
+    name: `<a title=' id=' id="x.1">`). Each tag is read at most once, and each value read up to
+    its tag's end: a candidate's value never hides another candidate (`id="` in a script, a
+    comment or a value, up to the next quote, may hold a real id)."""
     markup = _markup(page)
     found: set[bytes] = set()
-    for candidate in _ID_VALUE.finditer(page):
-        written = candidate.group(1)
-        if not _NO_WORD_CHARACTER.search(written) or not (
-            b"&" in written or any(map(_is_digit, written))
-        ):
-            continue  # (as written: a reference, its `&`, can make any text)
+    first = read = -1  # (the tag of the last candidate, the last tag read)
+    for candidate in _ID_NAME.finditer(page):
         at = markup.span_at(candidate.start())
-        if at is None or markup.kinds[at] is not _Kind.START_TAG:
-            continue  # (a script's text, a comment)
+        if at is None or at == read or markup.kinds[at] is not _Kind.START_TAG:
+            continue  # (a script's text, a comment; a tag read already)
+        if at != first:
+            first = at
+            value = _VALUE.match(page, candidate.end(), markup.ends[at])
+            written = _unquoted(value.group())  # type: ignore[union-attr]
+            if not _NO_WORD_CHARACTER.search(written) or not (
+                b"&" in written or any(map(_is_digit, written))
+            ):
+                continue  # (as written: a reference, its `&`, can make any text)
+        read = at
         for attribute in _attributes(page, markup.starts[at], markup.ends[at]):
-            if attribute.start(2) == candidate.start(1):
-                text = _as_read(_unquoted(attribute.group(2)))
-                if (
-                    attribute.group(1).lower() == b"id"
-                    and not set(text) <= WORD_BYTES
-                    and any(map(_is_digit, text))
-                ):
-                    found.add(text)
-                break
+            if attribute.group(1).lower() != b"id" or attribute.group(2) is None:
+                continue
+            text = _as_read(_unquoted(attribute.group(2)))
+            if not set(text) <= WORD_BYTES and any(map(_is_digit, text)):
+                found.add(text)
     return frozenset(found)
 
 
@@ -555,16 +560,13 @@ def _as_read(value: bytes) -> bytes:
     return html.unescape(value.decode(errors="replace")).encode() if b"&" in value else value
 
 
-# Where an id's value could be: `id`, in any case, where a tokenizer starts an attribute's name
-# (after a space, a `/` or a value's closing quote: `_ATTRIBUTE`), then `=` and the value as
-# `_ATTRIBUTE` reads it (group 1). More than the ids (a script's text, another name ending in
-# `id`): each is checked in its tag (`_odd_ids`).
-_ID_VALUE = re.compile(
-    rb"""(?<=[%(s)s/"'])id[%(s)s]*=[%(s)s]*("[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^%(s)s>]*)"""
-    % {b"s": rb"\t\n\f\r "},
-    re.IGNORECASE,
-)
-_NO_WORD_CHARACTER = re.compile(rb"[^A-Za-z0-9_\-\"']")
+# Where an id's value could start: `id`, in any case, where a tokenizer starts an attribute's
+# name (after a space, a `/` or a value's closing quote: `_ATTRIBUTE`), then `=`. More than the
+# ids (a script's text, a value, another name ending in `id`): each is checked in its tag
+# (`_odd_ids`). A value as `_ATTRIBUTE` reads it (`_VALUE`), read up to the tag's end.
+_ID_NAME = re.compile(rb"""(?<=[%(s)s/"'])id[%(s)s]*=[%(s)s]*""" % {b"s": rb"\t\n\f\r "}, re.I)
+_VALUE = re.compile(rb""""[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^\t\n\f\r >]*""")
+_NO_WORD_CHARACTER = re.compile(rb"[^A-Za-z0-9_-]")  # (a quote in a value is none too)
 
 
 _NAME_WORD = re.compile(rb"[A-Za-z0-9_-]+")
@@ -632,12 +634,19 @@ def _word_end(page: bytes, position: int) -> int:
     return position
 
 
-@_read_once(recent_calls=8)
 def _carried_everywhere(page: bytes, value: bytes) -> bool:
     """Whether every occurrence of `value` in `page` is carried (`_carried_at`). Kept with the
     page's reading (`PageReading`): the page a setting's swaps are made from is asked about its
     same values at every load, and a nonce in every link of it is hundreds of tags to read back
-    into (the bytes' hash is kept by the bytes object, so a page asked again costs a lookup)."""
+    into (the bytes' hash is kept by the bytes object, so a page asked again costs a lookup).
+    A value the page does not hold (a run the swaps so far made of a new value: `n1-88` after
+    `tok-88`'s `tok` became `n1`) is another at each load: not kept, or the reading would grow
+    by one at every load of the page."""
+    return value not in page or _carried_everywhere_held(page, value)
+
+
+@_read_once(recent_calls=8)
+def _carried_everywhere_held(page: bytes, value: bytes) -> bool:
     return all(_carried_at(page, at.start()) for at in re.finditer(re.escape(value), page))
 
 

@@ -442,6 +442,10 @@ ID_PIECES = [
     "<p\tid\n=\n'x:18'>a</p>",
     '<p xid="x.19" idx="x.20">a</p>',
     "text id=x.21 and id = 'x.22'",
+    '<p id="a\'23">a</p>',  # (a quote in the value: no word's character)
+    "<p id='b\"24'>a</p>",
+    '<!-- id=" -->',  # (a value to the next quote: an id's there, in the next piece, is read)
+    "<p title=' id=' id=\"x.26\">a</p>",  # (one in a value, then the id, in one tag)
 ]
 
 
@@ -471,6 +475,9 @@ def test_each_way_of_writing_an_id_is_found() -> None:
         5: b"x.6",
         13: b"x.13",
         16: b"x.17/",
+        20: b"a'23",
+        21: b'b"24',
+        23: b"x.26",
     }
     for index, piece in enumerate(ID_PIECES):
         page = ("<body>" + piece + "</body>").encode()
@@ -577,3 +584,28 @@ def test_a_word_is_a_name_in_the_saved_pages_as_the_definition_reads_it() -> Non
                 path,
                 word,
             )
+
+
+def test_an_id_after_an_unclosed_quote_or_with_a_quote_in_it_is_counted() -> None:
+    """An id with a quote in it (`a'1`), or after an `id="` that only looks like one (a
+    script's string, a comment) whose value would run into it, is counted where it occurs: a
+    number that held it (`a'15`, `x.15`) is no number to splice."""
+    for page in (
+        b'<body><script>var p = s.split(\'id="\');</script><div id="x.1">a</div>'
+        b'<script>var n = "x.%s";</script></body>',
+        b'<body><div id="x\'1">a</div><script>var n = "x\'%s";</script></body>',
+    ):
+        assert volatile.swaps(page % b"15", page % b"25") is None, page
+
+
+def test_a_kept_reading_does_not_grow_with_each_load() -> None:
+    """A value the swaps ask about that the page does not hold (a run of a new value: the
+    nonce in `n1-88`) is not kept with the page's reading, which would grow at every load."""
+    markup = '<a href="/?n=%s">x</a><a href="/?k=%s-%s">y</a>'
+    old = (markup % ("tok12345", "tok12345", "88880000")).encode()
+    reading = volatile.keep_reading(old)
+    for load in range(20):
+        nonce = f"n{load:07d}"
+        new = (markup % (nonce, nonce, f"{99990000 - load:08d}")).encode()
+        assert volatile.swaps(old, new) is not None
+    assert len(reading.values) <= 4
