@@ -4,6 +4,7 @@ response pipeline and the alignment checker, so both shift a page in exactly the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import threading
@@ -122,11 +123,20 @@ def shift_document(
     return finish(run_shifts(rest, HtmlDocument.thaw(frozen), ctx), ctx)
 
 
-def _entry_bytes(frozen: FrozenDocument, reading: volatile.PageReading | None) -> int:
-    """What an entry of the shifted-page cache counts against its budget: the shifted page,
-    and the page it was shifted from with what the swaps read of it (made at its first next
-    load; half the page's size, measured, or less: counted as its size again)."""
-    return len(frozen.body) + (2 * len(reading.page) if reading is not None else 0)
+@dataclasses.dataclass
+class _Entry:
+    """A page as the parsing shifts left it, and the page it was shifted from as the swaps read
+    it (None: not kept); `counted`: what it counts against the cache's budget so far."""
+
+    frozen: FrozenDocument
+    reading: volatile.PageReading | None
+    counted: int = 0
+
+    def size(self) -> int:
+        """The shifted page, the page it was shifted from and what the swaps read of it (made
+        at its first next load, and at a later one that asks something new)."""
+        reading = self.reading
+        return len(self.frozen.body) + (len(reading.page) + reading.size if reading else 0)
 
 
 class ShiftedPages:
@@ -155,9 +165,7 @@ class ShiftedPages:
         self.max_bytes = max_bytes
         # Each shifted state with the page it was shifted from, as the swaps read it (None:
         # not kept): what they read of it is kept with it, for all its next loads.
-        self._entries: OrderedDict[
-            tuple[object, ...], tuple[FrozenDocument, volatile.PageReading | None]
-        ] = OrderedDict()
+        self._entries: OrderedDict[tuple[object, ...], _Entry] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self._in_flight: dict[tuple[object, ...], _InFlight] = {}
@@ -210,7 +218,7 @@ class ShiftedPages:
                 self._entries.move_to_end(key)
                 self.hits += 1
                 metrics.inc("shifted_pages_reused_total")
-                return found[0]
+                return found.frozen
             flight = self._in_flight.get(key)
             making = flight is None
             if flight is None:
@@ -284,14 +292,20 @@ class ShiftedPages:
             if latest is not None:
                 # In use: the swapped pages made from it (one per load) go out first.
                 self._entries.move_to_end(latest_key)
-        frozen, before = latest or (None, None)
-        if frozen is None or before is None:
+        if latest is None or latest.reading is None:
             return None
-        swaps = volatile.swaps(before.page, raw)
-        made = frozen.with_values_swapped(swaps, before.page) if swaps else None
-        if made is not None:
-            with self._lock:
+        before = latest.reading.page
+        swaps = volatile.swaps(before, raw)
+        made = latest.frozen.with_values_swapped(swaps, before) if swaps else None
+        with self._lock:
+            # What the swaps read of the page (at its first next load, mostly) is counted.
+            if self._entries.get(latest_key) is latest:
+                counted, latest.counted = latest.counted, latest.size()
+                self._bytes += latest.counted - counted
+                self._evict()
+            if made is not None:
                 self.swapped += 1
+        if made is not None:
             metrics.inc("shifted_pages_swapped_total")
         return made
 
@@ -300,22 +314,27 @@ class ShiftedPages:
     ) -> None:
         """Keep `frozen` (and the page's bytes, if given: the setting's latest page then),
         least recently used out first, within the byte budget."""
-        reading = None if raw is None else volatile.keep_reading(raw)
-        size = _entry_bytes(frozen, reading)
-        if size > self.max_bytes:
+        entry = _Entry(frozen, None if raw is None else volatile.keep_reading(raw))
+        entry.counted = entry.size()
+        if entry.counted > self.max_bytes:
             return
         with self._lock:
             if key in self._entries:
                 return
-            self._entries[key] = (frozen, reading)
-            self._bytes += size
+            self._entries[key] = entry
+            self._bytes += entry.counted
             if raw is not None:
                 self._latest[_setting(key)] = key
-            while self._bytes > self.max_bytes:
-                evicted_key, evicted = self._entries.popitem(last=False)
-                self._bytes -= _entry_bytes(*evicted)
-                if self._latest.get(_setting(evicted_key)) == evicted_key:
-                    del self._latest[_setting(evicted_key)]
+            self._evict()
+
+    def _evict(self) -> None:
+        """Least recently used out first, until the entries are within the budget (the lock
+        held)."""
+        while self._bytes > self.max_bytes and self._entries:
+            evicted_key, evicted = self._entries.popitem(last=False)
+            self._bytes -= evicted.counted
+            if self._latest.get(_setting(evicted_key)) == evicted_key:
+                del self._latest[_setting(evicted_key)]
 
 
 def shift_offline(

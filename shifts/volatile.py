@@ -17,6 +17,7 @@ import enum
 import functools
 import html
 import re
+import sys
 import threading
 import typing
 import weakref
@@ -431,6 +432,9 @@ class PageReading:
         self.page = page
         self.values: dict[tuple[object, ...], object] = {}
         self.computed = 0  # (how many readings were made: for tests)
+        # About the bytes its readings hold (`_footprint`): from half the page's size to many
+        # times it (a page of thousands of tiny tags), so a cache that keeps it counts it.
+        self.size = 0
 
 
 # The pages whose readings are kept, by their bytes (a bytes object keeps its hash): an entry
@@ -467,13 +471,24 @@ def _read_once[R](
                 return recent(page, *args)
             key = (name, *args)
             if key not in kept.values:  # (pure: two threads making it at once make the same)
-                kept.values[key] = reading(page, *args)
+                made = kept.values[key] = reading(page, *args)
                 kept.computed += 1
+                kept.size += _footprint(made)
             return typing.cast(R, kept.values[key])
 
         return read
 
     return decorate
+
+
+def _footprint(value: object) -> int:
+    """About the memory a reading holds: each object's own size, and what it holds (a name
+    held twice is counted twice)."""
+    if isinstance(value, _Markup):
+        return sum(map(sys.getsizeof, (value.starts, value.ends, value.kinds, value.in_text)))
+    if isinstance(value, frozenset | set | tuple | list):
+        return sys.getsizeof(value) + sum(map(_footprint, value))
+    return sys.getsizeof(value)
 
 
 class _Names(typing.NamedTuple):

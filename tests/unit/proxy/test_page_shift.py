@@ -164,8 +164,7 @@ def test_what_the_parsing_shifts_read_tells_entries_apart() -> None:
 
 
 def test_the_cache_holds_at_most_its_bytes() -> None:
-    # (an entry: a shift, and the page it was shifted from counted with what swaps read of it)
-    shifted = ShiftedPages(max_bytes=3 * 3 * len(WORDPRESS_PAGE))
+    shifted = ShiftedPages(max_bytes=3 * len(WORDPRESS_PAGE))
     for seed in range(10):
         shifted_bytes(episode(condition="Src-Perc", seed=seed), WORDPRESS_PAGE, 1, shifted)
     assert shifted._bytes <= shifted.max_bytes and 1 <= len(shifted._entries) <= 3
@@ -470,8 +469,8 @@ def test_loads_of_a_page_with_a_nonce_do_not_evict_other_settings_pages() -> Non
     """Two episodes' settings, each with its page shifted whole, in a cache with room for
     three pages: 20 loads of the first page (each its own nonce) leave the second's shift in
     place, so its next load is a swap, not a whole shift again."""
-    # (room for three entries: a shift, and its page counted with what swaps read of it)
-    shifted = ShiftedPages(max_bytes=3 * 3 * len(WORDPRESS_PAGE))
+    # (room for three entries: a shift, its page and what swaps read of it, 3.4 pages each)
+    shifted = ShiftedPages(max_bytes=3 * 4 * len(WORDPRESS_PAGE))
     first, second = {"condition": "Src-Perc", "seed": 6}, {"condition": "Src-Perc", "seed": 7}
     shifted_bytes(episode(**first), with_values(WORDPRESS_PAGE, values_of(0)), 1, shifted)
     shifted_bytes(episode(**second), with_values(WORDPRESS_PAGE, values_of(0)), 1, shifted)
@@ -480,6 +479,34 @@ def test_loads_of_a_page_with_a_nonce_do_not_evict_other_settings_pages() -> Non
     whole_before = shifted.misses - shifted.swapped
     shifted_bytes(episode(**second), with_values(WORDPRESS_PAGE, values_of(21)), 1, shifted)
     assert shifted.misses - shifted.swapped == whole_before == 2
+
+
+def test_what_swaps_read_of_a_page_counts_against_the_budget() -> None:
+    """A page's entry counts the page's shift, the page and, once its next load has read it,
+    what the swaps read of it: the cache's bytes are what it holds, within its budget. A page of
+    thousands of tiny tags reads to many times its size (its markup's spans): in a budget of
+    twice its size and its shift, its entry goes once it has been read, where counting the
+    page alone kept it."""
+    tiny = (
+        b"<!DOCTYPE html><html><body>"
+        + b"<i>x</i>" * 4000
+        + b"<a href='/?n=%s'>a</a></body></html>"
+    )
+    config = {"condition": "Src-Perc", "seed": 3}
+    shifted = ShiftedPages()
+    shifted_bytes(episode(**config), tiny % b"tok00001", 1, shifted)
+    (entry,) = shifted._entries.values()
+    whole = len(entry.frozen.body) + len(tiny % b"tok00001")
+    assert shifted._bytes == whole
+    shifted_bytes(episode(**config), tiny % b"tok00002", 2, shifted)
+    assert shifted.swapped == 1 and entry.reading is not None
+    assert entry.reading.size > 2 * len(tiny) and shifted._bytes == whole + entry.reading.size
+    # (other values: the same bytes share one reading, which the first cache made big)
+    bounded = ShiftedPages(max_bytes=2 * whole)
+    shifted_bytes(episode(**config), tiny % b"tok10001", 1, bounded)
+    assert len(bounded._entries) == 1
+    shifted_bytes(episode(**config), tiny % b"tok10002", 2, bounded)
+    assert bounded.swapped == 1 and not bounded._entries and bounded._bytes == 0
 
 
 def test_what_swaps_read_of_a_page_is_kept_with_it_however_many_pages_come_between() -> None:
