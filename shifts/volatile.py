@@ -486,8 +486,10 @@ def _footprint(value: object) -> int:
     held twice is counted twice)."""
     if isinstance(value, _Markup):
         return sum(map(sys.getsizeof, (value.starts, value.ends, value.kinds, value.in_text)))
-    if isinstance(value, frozenset | set | tuple | list):
+    if isinstance(value, tuple):  # (`_Names`: its sets)
         return sys.getsizeof(value) + sum(map(_footprint, value))
+    if isinstance(value, frozenset):  # (of bytes: each its own size, in C)
+        return sys.getsizeof(value) + sum(map(sys.getsizeof, value))
     return sys.getsizeof(value)
 
 
