@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from proxy.episode import Episode
     from proxy.har import PageRecord
     from proxy.knowledge import PageKnowledge
-    from proxy.rewrite import PlannedLoad, StreamedStart
+    from proxy.rewrite import PlannedLoad
 
 KEY = "skillshift"
 # What the page rewriter decided for a response (proxy/rewrite.py): buffer and shift it, stream
@@ -41,9 +41,8 @@ class FlowState:
     knowledge: PageKnowledge | None = None
     page: PageRecord | None = None
     # proxy/rewrite.py: a page's load planned from its headers (its index, its popup), before
-    # its body; and what its streamed start was shifted into.
+    # its body, and what its streamed start was shifted into.
     planned: PlannedLoad | None = None
-    streamed: StreamedStart | None = None
     # proxy/recorder.py: the chunks of a streamed body as served, and that it is recorded.
     recorded_body: list[bytes] | None = None
     recorded: bool = False

@@ -92,6 +92,7 @@ class PlannedLoad:
     events: EventBatch
     error: Exception | None = None
     stream: ShiftedStart | None = None  # (the page's transform, once it streams)
+    shifted: StreamedStart | None = None  # (what its start was shifted into, once it was)
 
 
 @dataclasses.dataclass
@@ -260,7 +261,9 @@ class PageRewriter:
         if context.nonce:
             body = csp.add_nonce_to_meta(body, context.nonce)
         cpu_ms = (time.thread_time() - cpu_started) * 1000
-        state_of(flow).streamed = StreamedStart(context, doc, started, cpu_ms)
+        planned_load = state_of(flow).planned
+        assert planned_load is not None
+        planned_load.shifted = StreamedStart(context, doc, started, cpu_ms)
         return body
 
     def _decide(self, flow: http.HTTPFlow, response: http.Response) -> Decision:
@@ -350,7 +353,7 @@ class PageRewriter:
         planned = state.planned
         if planned is None or planned.context is None or state.page:
             return
-        streamed = state.streamed
+        streamed = planned.shifted
         planned.events.add(
             "page_served",
             url=planned.context.url,
@@ -374,7 +377,7 @@ class PageRewriter:
             _skipped(events, flow, chunked=True)
             await self._audit_navigation(flow, episode, events)
             return
-        streamed = state_of(flow).streamed
+        streamed = planned.shifted
         if streamed is None:
             # No body went through the stream (an empty one, which mitmproxy reads whole): the
             # page is shifted as a buffered one, framed by its length, and recorded as served.

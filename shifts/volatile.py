@@ -431,7 +431,6 @@ class PageReading:
     def __init__(self, page: bytes) -> None:
         self.page = page
         self.values: dict[tuple[object, ...], object] = {}
-        self.computed = 0  # (how many readings were made: for tests)
         # About the bytes its readings hold (`_footprint`): from half the page's size to many
         # times it (a page of thousands of tiny tags), so a cache that keeps it counts it.
         self.size = 0
@@ -472,7 +471,6 @@ def _read_once[R](
             key = (name, *args)
             if key not in kept.values:  # (pure: two threads making it at once make the same)
                 made = kept.values[key] = reading(page, *args)
-                kept.computed += 1
                 kept.size += _footprint(made)
             return typing.cast(R, kept.values[key])
 
@@ -577,12 +575,6 @@ def _as_read(value: bytes) -> bytes:
     return html.unescape(value.decode(errors="replace")).encode() if b"&" in value else value
 
 
-# Where an id's value could start: `id`, in any case, where a tokenizer starts an attribute's
-# name (after a space, a `/` or a value's closing quote: `_ATTRIBUTE`), then `=`. More than the
-# ids (a script's text, a value, another name ending in `id`): each is checked in its tag
-# (`_odd_ids`). A value as `_ATTRIBUTE` reads it (`_VALUE`), read up to the tag's end.
-_ID_NAME = re.compile(rb"""(?<=[%(s)s/"'])id[%(s)s]*=[%(s)s]*""" % {b"s": rb"\t\n\f\r "}, re.I)
-_VALUE = re.compile(rb""""[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^\t\n\f\r >]*""")
 _NO_WORD_CHARACTER = re.compile(rb"[^A-Za-z0-9_-]")  # (a quote in a value is none too)
 
 
@@ -702,11 +694,18 @@ _SPACE = rb"\t\n\f\r "
 # A start tag's attribute as a tokenizer reads it (spaces and `/` before it skipped): its name
 # (group 1), then maybe `=` and its value (group 2), quoted to the closing quote, `>` and `<`
 # and all, or unquoted to a space or `>`.
-_ATTRIBUTE = (
-    rb"[%(s)s/]*([^%(s)s/>][^%(s)s/>=]*)"
-    rb"""(?:[%(s)s]*=[%(s)s]*("[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^%(s)s>]*))?""" % {b"s": _SPACE}
-)
+_ATTRIBUTE_VALUE = rb"""("[^"]*(?:"|\Z)|'[^']*(?:'|\Z)|[^%(s)s>]*)""" % {b"s": _SPACE}
+_ATTRIBUTE = rb"[%(s)s/]*([^%(s)s/>][^%(s)s/>=]*)(?:[%(s)s]*=[%(s)s]*%(v)s)?" % {
+    b"s": _SPACE,
+    b"v": _ATTRIBUTE_VALUE,
+}
 _ONE_ATTRIBUTE = re.compile(_ATTRIBUTE)
+# Where an id's value could start: `id`, in any case, where a tokenizer starts an attribute's
+# name (after a space, a `/` or a value's closing quote: `_ATTRIBUTE`), then `=`. More than the
+# ids (a script's text, a value, another name ending in `id`): each is checked in its tag
+# (`_odd_ids`). A value as `_ATTRIBUTE` reads it (`_VALUE`), read up to the tag's end.
+_ID_NAME = re.compile(rb"""(?<=[%(s)s/"'])id[%(s)s]*=[%(s)s]*""" % {b"s": _SPACE}, re.I)
+_VALUE = re.compile(_ATTRIBUTE_VALUE)
 _TAG_NAME = re.compile(rb"<([A-Za-z][^%(s)s/>]*)" % {b"s": _SPACE})
 # What a tokenizer reads as markup: a start tag (group 1 its name, as in `_TAG_NAME`) with its
 # attributes, a comment (`<!-->` is a whole one, and `--!>` ends one) or a bogus comment
