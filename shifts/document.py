@@ -652,7 +652,14 @@ def _valued_booleans(markup: bytes) -> frozenset[str]:
     search for each in C first: a pattern of them all cost half a parse."""
     lowered = markup.lower()
     found = [name for name in _READ_BOOLEANS if f"{name}=".encode() in lowered]
-    if not found:
+    # (Most pages that hold one hold it in a script, `t.defer=...`, `el.disabled=true`: after
+    # no byte an attribute can follow, and no comment a tag's attributes could close around,
+    # none is an attribute, and the page's raw texts and comments are not taken out to see.)
+    if not any(
+        _may_be_an_attribute(lowered, match.start())
+        for name in found
+        for match in _VALUED[name].finditer(lowered)
+    ):
         return frozenset()
     tags = _COMMENT.sub(b"", _RAW_TEXT_CONTENT.sub(rb"\1\3", lowered))
     return frozenset(
@@ -667,6 +674,14 @@ _RAW_TEXT_CONTENT = re.compile(rb"(<(script|style|textarea|title)\b[^>]*>).*?(</
 _COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
 _QUOTED = re.compile(rb"\"[^\"]*\"|'[^']*'")
 _TAG_LOOK_BACK = 4096  # a tag longer than this before the attribute: not judged (bare)
+
+
+def _may_be_an_attribute(markup: bytes, at: int) -> bool:
+    """Whether what starts at `at` could be an attribute once the markup's raw texts and
+    comments are taken out (`_is_an_attribute` of what is left): what comes before it is a
+    byte an attribute follows, or a comment's end, which taking the comment out replaces by
+    what came before the comment."""
+    return at > 0 and (markup[at - 1] in _BEFORE_AN_ATTRIBUTE or markup.endswith(b"-->", 0, at))
 
 
 def _is_an_attribute(markup: bytes, at: int) -> bool:

@@ -215,15 +215,21 @@ class _StructureIndex:
                 self.by_key.setdefault(("tag", tag), []).append(rule)
             else:
                 self.universal.append(rule)
+        self.kinds = frozenset(kind for kind, _ in self.by_key)
 
     def candidates(self, element: etree._Element) -> Iterable[StructuralRule]:
         if not isinstance(element.tag, str):
             return
-        keys = [("tag", element.tag.lower())]
-        keys += [("attr", str(name).lower()) for name in element.attrib]
-        keys += [("class", name) for name in (element.get("class") or "").split()]
-        if element.get("id"):
-            keys.append(("id", element.get("id") or ""))
+        # (asked of every wrap candidate, twice a page: only the kinds of key some rule is
+        # filed under are read of the element, each a string made by lxml)
+        kinds = self.kinds
+        keys = [("tag", element.tag.lower())] if "tag" in kinds else []
+        if "attr" in kinds:
+            keys += [("attr", str(name).lower()) for name in element.attrib]
+        if "class" in kinds:
+            keys += [("class", name) for name in (element.get("class") or "").split()]
+        if "id" in kinds and (element_id := element.get("id")):
+            keys.append(("id", element_id))
         for key in keys:
             for rule in self.by_key.get(key, ()):
                 if _matches(element, rule.keys):

@@ -14,6 +14,7 @@ from shifts.selectors import (
     compiled,
     descendants,
     elements,
+    matched,
     matcher,
     protected_elements,
     select,
@@ -141,6 +142,48 @@ def test_real_pages_give_the_comparisons_something_to_compare() -> None:
     assert "[role=navigation] ul" in matched and len(matched) >= 15
     [breadcrumb] = select(TREES["15.x-webarena__project-page.html"], "nav ol")
     assert breadcrumb.get("class") == "breadcrumb repo-breadcrumb"
+
+
+# Class attributes split where XPath's `normalize-space` splits them (spaces, tabs, line ends)
+# and nowhere else (a no-break space is part of a name).
+ODD_CLASSES = etree.HTML(
+    "<html><body><p class='a\u00a0b'>1</p><p class='a\tb\nc\rd'>2</p><p class=' a  b '>3</p>"
+    "<p class='ab'>4</p><p class=''>5</p><p class='a' id='x' data-k='v'>6</p>"
+    "<span class='b a'>7</span></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [*SIMPLE, ".a", ".b", ".d", "p.a.b", "span.a", ".a#x", ".a[data-k=v]", ".ab"],
+)
+def test_matched_is_the_set_cssselect_selects(selector: str) -> None:
+    """`matched` tests classes in Python, not in libxml2's XPath: the same elements."""
+    for root in (PAGE, ODD_CLASSES):
+        assert matched(root, selector) == set(CSSSelector(selector)(root))
+    assert matched(PAGE, selector) or matched(ODD_CLASSES, selector)
+
+
+def test_matched_splits_class_names_as_xpath_does() -> None:
+    texts = {
+        selector: sorted(e.text for e in matched(ODD_CLASSES, selector))
+        for selector in (".a", ".b", ".c", ".d", ".ab", "p.a.b", ".a[data-k=w]")
+    }
+    assert texts == {
+        ".a": ["2", "3", "6", "7"],
+        ".b": ["2", "3", "7"],
+        ".c": ["2"],
+        ".d": ["2"],
+        ".ab": ["4"],
+        "p.a.b": ["2", "3"],
+        ".a[data-k=w]": [],
+    }
+
+
+@pytest.mark.parametrize("selector", profile_selectors())
+def test_matched_on_real_pages(selector: str) -> None:
+    for name, root in TREES.items():
+        assert matched(root, selector) == set(select(root, selector)), name
 
 
 @pytest.mark.parametrize("profile", list(PROFILES.values()), ids=lambda p: p.name)
