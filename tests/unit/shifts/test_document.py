@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from shifts.document import HtmlDocument
+from shifts.document import HtmlDocument, _valued_booleans
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
 from shifts.parsing import UnparsablePage
 from tests.helpers.fixtures import FIXTURES
@@ -253,6 +253,24 @@ def test_a_page_that_writes_no_valued_boolean_attribute_keeps_its_bare_ones_bare
     doc.tree.find(".//body").set("class", "x")
     doc.mark_changed()
     assert b'<script defer="defer" src="/a.js"></script>' in doc.to_bytes()
+
+
+@pytest.mark.parametrize(
+    "markup, valued",
+    [
+        (b"<script>t.defer=t.type='x'; el.disabled=true</script>", set()),  # (no tag's)
+        (b"<script>t.defer=1</script><script defer='defer'></script>", {"defer"}),
+        # taking the comments out puts the attribute after the tag's space again
+        (b"<p>x</p><input <!-- c -->disabled='disabled'>", {"disabled"}),
+        (b"<input\tchecked='checked'><input/selected=1>", {"checked", "selected"}),
+        # a name a comment splits is no attribute (a browser reads `de<!----` and text after)
+        (b"<script>t.defer=1</script><script de<!---->fer='defer'></script>", set()),
+    ],
+)
+def test_valued_boolean_attributes_are_those_written_in_tags(
+    markup: bytes, valued: set[str]
+) -> None:
+    assert _valued_booleans(markup) == valued
 
 
 def test_a_pages_attribute_named_as_a_placeholder_is_kept() -> None:
