@@ -7,6 +7,7 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import copy
 import dataclasses
@@ -15,7 +16,7 @@ import html
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
@@ -40,9 +41,10 @@ _HTML_START = re.compile(rb"<html(?:\s[^>]*)?>", re.IGNORECASE)
 _HEAD_START = re.compile(rb"<head(?:\s[^>]*)?>", re.IGNORECASE)
 _SKIPPABLE = re.compile(rb"\s+|<!--.*?-->|<\?.*?>", re.DOTALL)
 _DOCUMENT_END_TAG = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
-_RAW_TEXT_BLOCK = re.compile(
-    rb"<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
-)
+# A raw text element whose text may hold an end tag's bytes: found by its start tag, and ended
+# where `.*?</\1\s*>` would end it (`_raw_text_blocks`).
+_RAW_TEXT_START = re.compile(rb"<(script|style|textarea|title)\b[^>]*>", re.IGNORECASE)
+_END_TAG_CLOSE = re.compile(rb"\s*>")
 _TAG_OR_COMMENT = re.compile(rb"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _RAW_TEXT = frozenset({b"script", b"style", b"title", b"noscript", b"template", b"textarea"})
 _RAW_TEXT_END = {name: re.compile(rb"</" + name + rb"\s*>", re.IGNORECASE) for name in _RAW_TEXT}
@@ -775,15 +777,41 @@ def _without_document_end_tags(body: bytes) -> bytes:
     that browsers still render into the body. Without the end tags it parses them where a
     browser does, and the serializer writes the end tags back once, at the end.
     """
-    if b"</" not in body:
+    ends = [match.span() for match in _DOCUMENT_END_TAG.finditer(body)]
+    if not ends:
         return body
+    # (An end tag never straddles a raw text element's start or end: each is in one or out.)
+    blocks = list(_raw_text_blocks(body))
+    starts = [start for start, _ in blocks]
     kept, position = [], 0
-    for raw_text in _RAW_TEXT_BLOCK.finditer(body):
-        kept.append(_DOCUMENT_END_TAG.sub(b"", body[position : raw_text.start()]))
-        kept.append(raw_text.group(0))
-        position = raw_text.end()
-    kept.append(_DOCUMENT_END_TAG.sub(b"", body[position:]))
+    for start, end in ends:
+        block = bisect.bisect_right(starts, start) - 1
+        if block >= 0 and start < blocks[block][1]:
+            continue  # (a script's text)
+        kept.append(body[position:start])
+        position = end
+    kept.append(body[position:])
     return b"".join(kept)
+
+
+def _raw_text_blocks(body: bytes) -> Iterator[tuple[int, int]]:
+    """Where the raw text elements are, start tag to end tag, as the pattern
+    `<(script|...)\\b[^>]*>.*?</\\1\\s*>` (ignoring case) finds them one after the other,
+    without its step per byte of their text: 2.5 ms of a 250 KB page with 78 scripts, 0.5 ms
+    so. An element with no end tag is none, and the next is looked for after its `<`."""
+    lowered = body.lower()
+    position = 0
+    while (start := _RAW_TEXT_START.search(body, position)) is not None:
+        end_tag = b"</" + start.group(1).lower()
+        at = lowered.find(end_tag, start.end())
+        while at != -1 and (close := _END_TAG_CLOSE.match(body, at + len(end_tag))) is None:
+            at = lowered.find(end_tag, at + 1)
+        if at == -1:
+            position = start.start() + 1
+            continue
+        assert close is not None
+        yield start.start(), close.end()
+        position = close.end()
 
 
 def _bom_of(raw: bytes) -> bytes:

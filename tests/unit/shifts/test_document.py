@@ -1,16 +1,19 @@
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
-from shifts.document import HtmlDocument, _valued_booleans
+from shifts.document import HtmlDocument, _valued_booleans, _without_document_end_tags
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
 from shifts.parsing import UnparsablePage
-from tests.helpers.fixtures import FIXTURES
+from tests.helpers.fixtures import FIXTURES, fixture_pages
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -539,3 +542,46 @@ print(body.index(b"<script defer") - body.index(b"<head>") - len(b"<head>"))
         cwd=REPO,
     )
     assert found.stdout.strip() == "0"  # (right after <head>: the charset is not the first)
+
+
+# What `_without_document_end_tags` takes out, by its definition: each `</body>` and `</html>`
+# outside the raw text elements a lazy pattern finds one after the other.
+_END_TAG = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
+_RAW_TEXT = re.compile(
+    rb"<(script|style|textarea|title)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
+)
+
+
+def _end_tags_taken_out(body: bytes) -> bytes:
+    kept, position = [], 0
+    for raw_text in _RAW_TEXT.finditer(body):
+        kept.append(_END_TAG.sub(b"", body[position : raw_text.start()]))
+        kept.append(raw_text.group(0))
+        position = raw_text.end()
+    kept.append(_END_TAG.sub(b"", body[position:]))
+    return b"".join(kept)
+
+
+END_TAG_PIECES = [
+    *(b"<script>", b"<SCRIPT type=x>", b"</script>", b"</SCRIPT >", b"</script", b"</scripts>"),
+    *(b"<style>", b"</style\n>", b"<title>", b"</title>", b"<textarea>", b"</textarea>"),
+    *(b"</body>", b"</BODY  >", b"</html>", b"</html", b"<scripts>", b"<script <style>"),
+    *(b"x", b">", b"<", b"</", b" ", b"\n", b"<p>", b"<!--", b"-->"),
+]
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(END_TAG_PIECES), max_size=16))
+def test_the_document_end_tags_taken_out_are_those_outside_raw_text(pieces: list[bytes]) -> None:
+    body = b"".join(pieces)
+    assert _without_document_end_tags(body) == _end_tags_taken_out(body)
+
+
+def test_the_document_end_tags_of_saved_pages_are_taken_out_by_the_definition() -> None:
+    pages = [page.read_bytes() for page in fixture_pages()]
+    assert sum(len(_END_TAG.findall(page)) for page in pages) > len(pages)  # (some to take)
+    for page in pages:
+        assert _without_document_end_tags(page) == _end_tags_taken_out(page)
+    # an end tag in a script's text stays; an unended script is none
+    body = b"<script>a='</body>'</script></body><script>b='</html>'</html>"
+    assert _without_document_end_tags(body) == b"<script>a='</body>'</script><script>b=''"
