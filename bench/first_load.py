@@ -50,6 +50,7 @@ from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages
 from shifts.perceptual.locators import FIXED_PARENTS, WRAPPABLE, _parent_tag, _signature
 from shifts.rng import chance
+from tests.helpers.fixtures import fixture_pages
 
 TOKEN = b"@@TOKEN@@"  # where each load's fresh value goes
 KB = 1024
@@ -251,20 +252,27 @@ def row(p: dict[str, float]) -> str:
 
 
 REPO = Path(__file__).resolve().parents[1]
-# What a worker runs in its tree: a line `KB ELEMENTS UNIQUE SEED` in, the CPU ms of that first
-# load (of a bare parse + serialize for a negative seed) out; its pages and episodes kept.
+# What a worker runs in its tree: a line `KB ELEMENTS UNIQUE SEED` (or `saved NAME SEED`, a saved
+# page of the tests' by its file's name) in, the CPU ms of that first load (of a bare parse +
+# serialize for a negative seed) out; its pages and episodes kept.
 WORKER = """
 import sys
 from bench.first_load import token_template, fresh
 from bench.fixtures import timed_rewrite, parse_and_serialize_ms
 from proxy.episode import EpisodeConfig, new_episode
+from tests.helpers.fixtures import fixture_pages
 templates, episodes = {}, {}
+saved = {path.name: path.read_bytes() for path in fixture_pages()}
 for line in sys.stdin:
-    kb, elements, unique, seed = map(int, line.split())
-    key = (kb, elements, unique)
-    if key not in templates:
-        templates[key] = token_template(kb * 1024, elements, unique_ids=bool(unique))
-    page = fresh(templates[key])
+    if line.startswith("saved "):
+        _, name, number = line.split()
+        page, seed = saved[name], int(number)
+    else:
+        kb, elements, unique, seed = map(int, line.split())
+        key = (kb, elements, unique)
+        if key not in templates:
+            templates[key] = token_template(kb * 1024, elements, unique_ids=bool(unique))
+        page = fresh(templates[key])
     if seed < 0:
         print(parse_and_serialize_ms(page, 1), flush=True)
         continue
@@ -288,9 +296,15 @@ class _Worker:
             text=True,
         )
 
-    def ms(self, kb: int, elements: int, unique: bool, seed: int) -> float:
+    def ms(self, page: tuple[int, int, bool] | str, seed: int) -> float:
+        """A first load of a synthetic page (KB, elements, unique ids) or a saved one (its
+        file's name) under `seed` (negative: a bare parse + serialize of it)."""
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(f"{kb} {elements} {int(unique)} {seed}\n")
+        if isinstance(page, str):
+            self.process.stdin.write(f"saved {page} {seed}\n")
+        else:
+            kb, elements, unique = page
+            self.process.stdin.write(f"{kb} {elements} {int(unique)} {seed}\n")
         self.process.stdin.flush()
         answer = self.process.stdout.readline()
         if not answer:
@@ -304,32 +318,41 @@ class _Worker:
 
 
 def side_by_side(against: Path, rounds: int, quick: bool) -> str:
-    """The first loads of the curve (and of the pages of unique ids) under this tree's code and
-    `against`'s, in turn: each round asks both, the first of them alternating."""
-    points = [(kb // KB, n, False) for kb, n in (QUICK_CURVE if quick else CURVE)]
+    """The first loads of the curve (and of the pages of unique ids, and of the tests' saved
+    pages of real apps) under this tree's code and `against`'s, in turn: each round asks both,
+    the first of them alternating."""
+    points: list[tuple[int, int, bool] | str] = [
+        (kb // KB, n, False) for kb, n in (QUICK_CURVE if quick else CURVE)
+    ]
     points += [(kb // KB, n, True) for kb, n in (UNIQUE_CURVE[:1] if quick else UNIQUE_CURVE)]
+    points += [path.name for path in fixture_pages()][: 2 if quick else None]
     workers = {"old": _Worker(against), "new": _Worker(REPO)}
     lines = [
         "Src-Perc first loads under two trees' code, asked in turn (median CPU ms; new/old: "
         "this tree's over the other's; x parse: over a bare parse + serialize)",
-        f"{'page':>24}{'old ms':>10}{'new ms':>10}{'new/old':>9}{'parse ms':>10}"
+        f"{'page':>30}{'old ms':>10}{'new ms':>10}{'new/old':>9}{'parse ms':>10}"
         f"{'old x':>8}{'new x':>8}",
     ]
     try:
-        for kb, elements, unique in points:
+        for point in points:
             times: dict[str, list[float]] = {"old": [], "new": []}
             parse = []
             for worker in workers.values():
-                worker.ms(kb, elements, unique, 1)  # (warm: the page, the episode, the coins)
-            for index in range(rounds if kb < 2048 else max(3, rounds // 3)):
+                worker.ms(point, 1)  # (warm: the page, the episode, the coins)
+            big = not isinstance(point, str) and point[0] >= 2048
+            for index in range(max(3, rounds // 3) if big else rounds):
                 for name in ("old", "new") if index % 2 else ("new", "old"):
-                    times[name].append(workers[name].ms(kb, elements, unique, 1))
-                parse.append(workers["new"].ms(kb, elements, unique, -1))
+                    times[name].append(workers[name].ms(point, 1))
+                parse.append(workers["new"].ms(point, -1))
             old, new = statistics.median(times["old"]), statistics.median(times["new"])
             parse_ms = statistics.median(parse)
-            label = f"{kb} KB, {elements}" + (" unique ids" if unique else "")
+            if isinstance(point, str):
+                label = point[:30]
+            else:
+                kb, elements, unique = point
+                label = f"{kb} KB, {elements}" + (" unique ids" if unique else "")
             lines.append(
-                f"{label:>24}{old:>10.2f}{new:>10.2f}{new / old:>9.3f}{parse_ms:>10.2f}"
+                f"{label:>30}{old:>10.2f}{new:>10.2f}{new / old:>9.3f}{parse_ms:>10.2f}"
                 f"{old / parse_ms:>8.1f}{new / parse_ms:>8.1f}"
             )
     finally:

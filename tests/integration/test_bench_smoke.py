@@ -74,7 +74,9 @@ def test_first_load_bench_runs_side_by_side_with_another_tree() -> None:
     # (this tree against itself: the table's shape; no timing is asserted)
     text = run_module("bench.first_load", "--against", str(REPO), "--quick")
     rows = [line.split() for line in text.splitlines()[2:]]
-    assert "new/old" in text and len(rows) == 5, text  # the quick curve and one page of ids
+    # the quick curve, one page of ids and two saved pages of real apps
+    assert "new/old" in text and len(rows) == 7, text
+    assert sum(row[1] != "KB," for row in rows) == 2, text  # (a saved page's row: its name)
     for row in rows:  # ..., old ms, new ms, new/old, parse ms, old x, new x
         assert all(float(cell) > 0 for cell in row[-6:]), row
 
