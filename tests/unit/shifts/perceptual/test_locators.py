@@ -148,6 +148,9 @@ def test_mentions_count_words_as_tokenising_would(page: str, name: str) -> None:
     assert _Mentions(raw).count(name) == tokens[name.encode()]
     for limit in range(4):  # counting may stop early: the answer may not change
         assert _Mentions(raw).more_than(name, limit) == (tokens[name.encode()] > limit)
+        # (the names to be asked told in advance, this one among them or not)
+        for asked in ([name, "ab"], ["ab"], []):
+            assert _Mentions(raw, asked).more_than(name, limit) == (tokens[name.encode()] > limit)
 
 
 def test_mentions_of_a_page_of_unique_ids_read_it_a_bounded_number_of_times() -> None:
@@ -162,16 +165,22 @@ def test_mentions_of_a_page_of_unique_ids_read_it_a_bounded_number_of_times() ->
         f'<a id="item-{i}" class="x" data-x="item-{i % 7}">item-{i // 2} é</a>' for i in range(3000)
     ).encode()
     tokens = Counter(re.findall(rb"[A-Za-z0-9_-]+", raw))
-    mentions = _Mentions(raw)
     names = [f"item-{i}" for i in range(3000)] + ["x", "a", "é", "item-1 é", "none"]
-    for name in names:
-        expected = tokens[name.encode()] if re.fullmatch(r"[A-Za-z0-9_-]+", name) else None
-        if expected is None:
-            assert mentions.count(name) == raw.count(name.encode())
-        else:
-            assert mentions.count(name) == expected, name
-            assert mentions.more_than(name, 1) == (expected > 1), name
-    assert mentions._scanned <= (_Mentions.SCANS_BEFORE_COUNTING + 1) * len(raw)
+    # Told the names in advance (all but a few, each scanned for twice after the count)
+    asked = names[:2990]
+    unasked = [name for name in names[2990:] if re.fullmatch(r"[A-Za-z0-9_-]+", name)]
+    bounds = {None: _Mentions.SCANS_BEFORE_COUNTING + 1}
+    bounds[len(asked)] = _Mentions.SCANS_BEFORE_COUNTING + 1 + 2 * len(unasked)
+    for mentions, told in ((_Mentions(raw), None), (_Mentions(raw, asked), len(asked))):
+        for name in names:
+            expected = tokens[name.encode()] if re.fullmatch(r"[A-Za-z0-9_-]+", name) else None
+            if expected is None:
+                assert mentions.count(name) == raw.count(name.encode())
+            else:
+                assert mentions.count(name) == expected, name
+                assert mentions.more_than(name, 1) == (expected > 1), name
+        assert mentions._words is not None  # (the switch to counting happened)
+        assert mentions._scanned <= bounds[told] * len(raw)
 
 
 def _first_words_by_definition(element: etree._Element) -> str:
