@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from shifts import jslex
 from shifts.references.css import compound_keys, selector_refs, split_compounds, split_top_level
@@ -300,15 +300,23 @@ def _step_target(selector: str) -> str | None:
     return _PSEUDO.sub("", selector.replace("\\", "")).strip() or None
 
 
-def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
+def js_refs(
+    text: str, values: Iterable[str] = (), blocks: Sequence[str] | None = None
+) -> AssetRefs:
     """Every word a script could use to find an element: the words of the values it holds
     (its literals and object keys, `shifts.jslex`; every word of its text if it cannot be read
     in step), and the attributes it reads or queries. `values` are strings a script reads as
-    they are (data-* attribute values)."""
+    they are (data-* attribute values). `blocks`: the scripts `text` joins (`jslex.JOINER`),
+    each then read once for all the texts that hold it (`jslex.joined_literals`)."""
     free_names: set[str] = set()
     concatenations: list[jslex.Concatenation] = []
     try:
-        held = [*jslex.literals(text, free_names, concatenations), *values]
+        held = (
+            jslex.literals(text, free_names, concatenations)
+            if blocks is None
+            else jslex.joined_literals(blocks, free_names, concatenations)
+        )
+        held += values
         suffixes = _suffixes(concatenations)
     except jslex.Unreadable:
         held = [text, *values]  # every word, and what looks like a string

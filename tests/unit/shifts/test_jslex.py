@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from shifts.jslex import Unreadable, literals
+from shifts.jslex import JOINER, Unreadable, joined_literals, literals, read_alone
+from tests.helpers.fixtures import fixture_pages
 
 
 def test_strings_templates_regexes_comments_and_object_keys_count_names_do_not() -> None:
@@ -92,3 +95,75 @@ def test_concatenations_are_kept_with_what_is_not_known() -> None:
         ["x", None],
         ["p", None],
     ]
+
+
+# Pieces of scripts that leave something open at a script's end, or close what another opened:
+# a page's inline scripts are read joined (`JOINER`), and each alone when that reads the same.
+JS_PIECES = [
+    *("x", "a.b", "1", "return", "if", "class A", "=>", "=", "+", "++", ":", ",", ".", ";"),
+    *("(", ")", "{", "}", "[", "]", "/", "/re/g", "/*", "*/", "//", "// c", "\n", " "),
+    *('"s"', "'t'", '"', "`", "`u${", "}`", "${", "\\", "window.main", "document.forms.f"),
+    # (what reads otherwise after what a script left open: a slash, a brace, a key)
+    *("/re/.test(s)", ") /x/i", "} /y/", "{k: 1} / 2", "*/ /z/", "{v}", "x = {"),
+]
+
+
+def _read(read: object) -> tuple[list[str], set[str], list[list[str | None]]] | str:
+    free: set[str] = set()
+    chains: list[list[str | None]] = []
+    try:
+        found = read(free, chains)  # type: ignore[operator]
+    except Unreadable:
+        return "unreadable"
+    return found, free, chains
+
+
+# What a script may leave open at its end, and what the next one may start with that reads
+# otherwise after it: each pair is drawn often enough to meet.
+OPENERS = ["if (", "f(", "x = {", "class A", "x = 1 // c", "x = 1 /* c", "`a${", "a", ")", "}"]
+SENSITIVE = ["/re/.test(s)", ") /x/i", "} /y/", "{k: 1} / 2", "*/ /z/", "{v}", "x = {k: 1} / 2"]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(JS_PIECES), max_size=5),
+    st.sampled_from(OPENERS),
+    st.sampled_from(SENSITIVE),
+    st.lists(st.lists(st.sampled_from(JS_PIECES), max_size=5), max_size=2),
+)
+def test_scripts_read_alone_and_joined_read_as_the_joined_text(
+    before: list[str], opener: str, sensitive: str, more: list[list[str]]
+) -> None:
+    blocks = [" ".join([*before, opener]), sensitive, *(" ".join(block) for block in more)]
+    joined = _read(lambda free, chains: literals(JOINER.join(blocks), free, chains))
+    assert _read(lambda free, chains: joined_literals(blocks, free, chains)) == joined
+
+
+def test_what_a_script_leaves_open_is_read_joined() -> None:
+    # each of these would read the next script otherwise than alone
+    for opened in ("f(", "x = {", "class A", "x = 1 // c", "x = 1 /* c", "`a${"):
+        reading = read_alone(opened)
+        assert reading is None or not reading.joins, opened
+    for closed in ("f()", "x = {}", "class A {}", "x = 1 // c\n", "x = 1 /* c */", "`a${b}`"):
+        reading = read_alone(closed)
+        assert reading is not None and reading.joins, closed
+    # a comment that the next script closes, and a regex after it that a division would be
+    blocks = ["x = 1 /* c", "*/ /re/.test(s)"]
+    free: set[str] = set()
+    assert joined_literals(blocks, free, []) == literals(JOINER.join(blocks), set(), [])
+
+
+def test_saved_pages_inline_scripts_read_alone_as_joined() -> None:
+    from lxml import etree
+
+    from shifts.references.inline import _INLINE_SCRIPTS, _handlers_and_data_values, _texts
+
+    joining = 0
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        blocks = _texts(_INLINE_SCRIPTS, root) + _handlers_and_data_values(root)[0]
+        joined = _read(lambda free, chains, b=blocks: literals(JOINER.join(b), free, chains))
+        assert _read(lambda free, chains, b=blocks: joined_literals(b, free, chains)) == joined
+        readings = [read_alone(block) for block in blocks[:-1]]
+        joining += all(reading is not None and reading.joins for reading in readings)
+    assert joining >= 7  # (most pages' scripts are read alone, once for every page)
