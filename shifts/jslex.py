@@ -106,8 +106,7 @@ def read_alone(text: str) -> Reading | None:
         found = literals(text, free_names, concatenations, ends_clean=ends)
     except Unreadable:
         return None
-    opened = text.rfind("/*")
-    joins = ends[0] and (opened == -1 or text.find("*/", opened + 2) != -1)
+    joins = ends[0]
     chains = tuple(tuple(operands) for operands in concatenations)
     return Reading(tuple(found), frozenset(free_names), chains, joins)
 
@@ -118,21 +117,28 @@ def joined_literals(
     concatenations: list[Concatenation],
 ) -> list[str]:
     """`literals(JOINER.join(texts), free_names, concatenations)`, each text read alone once
-    (`read_alone`) when each but the last joins: 81 KB of a WordPress theme's inline script
-    cost 45-60 ms to read again at each page whose other inline scripts held new values. Read
-    whole otherwise."""
-    readings = [read_alone(text) for text in texts]
-    if any(reading is None or not reading.joins for reading in readings[:-1]) or (
-        readings and readings[-1] is None
-    ):
-        return literals(JOINER.join(texts), free_names, concatenations)
+    (`read_alone`; 81 KB of a WordPress theme's inline script cost 45-60 ms to read again at
+    each page whose other inline scripts held new values). A text that leaves something open is
+    read joined with those after it, as far as it takes to close (a run of texts, itself read
+    once); past `RUN` texts, the rest is read whole."""
     found: list[str] = []
-    for reading in readings:
-        assert reading is not None
+    start = 0
+    while start < len(texts):
+        end = start + 1
+        reading = read_alone(texts[start])
+        while reading is not None and not reading.joins and end < len(texts):
+            end = len(texts) if end - start >= RUN else end + 1
+            reading = read_alone(JOINER.join(texts[start:end]))
+        if reading is None:  # (what cannot be read alone may be read joined: all of it is)
+            return literals(JOINER.join(texts), free_names, concatenations)
         found += reading.found
         free_names |= reading.free_names
         concatenations += [list(operands) for operands in reading.concatenations]
+        start = end
     return found
+
+
+RUN = 4  # (texts read joined to close what one left open, before the rest is read whole)
 
 
 def literals(
@@ -152,7 +158,8 @@ def literals(
     token before it, comments aside (`+=` for that operator, `${` when the literal opens a
     template's substitution): a script answer's markup is put back there if it is a whole
     value (`proxy.script_markup`). `ends_clean`, if given, receives whether the text ends with
-    nothing open: no parenthesis, brace or class heading, and not in a line comment."""
+    nothing open: no parenthesis, brace or class heading, not in a line comment, and no `/*`
+    that found no `*/` (read as a division)."""
     found: list[str] = []
     chain = _Chain(concatenations)
     position = 0
@@ -164,6 +171,7 @@ def literals(
     in_class_heading = False  # after `class` (`class A extends B.C`): its `{` opens a body
     previous, before_previous = "", ""  # the last two tokens that were not space
     in_line_comment = False  # (the text ends in a `//` comment)
+    comment_opened = False  # (a `/*` read as a division: no `*/` closed it in the text)
     # (The loop runs once per token of megabytes of code: names bound outside it.)
     match, length = _CODE.match, len(text)
     while position < length:
@@ -233,6 +241,9 @@ def literals(
             continue
         else:
             division_next = kind in ("number", "value_end")
+            # (a division before a `*`: a `/*` with no `*/` after it here, which a text
+            # joined after this one could close)
+            comment_opened = comment_opened or (kind == "slash" and text.startswith("*", position))
         if kind == "number":
             chain.operand(UNKNOWN, previous)
         elif chain.operands and kind not in ("string", "name"):
@@ -242,7 +253,9 @@ def literals(
     if braces and "${" in braces:
         raise Unreadable("a template literal is not closed")
     if ends_clean is not None:
-        ends_clean.append(not (parens or braces or in_class_heading or in_line_comment))
+        ends_clean.append(
+            not (parens or braces or in_class_heading or in_line_comment or comment_opened)
+        )
     return found
 
 

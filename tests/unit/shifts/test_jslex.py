@@ -144,7 +144,10 @@ def test_what_a_script_leaves_open_is_read_joined() -> None:
     for opened in ("f(", "x = {", "class A", "x = 1 // c", "x = 1 /* c", "`a${"):
         reading = read_alone(opened)
         assert reading is None or not reading.joins, opened
-    for closed in ("f()", "x = {}", "class A {}", "x = 1 // c\n", "x = 1 /* c */", "`a${b}`"):
+    for closed in (
+        *("f()", "x = {}", "class A {}", "x = 1 // c\n", "x = 1 /* c */", "`a${b}`"),
+        'types = {"video": "video/*"}',  # (a `/*` in a string opens no comment)
+    ):
         reading = read_alone(closed)
         assert reading is not None and reading.joins, closed
     # a comment that the next script closes, and a regex after it that a division would be
