@@ -150,10 +150,15 @@ def test_what_a_script_leaves_open_is_read_joined() -> None:
     ):
         reading = read_alone(closed)
         assert reading is not None and reading.joins, closed
-    # a comment that the next script closes, and a regex after it that a division would be
-    blocks = ["x = 1 /* c", "*/ /re/.test(s)"]
-    free: set[str] = set()
-    assert joined_literals(blocks, free, []) == literals(JOINER.join(blocks), set(), [])
+    # a comment that the next script closes, and a regex after it that a division would be;
+    # parentheses open over more scripts than a run reads joined, then closed
+    for blocks in (
+        ["x = 1 /* c", "*/ /re/.test(s)"],
+        ["f(", "g(", "h(", "i(", "j(", "k(", ") /a/", ") /b/", ")", ")", ")", ") /c/"],
+        ["f(a", ") /b/", "`t${", "}` /c/", "if (", "x) /d/"],
+    ):
+        joined = _read(lambda free, chains, b=blocks: literals(JOINER.join(b), free, chains))
+        assert _read(lambda free, chains, b=blocks: joined_literals(b, free, chains)) == joined
 
 
 def test_saved_pages_inline_scripts_read_alone_as_joined() -> None:
