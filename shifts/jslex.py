@@ -14,8 +14,9 @@ template braces) raises `Unreadable`, and the caller falls back to every word of
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -95,20 +96,65 @@ class Reading:
 JOINER = ";\n"  # (how a page's inline scripts are joined: a statement ends where the next begins)
 
 
-@functools.lru_cache(maxsize=512)
+class _Kept:
+    """Readings by their texts, the least recently read dropped past `max_chars` of texts: a
+    script that holds a page's own values (WordPress's block editor puts 115 KB of settings
+    with the post's nonces in one) is another text at each load, and a count of entries would
+    have held hundreds of them."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self._readings: OrderedDict[str, Reading | None] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> tuple[bool, Reading | None]:
+        with self._lock:
+            if text not in self._readings:
+                return False, None
+            self._readings.move_to_end(text)
+            return True, self._readings[text]
+
+    def put(self, text: str, reading: Reading | None) -> None:
+        if len(text) > self.max_chars:
+            return
+        with self._lock:
+            if text not in self._readings:
+                self._chars += len(text)
+            self._readings[text] = reading
+            while self._chars > self.max_chars:
+                dropped, _ = self._readings.popitem(last=False)
+                self._chars -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._readings.clear()
+            self._chars = 0
+
+
+# (what a reading holds is at most about its text: its literals, a few names)
+READINGS = _Kept(max_chars=4 * 1024 * 1024)
+
+
 def read_alone(text: str) -> Reading | None:
-    """`literals` of the text, alone (None: `Unreadable`), kept: a site's pages repeat most of
-    their inline scripts, each page's own values (a nonce, a post's id) in a few of them."""
+    """`literals` of the text, alone (None: `Unreadable`), kept (`READINGS`): a site's pages
+    repeat most of their inline scripts, each page's own values (a nonce, a post's id) in a
+    few of them."""
+    known, kept = READINGS.get(text)
+    if known:
+        return kept
     free_names: set[str] = set()
     concatenations: list[Concatenation] = []
     ends: list[bool] = []
     try:
         found = literals(text, free_names, concatenations, ends_clean=ends)
     except Unreadable:
+        READINGS.put(text, None)
         return None
-    joins = ends[0]
     chains = tuple(tuple(operands) for operands in concatenations)
-    return Reading(tuple(found), frozenset(free_names), chains, joins)
+    reading = Reading(tuple(found), frozenset(free_names), chains, ends[0])
+    READINGS.put(text, reading)
+    return reading
 
 
 def joined_literals(
