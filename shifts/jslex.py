@@ -15,10 +15,10 @@ template braces) raises `Unreadable`, and the caller falls back to every word of
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from shifts.kept import KeptByText
 
 _CODE = re.compile(
     r"""
@@ -96,44 +96,8 @@ class Reading:
 JOINER = ";\n"  # (how a page's inline scripts are joined: a statement ends where the next begins)
 
 
-class _Kept:
-    """Readings by their texts, the least recently read dropped past `max_chars` of texts: a
-    script that holds a page's own values (WordPress's block editor puts 115 KB of settings
-    with the post's nonces in one) is another text at each load, and a count of entries would
-    have held hundreds of them."""
-
-    def __init__(self, max_chars: int) -> None:
-        self.max_chars = max_chars
-        self._readings: OrderedDict[str, Reading | None] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
-
-    def get(self, text: str) -> tuple[bool, Reading | None]:
-        with self._lock:
-            if text not in self._readings:
-                return False, None
-            self._readings.move_to_end(text)
-            return True, self._readings[text]
-
-    def put(self, text: str, reading: Reading | None) -> None:
-        if len(text) > self.max_chars:
-            return
-        with self._lock:
-            if text not in self._readings:
-                self._chars += len(text)
-            self._readings[text] = reading
-            while self._chars > self.max_chars:
-                dropped, _ = self._readings.popitem(last=False)
-                self._chars -= len(dropped)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._readings.clear()
-            self._chars = 0
-
-
 # (what a reading holds is at most about its text: its literals, a few names)
-READINGS = _Kept(max_chars=4 * 1024 * 1024)
+READINGS: KeptByText[Reading | None] = KeptByText(max_chars=4 * 1024 * 1024)
 
 
 def read_alone(text: str) -> Reading | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from shifts.references.model import ANY_ELEMENT, AssetRefs, Keys, StructuralRule
+from shifts.kept import KeptByText
+from shifts.references.model import ANY_ELEMENT, AssetRefs, Keys, StructuralRule, merge_refs
 
 # ---- CSS ----------------------------------------------------------------------------------
 
@@ -70,8 +71,42 @@ def css_refs(text: str) -> AssetRefs:
     return selector_refs(selectors)
 
 
-def _selectors(css: str) -> Iterable[str]:
-    """Every selector of every style rule (nested rules too); at-rule preludes are skipped."""
+JOINER = "\n"  # (how a page's inline styles are joined)
+# What each inline style references, and whether a style joined after it reads as alone.
+_READINGS: KeptByText[tuple[AssetRefs, bool]] = KeptByText(max_chars=4 * 1024 * 1024)
+
+
+def joined_css_refs(texts: Sequence[str]) -> AssetRefs:
+    """`css_refs(JOINER.join(texts))`, each text read once for every page that holds it (a
+    site's pages repeat their inline styles, a few with rules of each page's own), when each
+    but the last leaves nothing open at its end that the next would be read in: a comment, or
+    text after its last brace or semicolon (what it leaves is the next selector's start).
+    Read whole otherwise."""
+    if not texts:
+        return css_refs("")
+    readings = [_read_alone(text) for text in texts]
+    if not all(joins for _, joins in readings[:-1]):
+        return css_refs(JOINER.join(texts))
+    return merge_refs([refs for refs, _ in readings])
+
+
+def _read_alone(text: str) -> tuple[AssetRefs, bool]:
+    known, reading = _READINGS.get(text)
+    if known:
+        assert reading is not None
+        return reading
+    left: list[str] = []
+    refs = selector_refs(list(_selectors(_COMMENT.sub(" ", text), left)))
+    opened = text.rfind("/*")
+    closed = opened == -1 or text.find("*/", opened + 2) != -1
+    reading = (refs, closed and not left[0].strip())
+    _READINGS.put(text, reading)
+    return reading
+
+
+def _selectors(css: str, left: list[str] | None = None) -> Iterable[str]:
+    """Every selector of every style rule (nested rules too); at-rule preludes are skipped.
+    `left`, if given, receives what is left after the last brace or semicolon."""
     start, position = 0, 0
     # From one character that matters to the next, found in C (most of a stylesheet is the
     # declarations' text, which only a brace or a semicolon ends).
@@ -90,6 +125,8 @@ def _selectors(css: str) -> Iterable[str]:
         elif char in "};":
             start = position + 1
         position += 1
+    if left is not None:
+        left.append(css[start:])
 
 
 def split_top_level(prelude: str) -> Iterable[str]:

@@ -7,7 +7,7 @@ import functools
 from lxml import etree
 
 from shifts.jslex import JOINER
-from shifts.references.css import css_refs
+from shifts.references.css import joined_css_refs
 from shifts.references.js import js_refs
 from shifts.references.model import AssetRefs, merge_refs
 
@@ -49,20 +49,15 @@ def inline_refs(root: etree._Element) -> AssetRefs:
     # Each block and handler on its own line: a statement ends where the next begins.
     js = _texts(_INLINE_SCRIPTS, root) + handlers
     # Style attributes hold declarations, not selectors: nothing to index.
-    return _inline_refs_of("\n".join(css), tuple(js), tuple(data_values))
+    return _inline_refs_of(tuple(css), tuple(js), tuple(data_values))
 
 
 @functools.lru_cache(maxsize=64)
-def _inline_refs_of(css: str, js: tuple[str, ...], data_values: tuple[str, ...]) -> AssetRefs:
+def _inline_refs_of(
+    css: tuple[str, ...], js: tuple[str, ...], data_values: tuple[str, ...]
+) -> AssetRefs:
     # The pages of a site repeat their inline blocks (and a page reloaded, all of them): read
     # once, their indexes built once; a page with a block of its own reads that one alone
-    # (`jslex.joined_literals`).
-    return merge_refs([_css_refs_of(css), js_refs(JOINER.join(js), data_values, blocks=js)])
-
-
-@functools.lru_cache(maxsize=64)
-def _css_refs_of(css: str) -> AssetRefs:
-    # (apart from the scripts: a theme's inline styles are the same on every page of a site,
-    # while its scripts and data values hold each page's own values; 33 KB of inline style took
-    # 30-40 ms to read again at each new page)
-    return css_refs(css)
+    # (`joined_css_refs`, `jslex.joined_literals`: 33 KB of a GitLab page's inline style took
+    # 30-40 ms to read again at each page whose scripts held a value of its own).
+    return merge_refs([joined_css_refs(css), js_refs(JOINER.join(js), data_values, blocks=js)])

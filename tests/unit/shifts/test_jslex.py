@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shifts.jslex import JOINER, Reading, Unreadable, _Kept, joined_literals, literals, read_alone
+from shifts.jslex import JOINER, Unreadable, joined_literals, literals, read_alone
 from tests.helpers.fixtures import fixture_pages
 
 
@@ -177,15 +177,5 @@ def test_saved_pages_inline_scripts_read_alone_as_joined() -> None:
     assert joining >= 7  # (most pages' scripts are read alone, once for every page)
 
 
-def test_readings_are_kept_by_their_texts_size_the_least_recently_read_dropped_first() -> None:
-    kept = _Kept(max_chars=10)
-    reading = Reading(("a",), frozenset(), (), True)
-    kept.put("aaaa", reading)
-    kept.put("bbbb", None)  # (a text that cannot be read alone: kept as such)
-    assert kept.get("bbbb") == (True, None) and kept.get("aaaa") == (True, reading)
-    kept.put("cccc", reading)  # 12 characters: the least recently read goes ("bbbb")
-    assert kept.get("aaaa") == (True, reading)
-    assert kept.get("bbbb") == (False, None) and kept.get("cccc") == (True, reading)
-    kept.put("x" * 11, reading)  # (longer than all it may keep: not kept, nothing dropped)
-    assert kept.get("x" * 11) == (False, None) and kept.get("aaaa") == (True, reading)
-    assert read_alone("f(") == read_alone("f(") and read_alone('"a') is None
+def test_a_scripts_reading_is_kept_and_one_that_cannot_be_read_alone_too() -> None:
+    assert read_alone("f(") is read_alone("f(") and read_alone('"a') is None

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from shifts.references import (
     MAX_VARIANTS,
     css_refs,
 )
 from shifts.references import css as css_reader
+from shifts.references.css import joined_css_refs
+from tests.helpers.fixtures import fixture_pages
 from tests.unit.shifts.references.helpers import element
 
 
@@ -208,3 +213,38 @@ def test_a_childs_rule_keeps_what_its_parent_sits_in() -> None:
     assert not refs.structure_matters(element(page, "//*[@id='free']"))
     assert refs.structure_matters(element(page, "//*[@id='held']"))
     assert refs.structure_matters(element(page, "//*[@id='held-too']"))
+
+
+# A page's inline styles are read one by one (each once for every page that holds it) where that
+# reads as the styles joined: what a style may leave open at its end, and what the next may
+# start with that reads otherwise after it.
+CSS_PIECES = [".a{}", "b { c: d }", "#i > .j {}", "@media x { .k {} }", ";", " ", "\n", ","]
+CSS_OPENERS = [".l", ".m,", "/* c", "/* c { } ", "x { y: z", '.n[title="', "p:has(", "}", "/* c */"]
+CSS_STARTS = ["{}", ".q{}", "*/ .r{}", "} .s{}", ' "] {}', ") {}", ".t:first-child {}"]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(CSS_PIECES), max_size=4),
+    st.sampled_from(CSS_OPENERS),
+    st.sampled_from(CSS_STARTS),
+    st.lists(st.lists(st.sampled_from(CSS_PIECES), max_size=4), max_size=2),
+)
+def test_styles_read_alone_and_joined_read_as_the_joined_text(
+    before: list[str], opener: str, start: str, more: list[list[str]]
+) -> None:
+    texts = ["".join([*before, opener]), start, *("".join(block) for block in more)]
+    assert joined_css_refs(texts) == css_refs(css_reader.JOINER.join(texts))
+
+
+def test_saved_pages_inline_styles_read_alone_as_joined() -> None:
+    from lxml import etree
+
+    from shifts.references.inline import _INLINE_STYLES, _texts
+
+    styled = 0
+    for page in fixture_pages():
+        texts = _texts(_INLINE_STYLES, etree.fromstring(page.read_bytes(), etree.HTMLParser()))
+        assert joined_css_refs(texts) == css_refs(css_reader.JOINER.join(texts)), page.name
+        styled += len(texts) > 1
+    assert styled >= 3
