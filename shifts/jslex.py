@@ -132,6 +132,8 @@ def joined_literals(
     read joined with those after it, as far as it takes to close (a run of texts, itself read
     once); past `RUN` texts, the rest is read whole."""
     found: list[str] = []
+    names: set[str] = set()  # (given once all are read alone: read joined, they are read again)
+    chains: list[Concatenation] = []
     start = 0
     while start < len(texts):
         end = start + 1
@@ -142,9 +144,11 @@ def joined_literals(
         if reading is None:  # (what cannot be read alone may be read joined: all of it is)
             return literals(JOINER.join(texts), free_names, concatenations)
         found += reading.found
-        free_names |= reading.free_names
-        concatenations += [list(operands) for operands in reading.concatenations]
+        names |= reading.free_names
+        chains += [list(operands) for operands in reading.concatenations]
         start = end
+    free_names |= names
+    concatenations += chains
     return found
 
 

@@ -179,3 +179,29 @@ def test_saved_pages_inline_scripts_read_alone_as_joined() -> None:
 
 def test_a_scripts_reading_is_kept_and_one_that_cannot_be_read_alone_too() -> None:
     assert read_alone("f(") is read_alone("f(") and read_alone('"a') is None
+
+
+def test_a_script_read_joined_after_scripts_read_alone_gives_their_chains_once() -> None:
+    # A script that cannot be read alone (a template, a comment another closes) has all the
+    # scripts read joined: the chains of those before it, read alone, are not given again.
+    for blocks in (
+        ['q("li." + kind + " > a"); r(" > a")', "y = `", "`"],
+        ['a = "#" + id', "x = 1; /* c", "*/ /re/.test(s)"],
+        ['b + "-c"', "'"],  # (nor where all of them joined cannot be read)
+    ):
+        read = []
+        for reader in (literals, joined_literals):
+            free: set[str] = set()
+            chains: list[list[str | None]] = []
+            try:
+                found = reader(JOINER.join(blocks) if reader is literals else blocks, free, chains)
+            except Unreadable:
+                found = None
+            read.append((found, free, chains))
+        assert read[1] == read[0], blocks
+    # what a page's scripts are about is then as their joined text's: `"li." + kind + " > a"`
+    # read once (its `" > a"` is also a selector of its own, `* > a`)
+    from shifts.references.js import js_refs
+
+    blocks = ('q("li." + kind + " > a"); r(" > a")', "y = `", "`")
+    assert js_refs(JOINER.join(blocks), blocks=blocks) == js_refs(JOINER.join(blocks))
