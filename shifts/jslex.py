@@ -104,21 +104,19 @@ def read_alone(text: str) -> Reading | None:
     """`literals` of the text, alone (None: `Unreadable`), kept (`READINGS`): a site's pages
     repeat most of their inline scripts, each page's own values (a nonce, a post's id) in a
     few of them."""
-    known, kept = READINGS.get(text)
-    if known:
-        return kept
+    return READINGS.get_or_make(text, _reading_of)
+
+
+def _reading_of(text: str) -> Reading | None:
     free_names: set[str] = set()
     concatenations: list[Concatenation] = []
     ends: list[bool] = []
     try:
         found = literals(text, free_names, concatenations, ends_clean=ends)
     except Unreadable:
-        READINGS.put(text, None)
         return None
     chains = tuple(tuple(operands) for operands in concatenations)
-    reading = Reading(tuple(found), frozenset(free_names), chains, ends[0])
-    READINGS.put(text, reading)
-    return reading
+    return Reading(tuple(found), frozenset(free_names), chains, ends[0])
 
 
 def joined_literals(

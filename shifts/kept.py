@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 
 class KeptByText[T]:
@@ -31,6 +32,16 @@ class KeptByText[T]:
                 return False, None
             self._values.move_to_end(text)
             return True, self._values[text]
+
+    def get_or_make(self, text: str, make: Callable[[str], T]) -> T:
+        """The text's kept value, or `make(text)` kept (made outside the lock: two threads
+        asking for one new text may both make it, and the same value)."""
+        known, value = self.get(text)
+        if known:
+            return value  # type: ignore[return-value]  # (kept: a T, None when T holds it)
+        made = make(text)
+        self.put(text, made)
+        return made
 
     def put(self, text: str, value: T) -> None:
         if len(text) > self.max_chars:

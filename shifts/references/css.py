@@ -91,17 +91,16 @@ def joined_css_refs(texts: Sequence[str]) -> AssetRefs:
 
 
 def _read_alone(text: str) -> tuple[AssetRefs, bool]:
-    known, reading = _READINGS.get(text)
-    if known:
-        assert reading is not None
-        return reading
+    """What the style references, and whether one joined after it reads as alone (kept)."""
+    return _READINGS.get_or_make(text, _reading_of)
+
+
+def _reading_of(text: str) -> tuple[AssetRefs, bool]:
     left: list[str] = []
     refs = selector_refs(list(_selectors(_COMMENT.sub(" ", text), left)))
     opened = text.rfind("/*")
     closed = opened == -1 or text.find("*/", opened + 2) != -1
-    reading = (refs, closed and not left[0].strip())
-    _READINGS.put(text, reading)
-    return reading
+    return refs, closed and not left[0].strip()
 
 
 def _selectors(css: str, left: list[str] | None = None) -> Iterable[str]:

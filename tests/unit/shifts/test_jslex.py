@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from shifts.jslex import JOINER, Unreadable, joined_literals, literals, read_alone
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.joined_texts import texts_left_open
 
 
 def test_strings_templates_regexes_comments_and_object_keys_count_names_do_not() -> None:
@@ -125,16 +125,8 @@ SENSITIVE = ["/re/.test(s)", ") /x/i", "} /y/", "{k: 1} / 2", "*/ /z/", "{v}", "
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.lists(st.sampled_from(JS_PIECES), max_size=5),
-    st.sampled_from(OPENERS),
-    st.sampled_from(SENSITIVE),
-    st.lists(st.lists(st.sampled_from(JS_PIECES), max_size=5), max_size=2),
-)
-def test_scripts_read_alone_and_joined_read_as_the_joined_text(
-    before: list[str], opener: str, sensitive: str, more: list[list[str]]
-) -> None:
-    blocks = [" ".join([*before, opener]), sensitive, *(" ".join(block) for block in more)]
+@given(texts_left_open(JS_PIECES, OPENERS, SENSITIVE, " ", 5))
+def test_scripts_read_alone_and_joined_read_as_the_joined_text(blocks: list[str]) -> None:
     joined = _read(lambda free, chains: literals(JOINER.join(blocks), free, chains))
     assert _read(lambda free, chains: joined_literals(blocks, free, chains)) == joined
 

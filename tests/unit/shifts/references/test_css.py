@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from shifts.references import (
     MAX_VARIANTS,
@@ -12,6 +11,7 @@ from shifts.references import (
 from shifts.references import css as css_reader
 from shifts.references.css import joined_css_refs
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.joined_texts import texts_left_open
 from tests.unit.shifts.references.helpers import element
 
 
@@ -224,16 +224,8 @@ CSS_STARTS = ["{}", ".q{}", "*/ .r{}", "} .s{}", ' "] {}', ") {}", ".t:first-chi
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.lists(st.sampled_from(CSS_PIECES), max_size=4),
-    st.sampled_from(CSS_OPENERS),
-    st.sampled_from(CSS_STARTS),
-    st.lists(st.lists(st.sampled_from(CSS_PIECES), max_size=4), max_size=2),
-)
-def test_styles_read_alone_and_joined_read_as_the_joined_text(
-    before: list[str], opener: str, start: str, more: list[list[str]]
-) -> None:
-    texts = ["".join([*before, opener]), start, *("".join(block) for block in more)]
+@given(texts_left_open(CSS_PIECES, CSS_OPENERS, CSS_STARTS, "", 4))
+def test_styles_read_alone_and_joined_read_as_the_joined_text(texts: list[str]) -> None:
     assert joined_css_refs(texts) == css_refs(css_reader.JOINER.join(texts))
 
 
