@@ -52,9 +52,11 @@ MAX_VALUES = 64  # distinct per-request values in a page, at most: beyond, it is
 
 # A whole run of 8 or more with a digit in it: where a run starts (no run character before it),
 # at least 8 run characters follow, and the run holds a digit. One pattern, no Python callback
-# per run: `mask` is asked of every candidate element's text on a first load.
+# per run: `mask` is asked of every candidate element's text on a first load. Possessive: what
+# comes before the run's first digit is taken once, never given back (a greedy run stepped back
+# through every word of 8 letters or more, `consectetur`, looking for a digit: 1.5x the time).
 _VOLATILE_RUN = re.compile(
-    rf"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{{{MIN_LENGTH}}})[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*"
+    rf"(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{{{MIN_LENGTH}}})[A-Za-z_-]*+[0-9][A-Za-z0-9_-]*+"
 )
 
 
