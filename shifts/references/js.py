@@ -32,8 +32,7 @@ _SIMPLE_PART = re.compile(r"\*|[A-Za-z][\w-]*|[.#][\w-]+|\[\]|::?[\w-]+(?:\(\))?
 
 
 def _completed(literal: str) -> str:
-    if len(literal) > 300:  # (no selector; and not copied by `rstrip`)
-        return literal
+    """A piece ending with a combinator as a selector of its own (`"ul >"`: `ul > *`)."""
     stripped = literal.rstrip()
     if stripped[-1:] in (">", "+", "~") and stripped[:-1].strip():
         return f"{stripped} *"

@@ -70,6 +70,30 @@ def test_fixtures_bench_runs() -> None:
         assert float(row[3]) > 0 and float(row[4]) > 0 and float(row[5]) > 0, row
 
 
+def test_alternate_bench_runs_its_rows_in_turn() -> None:
+    # (two rounds of a second each: the table's shape; no timing is asserted)
+    text = run_module(
+        "bench.alternate", "--rows", "mitmproxy, Src-Exec/random", "--rounds", "2", "--seconds", "1"
+    )
+    rows = {line.split()[0]: line.split() for line in text.splitlines()[1:]}
+    assert set(rows) == {"mitmproxy", "Src-Exec/random"}, text
+    assert float(rows["mitmproxy"][-1]) == 1.0  # (the first row's x is its own)
+    assert rows["Src-Exec/random"][-3] == "pairs" and len(rows["Src-Exec/random"]) == 10, text
+    assert all(float(cell) > 0 for cell in rows["Src-Exec/random"][1:3]), text
+
+
+def test_alternate_bench_refuses_one_row() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.alternate", "--rows", "Src"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and "two rows or more" in result.stderr, result.stderr
+
+
 def test_first_load_bench_runs_side_by_side_with_another_tree() -> None:
     # (this tree against itself: the table's shape; no timing is asserted)
     text = run_module("bench.first_load", "--against", str(REPO), "--quick")

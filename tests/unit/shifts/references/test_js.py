@@ -85,6 +85,32 @@ def test_a_relative_selector_applied_to_what_a_selector_found_is_read_whole() ->
     made = js_refs('$("<div>").find("> a")')
     assert made.structure_matters(element(page, "//*[@id='out']"))
 
+    # Spaces and either quote around the relative literal: read whole all the same
+    # (`_RELATIVE_FIND`, the search made first, allows what the whole pattern allows).
+    for spaced in ("$( \"#selflink\" ) . find( ' > a' )", "$('#selflink').find(\t\"\u00a0> a\" )"):
+        assert not js_refs(spaced).structure_matters(element(page, "//*[@id='out']")), spaced
+
+
+def _selector_of(length: int, end: str = "") -> str:
+    body = length - len(end) - len("ul > li")
+    return "ul > li" + ".c" * (body // 2) + "x" * (body % 2) + end
+
+
+def test_a_selector_literal_is_read_up_to_300_characters_completed() -> None:
+    """A structural selector literal counts up to 300 characters, after a piece ending with a
+    combinator is completed (`"ul >"` is `ul > *`, 2 more); the answer is kept per literal."""
+    for length, end, read in [
+        (300, "", True),
+        (301, "", False),
+        (298, " >", True),
+        (299, " >", False),
+    ]:
+        literal = _selector_of(length, end)
+        assert len(literal) == length
+        for _ in range(2):  # (asked again: the kept answer)
+            assert bool(js_refs(f'q("{literal}")').structure) is read, (length, end)
+            assert bool(js_refs("", [literal]).structure) is read, (length, end)
+
 
 def test_a_name_built_of_known_pieces_is_widened_to_what_holds_them() -> None:
     """WordPress's media player builds `"." + prefix + "controls ." + prefix +
