@@ -6,9 +6,8 @@ import functools
 
 from lxml import etree
 
-from shifts.jslex import JOINER
 from shifts.references.css import joined_css_refs
-from shifts.references.js import js_refs
+from shifts.references.js import joined_js_refs
 from shifts.references.model import AssetRefs, merge_refs
 
 _INLINE_STYLES = etree.XPath("//style/text()")
@@ -60,4 +59,4 @@ def _inline_refs_of(
     # once, their indexes built once; a page with a block of its own reads that one alone
     # (`joined_css_refs`, `jslex.joined_literals`: 33 KB of a GitLab page's inline style took
     # 30-40 ms to read again at each page whose scripts held a value of its own).
-    return merge_refs([joined_css_refs(css), js_refs(JOINER.join(js), data_values, blocks=js)])
+    return merge_refs([joined_css_refs(css), joined_js_refs(js, data_values)])

@@ -323,14 +323,21 @@ def _step_target(selector: str) -> str | None:
     return _PSEUDO.sub("", selector.replace("\\", "")).strip() or None
 
 
-def js_refs(
-    text: str, values: Iterable[str] = (), blocks: Sequence[str] | None = None
-) -> AssetRefs:
+def js_refs(text: str, values: Iterable[str] = ()) -> AssetRefs:
     """Every word a script could use to find an element: the words of the values it holds
     (its literals and object keys, `shifts.jslex`; every word of its text if it cannot be read
     in step), and the attributes it reads or queries. `values` are strings a script reads as
-    they are (data-* attribute values). `blocks`: the scripts `text` joins (`jslex.JOINER`),
-    each then read once for all the texts that hold it (`jslex.joined_literals`)."""
+    they are (data-* attribute values)."""
+    return _refs(text, values, None)
+
+
+def joined_js_refs(blocks: Sequence[str], values: Iterable[str] = ()) -> AssetRefs:
+    """`js_refs` of the scripts joined (`jslex.JOINER`: a page's inline scripts), each read
+    once for all the pages that hold it (`jslex.joined_literals`)."""
+    return _refs(jslex.JOINER.join(blocks), values, blocks)
+
+
+def _refs(text: str, values: Iterable[str], blocks: Sequence[str] | None) -> AssetRefs:
     free_names: set[str] = set()
     concatenations: list[jslex.Concatenation] = []
     try:

@@ -193,7 +193,7 @@ def test_a_script_read_joined_after_scripts_read_alone_gives_their_chains_once()
         assert read[1] == read[0], blocks
     # what a page's scripts are about is then as their joined text's: `"li." + kind + " > a"`
     # read once (its `" > a"` is also a selector of its own, `* > a`)
-    from shifts.references.js import js_refs
+    from shifts.references.js import joined_js_refs, js_refs
 
     blocks = ('q("li." + kind + " > a"); r(" > a")', "y = `", "`")
-    assert js_refs(JOINER.join(blocks), blocks=blocks) == js_refs(JOINER.join(blocks))
+    assert joined_js_refs(blocks) == js_refs(JOINER.join(blocks))
