@@ -26,25 +26,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench.throughput import ASSETS, Row, _synthetic, add_assets, start_mitmdump, wrk
+from bench.throughput import PAGES, Row, add_synthetic_pages, episode_row, start_mitmdump, wrk
 from tests.helpers.processes import ServiceProcess
 from tests.helpers.upstream import UpstreamServer
-
-PAGES = {"300KB": "/page-300kb", "1MB": "/big-1mb", "assets": ASSETS}
-
-
-def episode_row(service: ServiceProcess, spec: str) -> Row:
-    """A row for `spec` (`Src-Exec/random`: the condition, then the regime): an episode of
-    `service` and the header that binds a request to it."""
-    condition, _, regime = spec.partition("/")
-    config: dict[str, object] = {"condition": condition, "seed": 1}
-    if regime:
-        config["regime"] = regime
-    episode = service.create_episode(**config)
-    binding = dict(episode["header"])  # type: ignore[call-overload]
-    header = "X-SkillShift-Episode: " + binding["X-SkillShift-Episode"]
-    assert service.process is not None
-    return Row(spec, service.proxy_port, service.process.pid, header, service, str(episode["id"]))
 
 
 def alternate(
@@ -93,9 +77,7 @@ def main() -> None:
         parser.error("two rows or more, one round or more, one second or more")
 
     upstream = UpstreamServer().start()
-    upstream.extra["/page-300kb"] = ("text/html; charset=utf-8", _synthetic(300 * 1024))
-    upstream.extra["/big-1mb"] = ("text/html; charset=utf-8", _synthetic(1024 * 1024))
-    add_assets(upstream, scale=4)
+    add_synthetic_pages(upstream)
     workdir = Path(tempfile.mkdtemp(prefix="bench-alternate-"))
     service = ServiceProcess(workdir).start()
     plain: list[subprocess.Popen[bytes]] = []
@@ -107,7 +89,7 @@ def main() -> None:
                 plain.append(process)
                 rows.append(Row(spec, port, process.pid))
             else:
-                rows.append(episode_row(service, spec))
+                rows.append(episode_row(service, spec, spec))
         url = ",".join(f"{upstream.origin}{one}" for one in PAGES[args.page].split(","))
         assets = args.page == "assets"
         page_url = f"{upstream.origin}/page-300kb"

@@ -82,6 +82,40 @@ def memory_mb(pid: int, field: str = "VmHWM") -> float:
     return 0.0
 
 
+# The service's rows: a condition, with its regime after a slash.
+CONDITIONS = (
+    "Src",
+    "Src-Exec/once",
+    "Src-Exec/multiple",
+    "Src-Exec/random",
+    "Src-Perc",
+    "Tgt-Perc",
+)
+# The synthetic pages every run serves (the assets requested in turn).
+PAGES = {"300KB": "/page-300kb", "1MB": "/big-1mb", "assets": ASSETS}
+
+
+def episode_row(service: ServiceProcess, spec: str, name: str) -> Row:
+    """A row named `name` for `spec` (`Src-Exec/random`: the condition, then the regime): an
+    episode of `service` and the header that binds a request to it."""
+    condition, _, regime = spec.partition("/")
+    config: dict[str, Any] = {"condition": condition, "seed": 1}
+    if regime:
+        config["regime"] = regime
+    episode = service.create_episode(**config)
+    binding = dict(episode["header"])  # type: ignore[call-overload]
+    header = "X-SkillShift-Episode: " + binding["X-SkillShift-Episode"]
+    assert service.process is not None
+    return Row(name, service.proxy_port, service.process.pid, header, service, str(episode["id"]))
+
+
+def add_synthetic_pages(server: UpstreamServer) -> None:
+    """The 300 KB and 1 MB pages and their assets (`PAGES`)."""
+    server.extra["/page-300kb"] = ("text/html; charset=utf-8", _synthetic(300 * 1024))
+    server.extra["/big-1mb"] = ("text/html; charset=utf-8", _synthetic(1024 * 1024))
+    add_assets(server, scale=4)
+
+
 def add_assets(server: UpstreamServer, scale: int = 1) -> None:
     """A script and an image next to the upstream's stylesheet: a page's subresources."""
     server.extra["/app.js"] = ("text/javascript", b"console.log('app');\n" * 400 * scale)
@@ -243,12 +277,10 @@ def main() -> None:
         sys.exit("bench.throughput needs wrk (apt-get install wrk)")
 
     upstream = UpstreamServer().start()
-    upstream.extra["/big-1mb"] = ("text/html; charset=utf-8", _synthetic(1024 * 1024))
-    upstream.extra["/page-300kb"] = ("text/html; charset=utf-8", _synthetic(300 * 1024))
+    add_synthetic_pages(upstream)
     if args.wordpress_env:
         for path, body in saved_wordpress_pages(args.wordpress_env).items():
             upstream.extra[path] = ("text/html; charset=UTF-8", body)
-    add_assets(upstream, scale=4)
     # A page that differs at every request (a fresh nonce in a hidden input, every link and a
     # script): the quick run's is smaller, to stay quick.
     size, elements = (20 * 1024, 60) if args.quick else (200 * 1024, 600)
@@ -262,7 +294,7 @@ def main() -> None:
             lambda: fresh(dashboard),
         )
         token_pages["token WP dashboard"] = "/wp-dashboard-token"
-    pages = {"300KB": "/page-300kb", "1MB": "/big-1mb", "assets": ASSETS}
+    pages = dict(PAGES)
     pages.update(
         {
             f"WP {name}": f"/wp-{name}"
@@ -298,34 +330,11 @@ def main() -> None:
             service = ServiceProcess(workdir / store, *extra).start()
             assert service.process
             services.append(service)
-            for condition, regime in [
-                ("Src", None),
-                ("Src-Exec", "once"),
-                ("Src-Exec", "multiple"),
-                ("Src-Exec", "random"),
-                ("Src-Perc", None),
-                ("Tgt-Perc", None),
-            ]:
-                if store == "redis" and condition == "Tgt-Perc":
+            for spec in CONDITIONS:
+                if store == "redis" and spec == "Tgt-Perc":
                     continue
-                config: dict[str, Any] = {"condition": condition, "seed": 1}
-                if regime:
-                    config["regime"] = regime
-                episode = service.create_episode(**config)
-                suffix = (f"/{regime}" if regime else "") + (" redis" if store == "redis" else "")
-                name = f"ss {condition}{suffix}"
-                binding = dict(episode["header"])  # type: ignore[call-overload]
-                header = "X-SkillShift-Episode: " + binding["X-SkillShift-Episode"]
-                rows.append(
-                    Row(
-                        name,
-                        service.proxy_port,
-                        service.process.pid,
-                        header,
-                        service,
-                        str(episode["id"]),
-                    )
-                )
+                suffix = " redis" if store == "redis" else ""
+                rows.append(episode_row(service, spec, f"ss {spec}{suffix}"))
         if args.quick:
             rows = [row for row in rows if row.name in QUICK_ROWS]
         for page, path in pages.items():
