@@ -825,10 +825,8 @@ class _Mentions:
         self.original = original
         self._scanned = 0  # bytes the scans have read so far
         self._words: Counter[bytes] | None = None  # every word's count, once scans cost more
-        # The words a count holds (None: every word of the page).
-        self._counted = (
-            None if asked is None else frozenset(name.encode("utf-8", "replace") for name in asked)
-        )
+        self._asked = None if asked is None else frozenset(asked)
+        self._counted: frozenset[bytes] | None = None  # the words counted (None: every word)
 
     def count(self, name: str) -> int:
         return self._count(name, None)
@@ -857,8 +855,11 @@ class _Mentions:
         self._scanned += len(page) if found == -1 else found
         if self._words is None and self._scanned > self.SCANS_BEFORE_COUNTING * len(page):
             words = page.translate(_SPACE_OUT).split()
-            counted = self._counted
-            self._words = Counter(words if counted is None else filter(counted.__contains__, words))
+            if self._asked is None:
+                self._words = Counter(words)
+            else:
+                self._counted = frozenset(name.encode("utf-8", "replace") for name in self._asked)
+                self._words = Counter(filter(self._counted.__contains__, words))
         return count
 
 
