@@ -1,0 +1,320 @@
+/* A wrap candidate's signature, in C: what `shifts.perceptual.locators._signature` returns for
+ * an element with no keyed names, read off libxml2's tree without a Python object per string.
+ *
+ * A first load draws a seeded coin for every element it may wrap (thousands on a large page),
+ * and the coin reads the element's signature: its tag, its id and classes with their random
+ * runs masked, its name and link with their per-request values masked, and the start of its
+ * text, normalized and masked. In Python that is about 10 us an element; here about one.
+ *
+ * The Python function is the definition: this one returns None wherever it would have to guess
+ * (a namespaced tag, an attribute whose value is no single text, an entity reference, a text
+ * whose start is mostly whitespace), and the caller then asks the Python one. The patterns
+ * mirrored here are `volatile.mask`, `volatile.mask_text` and `volatile.name_key`; the tests
+ * compare the two on every saved page and on generated trees and texts. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <libxml/tree.h>
+
+#include "etree.h" /* lxml's public element struct: its node is `_c_node` */
+
+#define CUT 40   /* the characters of its masked text a coin reads (`_CUT`) */
+#define READ 201 /* the characters of a text read at first (`_READ`) */
+#define MIN_LENGTH 8 /* a volatile value's least length (`volatile.MIN_LENGTH`) */
+
+static PyTypeObject *element_type; /* lxml.etree._Element */
+
+/* A growable buffer of code points. */
+typedef struct {
+    Py_UCS4 *data;
+    Py_ssize_t length, capacity;
+} Text;
+
+static int text_reserve(Text *text, Py_ssize_t more) {
+    if (text->length + more <= text->capacity) return 0;
+    Py_ssize_t capacity = text->capacity ? text->capacity : 256;
+    while (capacity < text->length + more) capacity *= 2;
+    Py_UCS4 *data = PyMem_Realloc(text->data, capacity * sizeof(Py_UCS4));
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    text->data = data;
+    text->capacity = capacity;
+    return 0;
+}
+
+static int text_put(Text *text, Py_UCS4 c) {
+    if (text_reserve(text, 1) < 0) return -1;
+    text->data[text->length++] = c;
+    return 0;
+}
+
+/* Append libxml2's UTF-8 `utf8` decoded, up to `limit` code points in all (-1: no limit).
+ * Returns 1 if it stopped at the limit, 0 at the string's end, -2 on invalid UTF-8 (the caller
+ * falls back), -1 with no memory (the exception set). */
+static int text_put_utf8(Text *text, const xmlChar *utf8, Py_ssize_t limit) {
+    const unsigned char *s = utf8;
+    while (*s) {
+        if (limit >= 0 && text->length >= limit) return 1;
+        Py_UCS4 c;
+        int more;
+        if (s[0] < 0x80) {
+            c = s[0], more = 0;
+        } else if ((s[0] & 0xE0) == 0xC0) {
+            c = s[0] & 0x1F, more = 1;
+        } else if ((s[0] & 0xF0) == 0xE0) {
+            c = s[0] & 0x0F, more = 2;
+        } else if ((s[0] & 0xF8) == 0xF0) {
+            c = s[0] & 0x07, more = 3;
+        } else {
+            return -2;
+        }
+        for (int i = 1; i <= more; i++) {
+            if ((s[i] & 0xC0) != 0x80) return -2;
+            c = (c << 6) | (s[i] & 0x3F);
+        }
+        s += more + 1;
+        if (text_put(text, c) < 0) return -1;
+    }
+    return 0;
+}
+
+static int is_word(Py_UCS4 c) { /* `[A-Za-z0-9_-]` */
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-';
+}
+
+static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+
+static int is_hex(Py_UCS4 c) {
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* `volatile.mask` (`numbers` 0) and `volatile.mask_text` (1) of in[0:n], appended to `out`: a
+ * whole run of word characters of 8 or more with a digit in it becomes `#`; with `numbers`,
+ * so does every run of digits left. (The pattern's look-behind starts a run only where no
+ * word character is before it: at a run's start.) */
+static int mask_into(Text *out, const Py_UCS4 *in, Py_ssize_t n, int numbers) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!is_word(in[i])) {
+            if (text_put(out, in[i++]) < 0) return -1;
+            continue;
+        }
+        Py_ssize_t end = i;
+        int digit = 0;
+        while (end < n && is_word(in[end])) digit |= is_digit(in[end++]);
+        if (end - i >= MIN_LENGTH && digit) {
+            if (text_put(out, '#') < 0) return -1;
+            i = end;
+            continue;
+        }
+        while (i < end) {
+            if (numbers && is_digit(in[i])) {
+                while (i < end && is_digit(in[i])) i++;
+                if (text_put(out, '#') < 0) return -1;
+            } else if (text_put(out, in[i++]) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* `volatile.name_key` of in[0:n], appended to `out`: a whole run of hex digits (no hex digit
+ * on either side) that is a UUID, or 8 or more holding a letter and a digit, or 10 or more
+ * digits, becomes `#`. */
+static int name_key_into(Text *out, const Py_UCS4 *in, Py_ssize_t n) {
+    static const int uuid_parts[] = {8, 4, 4, 4, 12};
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!is_hex(in[i])) {
+            if (text_put(out, in[i++]) < 0) return -1;
+            continue;
+        }
+        /* A UUID: its parts of hex digits joined by `-`, no hex digit after it. */
+        Py_ssize_t at = i;
+        int uuid = 1;
+        for (int part = 0; part < 5 && uuid; part++) {
+            if (part > 0) {
+                if (at < n && in[at] == '-') at++;
+                else uuid = 0;
+            }
+            for (int k = 0; k < uuid_parts[part] && uuid; k++, at++)
+                if (at >= n || !is_hex(in[at])) uuid = 0;
+        }
+        if (uuid && (at >= n || !is_hex(in[at]))) {
+            if (text_put(out, '#') < 0) return -1;
+            i = at;
+            continue;
+        }
+        Py_ssize_t end = i;
+        int letter = 0, digit = 0;
+        while (end < n && is_hex(in[end])) {
+            if (is_digit(in[end])) digit = 1;
+            else letter = 1;
+            end++;
+        }
+        if ((end - i >= MIN_LENGTH && letter && digit) || (end - i >= 10 && !letter)) {
+            if (text_put(out, '#') < 0) return -1;
+        } else {
+            for (; i < end; i++)
+                if (text_put(out, in[i]) < 0) return -1;
+        }
+        i = end;
+    }
+    return 0;
+}
+
+/* An attribute's value as lxml's `get` reads it: 1 with its text appended (none: nothing), 0 if
+ * it is no single text (the caller falls back), -1 on an error. */
+static int attribute_into(Text *out, xmlNode *node, const char *name) {
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
+        if (attribute->ns != NULL || strcmp((const char *)attribute->name, name) != 0) continue;
+        xmlNode *value = attribute->children;
+        if (value == NULL) return 1;
+        if (value->next != NULL ||
+            (value->type != XML_TEXT_NODE && value->type != XML_CDATA_SECTION_NODE))
+            return 0;
+        int read = text_put_utf8(out, value->content, -1);
+        return read == -2 ? 0 : read < 0 ? -1 : 1;
+    }
+    return 1;
+}
+
+/* The first `READ` characters of the element's text as the Python reads it: a leaf's `.text`,
+ * a container's string value (its descendants' texts in order, as XPath's `string(.)`). 1 if
+ * read, 0 if the caller must fall back (a node of a kind not handled), -1 on an error. */
+static int text_start_into(Text *out, xmlNode *element) {
+    /* (A leaf's `.text` is its text children joined: its string value, as a container's.) */
+    xmlNode *node = element->children;
+    while (node != NULL && out->length < READ) {
+        switch (node->type) {
+        case XML_TEXT_NODE:
+        case XML_CDATA_SECTION_NODE: {
+            int read = text_put_utf8(out, node->content, READ);
+            if (read == -2) return 0;
+            if (read < 0) return -1;
+            break;
+        }
+        case XML_ELEMENT_NODE:
+            if (node->children != NULL) { /* (a leaf has none: it is a container's) */
+                node = node->children;
+                continue;
+            }
+            break;
+        case XML_COMMENT_NODE:
+        case XML_PI_NODE:
+            break; /* (no part of a string value) */
+        default:
+            return 0; /* an entity reference, an XInclude marker: the Python reads it */
+        }
+        /* The next node in document order within the element. */
+        while (node != NULL && node != element && node->next == NULL) node = node->parent;
+        if (node == NULL || node == element) break;
+        node = node->next;
+    }
+    return 1;
+}
+
+/* `locators._masked`: the start of a text normalized (`" ".join(start.split())`) and masked,
+ * if `whole` or it holds its first `CUT` masked characters; 0 (nothing appended) otherwise. */
+static int masked_into(Text *out, const Text *start, int whole) {
+    Text words = {0}, masked = {0};
+    int result = -1;
+    for (Py_ssize_t i = 0; i < start->length;) { /* split on whitespace, joined by a space */
+        while (i < start->length && Py_UNICODE_ISSPACE(start->data[i])) i++;
+        if (i == start->length) break;
+        if (words.length && text_put(&words, ' ') < 0) goto done;
+        while (i < start->length && !Py_UNICODE_ISSPACE(start->data[i]))
+            if (text_put(&words, start->data[i++]) < 0) goto done;
+    }
+    Py_ssize_t n = words.length;
+    if (!whole && start->length && is_word(start->data[start->length - 1]))
+        while (n && is_word(words.data[n - 1])) n--; /* (the run it ends in may go on) */
+    for (Py_ssize_t step = CUT; step < n; step += CUT) {
+        while (step < n && is_word(words.data[step - 1]) && is_word(words.data[step])) step++;
+        masked.length = 0;
+        if (mask_into(&masked, words.data, step, 1) < 0) goto done;
+        if (masked.length >= CUT) goto found;
+    }
+    masked.length = 0;
+    if (mask_into(&masked, words.data, n, 1) < 0) goto done;
+    if (!whole && masked.length < CUT) {
+        result = 0;
+        goto done;
+    }
+found:
+    if (text_reserve(out, masked.length) < 0) goto done;
+    memcpy(out->data + out->length, masked.data, masked.length * sizeof(Py_UCS4));
+    out->length += masked.length;
+    result = 1;
+done:
+    PyMem_Free(masked.data);
+    PyMem_Free(words.data);
+    return result;
+}
+
+static PyObject *signature(PyObject *module, PyObject *arg) {
+    if (!PyObject_TypeCheck(arg, element_type)) {
+        PyErr_SetString(PyExc_TypeError, "signature() takes an lxml element");
+        return NULL;
+    }
+    xmlNode *node = ((struct LxmlElement *)arg)->_c_node;
+    if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL) Py_RETURN_NONE;
+    Text out = {0}, names = {0}, values = {0}, start = {0};
+    PyObject *result = NULL;
+    int read;
+    /* "{tag}|{name_key(id|classes)}|" */
+    if (text_put_utf8(&out, node->name, -1) != 0 || text_put(&out, '|') < 0) goto fallback;
+    if ((read = attribute_into(&names, node, "id")) <= 0 || text_put(&names, '|') < 0 ||
+        (read = attribute_into(&names, node, "class")) <= 0)
+        goto fallback;
+    if (name_key_into(&out, names.data, names.length) < 0 || text_put(&out, '|') < 0)
+        goto fallback;
+    /* + mask("{name}|{href}|") */
+    if ((read = attribute_into(&values, node, "name")) <= 0 || text_put(&values, '|') < 0 ||
+        (read = attribute_into(&values, node, "href")) <= 0 || text_put(&values, '|') < 0)
+        goto fallback;
+    if (mask_into(&out, values.data, values.length, 0) < 0) goto fallback;
+    /* + the first CUT characters of its text, masked (`_first_words`) */
+    if ((read = text_start_into(&start, node)) <= 0) goto fallback;
+    Py_ssize_t before = out.length;
+    if ((read = masked_into(&out, &start, start.length < READ)) <= 0) goto fallback;
+    if (out.length - before > CUT) out.length = before + CUT;
+    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.length);
+    goto done;
+fallback: /* None, or NULL with the error (no memory) set */
+    if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(out.data);
+    PyMem_Free(names.data);
+    PyMem_Free(values.data);
+    PyMem_Free(start.data);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"signature", signature, METH_O,
+     "signature(element) -> str | None: a wrap candidate's signature, as "
+     "locators._signature(element) reads it, or None where only the Python reads it."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_signature", "A wrap candidate's signature, in C.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__signature(void) {
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    if (etree == NULL) return NULL;
+    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
+    Py_DECREF(etree);
+    if (element_type == NULL) return NULL;
+    if (!PyType_Check(element_type)) {
+        PyErr_SetString(PyExc_ImportError, "lxml.etree._Element is no type");
+        return NULL;
+    }
+    return PyModule_Create(&module_definition);
+}
