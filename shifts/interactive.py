@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from shifts import native
+
 ROLES = ("button", "link", "tab", "menuitem", "checkbox")
 # Each member as a CSS selector (for the browser) and as an XPath step (for lxml).
 _MEMBERS = (
@@ -34,7 +36,17 @@ _ROLES = frozenset(ROLES)
 
 def interactive_elements(root: etree._Element) -> list[etree._Element]:
     """`XPATH`'s elements, in document order, in one walk of the tree: the XPath's union walks
-    it once per member (eleven times), which cost a page as much as parsing it."""
+    it once per member (eleven times), which cost a page as much as parsing it. The walk is in
+    C where it can be (`shifts.native`): in Python, every element of the page costs a proxy."""
+    if native.interactive_elements is not None:
+        found = native.interactive_elements(root)
+        if found is not None:
+            return found
+    return _interactive_elements_read(root)
+
+
+def _interactive_elements_read(root: etree._Element) -> list[etree._Element]:
+    """`interactive_elements` in Python: its definition, which the C one follows."""
     hidden: set[etree._Element] = set()
     for container in root.iter(*_NOT_RENDERED):
         hidden.update(container.iterdescendants())

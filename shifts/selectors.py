@@ -21,6 +21,7 @@ from cssselect import SelectorError
 from lxml import etree
 from lxml.cssselect import CSSSelector, LxmlTranslator
 
+from shifts import native
 from shifts.document import HtmlDocument
 
 Query = Callable[[etree._Element], list[etree._Element]]
@@ -212,7 +213,20 @@ def with_any_attributes(
     root: etree._Element, *name_sets: Iterable[str]
 ) -> tuple[list[etree._Element], ...]:
     """`with_any_attribute` for each set of names, in one walk of the elements (reading an
-    element's attribute names is most of what a walk costs)."""
+    element's attribute names is most of what a walk costs). In C where it can be
+    (`shifts.native`)."""
+    wanted = [frozenset(names) for names in name_sets]  # (read once: they may be iterators)
+    if native.with_any_attributes is not None:
+        found = native.with_any_attributes(root, *wanted)
+        if found is not None:
+            return found
+    return _with_any_attributes_read(root, *wanted)
+
+
+def _with_any_attributes_read(
+    root: etree._Element, *name_sets: Iterable[str]
+) -> tuple[list[etree._Element], ...]:
+    """`with_any_attributes` in Python: its definition, which the C one follows."""
     wanted = [frozenset(names) for names in name_sets]
     found: tuple[list[etree._Element], ...] = tuple([] for _ in wanted)
     for element in root.iterdescendants():

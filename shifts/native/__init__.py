@@ -4,13 +4,17 @@ Each is the C twin of a Python function that stays the definition: the C one ret
 it would have to guess, and the caller then asks the Python one, so a page is shifted the same
 with or without it (the tests compare the two on every saved page and on generated ones).
 
-The C source is built on first import with the machine's C compiler, against this Python and
-the installed lxml (whose element struct and libxml2 headers it reads), into `build/` beside it
-under a key of all three: a changed source, Python or lxml builds anew, and processes that build
-at once each write their own file and rename it into place. `scripts/bootstrap` builds it ahead.
-Without a compiler the Python functions do the work, slower, and `why_not` says why.
+- `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
+- `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
+  `selectors.with_any_attributes`).
 
-    python -m shifts.native    builds it if needed, and says where or why not
+Each source is built on first import with the machine's C compiler, against this Python and the
+installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
+it under a key of all three: a changed source, Python or lxml builds anew, and processes that
+build at once each write their own file and rename it into place. `scripts/bootstrap` builds
+them ahead. Without a compiler the Python functions do the work, slower, and `why_not` says why.
+
+    python -m shifts.native    builds them if needed, and says where or why not
 """
 
 from __future__ import annotations
@@ -27,21 +31,22 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import cast
 
 import lxml
 from lxml import etree
 
 log = logging.getLogger(__name__)
 
-SOURCE = Path(__file__).with_name("signature.c")
-NAME = "_signature"  # (its `PyInit__signature`)
+HERE = Path(__file__).parent
+SOURCES = {"_signature": "signature.c", "_walks": "walks.c"}  # module: its source (`PyInit_x`)
 
 
-def _key() -> str:
-    """What the built module depends on: its source, this Python, the installed lxml."""
+def _key(source: Path) -> str:
+    """What a built module depends on: its source, this Python, the installed lxml."""
     material = b"\0".join(
         (
-            SOURCE.read_bytes(),
+            source.read_bytes(),
             sys.version.encode(),
             repr(etree.LXML_VERSION).encode(),
             str(Path(lxml.__file__).resolve()).encode(),
@@ -50,14 +55,15 @@ def _key() -> str:
     return hashlib.sha256(material).hexdigest()[:16]
 
 
-def _built_path() -> Path:
+def built_path(name: str) -> Path:
+    """Where the module `name` is built, under its key."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    return SOURCE.parent / "build" / _key() / f"{NAME}{suffix}"
+    return HERE / "build" / _key(HERE / SOURCES[name]) / f"{name}{suffix}"
 
 
-def build(path: Path) -> None:
-    """Compile the source into `path` (written aside, then renamed: atomic for other readers).
-    Raises OSError or CalledProcessError with the compiler's output."""
+def build(source: Path, path: Path) -> None:
+    """Compile `source` into `path` (written aside, then renamed: atomic for other readers).
+    Raises OSError, or CalledProcessError with the compiler's output."""
     path.parent.mkdir(parents=True, exist_ok=True)
     compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     # (lxml's own headers, and libxml2's that it ships: its element struct is read in C.)
@@ -73,7 +79,7 @@ def build(path: Path) -> None:
                 "-fPIC",
                 "-Wall",
                 *(f"-I{directory}" for directory in includes),
-                str(SOURCE),
+                str(source),
                 "-o",
                 temporary,
             ],
@@ -87,37 +93,56 @@ def build(path: Path) -> None:
             os.unlink(temporary)
 
 
-def _load() -> tuple[ModuleType | None, str | None]:
-    """The built module (built first if need be), or None and why not."""
+def _load(name: str) -> tuple[ModuleType | None, str | None]:
+    """The built module `name` (built first if need be), or None and why not."""
     try:
-        path = _built_path()
+        path = built_path(name)
         if not path.exists():
-            build(path)
-        loader = importlib.machinery.ExtensionFileLoader(f"{__name__}.{NAME}", str(path))
+            build(HERE / SOURCES[name], path)
+        loader = importlib.machinery.ExtensionFileLoader(f"{__name__}.{name}", str(path))
         spec = importlib.util.spec_from_file_location(loader.name, path, loader=loader)
         assert spec is not None
         module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
         return module, None
     except subprocess.CalledProcessError as error:
-        return None, f"the C compiler failed: {(error.stderr or error.stdout).strip()[-2000:]}"
+        output = (error.stderr or error.stdout).strip()[-2000:]
+        return None, f"{SOURCES[name]}: the C compiler failed: {output}"
     except (OSError, ImportError) as error:
-        return None, f"{type(error).__name__}: {error}"
+        return None, f"{SOURCES[name]}: {type(error).__name__}: {error}"
 
 
-_module, why_not = _load()
-if _module is None:
+_loaded = {name: _load(name) for name in SOURCES}
+_modules = {name: module for name, (module, _) in _loaded.items() if module is not None}
+why_not = "; ".join(why for _, why in _loaded.values() if why) or None
+if why_not:
     log.warning("skillshift: compiled shifts unavailable, the Python ones run (%s)", why_not)
 
-# `_module.signature(element) -> str | None`: `locators._signature(element)` for an element
-# with no keyed names, or None where only the Python reads it.
-signature: Callable[[etree._Element], str | None] | None = (
-    None if _module is None else _module.signature
+
+def _function(module: str, name: str) -> Callable[..., object] | None:
+    return getattr(_modules[module], name) if module in _modules else None
+
+
+# Each None where its module was not built. What they return is the Python function's result,
+# or None where only the Python one reads it (the caller then asks it).
+# `signature(element)`: `locators._signature(element)` with no keyed names.
+signature = cast(
+    "Callable[[etree._Element], str | None] | None", _function("_signature", "signature")
+)
+interactive_elements = cast(
+    "Callable[[etree._Element], list[etree._Element] | None] | None",
+    _function("_walks", "interactive_elements"),
+)
+# `with_any_attributes(root, *name_sets)`
+with_any_attributes = cast(
+    "Callable[..., tuple[list[etree._Element], ...] | None] | None",
+    _function("_walks", "with_any_attributes"),
 )
 
 
 def main() -> None:
     """Say where the compiled shifts are, or why they are not (exit 1)."""
-    if _module is None:
+    if why_not:
         raise SystemExit(f"compiled shifts unavailable: {why_not}")
-    sys.stdout.write(f"compiled shifts: {_module.__file__}\n")
+    for module in _modules.values():
+        sys.stdout.write(f"compiled shifts: {module.__file__}\n")

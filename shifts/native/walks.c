@@ -1,0 +1,226 @@
+/* Walks of a page's whole tree that test every element, in C: a first load makes a few, each
+ * of every element of the page (thousands), and in Python each element costs a proxy object and
+ * a few calls before the test says no to most of them.
+ *
+ * The Python functions are the definitions (`shifts.interactive.interactive_elements`,
+ * `shifts.selectors.with_any_attributes`): these return what they return, or None where they
+ * would have to guess (a namespaced attribute's name), and the caller then asks the Python.
+ * The tests compare the two on every saved page and on generated trees. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <libxml/tree.h>
+
+#include "lxml.etree_api.h" /* lxml's element struct, and `elementFactory` for a node's proxy */
+
+/* The next node after `node` in document order, within `top`'s subtree (`descend`: into its
+ * children if it has any), or NULL. Only an element's children are walked, as lxml's
+ * iterators do. */
+static xmlNode *next_in(xmlNode *node, xmlNode *top, int descend) {
+    if (descend && node->type == XML_ELEMENT_NODE && node->children != NULL) return node->children;
+    while (node != top && node->next == NULL) node = node->parent;
+    return node == top ? NULL : node->next;
+}
+
+/* An element's attribute of that name with no namespace, as `element.get(name)` finds it, or
+ * NULL. */
+static xmlAttr *attribute_named(xmlNode *node, const char *name) {
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
+        if (attribute->ns == NULL && strcmp((const char *)attribute->name, name) == 0)
+            return attribute;
+    return NULL;
+}
+
+/* Whether an attribute's value, as `get` reads it, is `text`: 1 yes, 0 no, -1 it is no single
+ * text (the caller falls back). */
+static int value_is(xmlAttr *attribute, const char *text) {
+    xmlNode *value = attribute->children;
+    if (value == NULL) return text[0] == '\0';
+    if (value->next != NULL ||
+        (value->type != XML_TEXT_NODE && value->type != XML_CDATA_SECTION_NODE))
+        return -1;
+    return strcmp((const char *)value->content, text) == 0;
+}
+
+static int is_one_of(const char *text, const char *const *texts) {
+    for (; *texts; texts++)
+        if (strcmp(text, *texts) == 0) return 1;
+    return 0;
+}
+
+/* `shifts.interactive`'s members: `_TAGS` and `ROLES`. */
+static const char *const member_tags[] = {"button", "select", "textarea", "summary", NULL};
+static const char *const member_roles[] = {"button", "link", "tab", "menuitem", "checkbox", NULL};
+
+/* `interactive._is_member`: 1, 0, or -1 where a value is no single text. */
+static int is_member(xmlNode *node) {
+    if (node->ns == NULL) { /* (a namespaced element's tag is `{ns}name`: none of these) */
+        const char *tag = (const char *)node->name;
+        xmlAttr *attribute;
+        if (strcmp(tag, "a") == 0) {
+            if (attribute_named(node, "href") != NULL) return 1;
+        } else if (strcmp(tag, "input") == 0) {
+            attribute = attribute_named(node, "type");
+            if (attribute == NULL) return 1;
+            int hidden = value_is(attribute, "hidden");
+            if (hidden < 0) return -1;
+            if (!hidden) return 1;
+        } else if (is_one_of(tag, member_tags)) {
+            return 1;
+        }
+    }
+    xmlAttr *role = attribute_named(node, "role");
+    if (role == NULL) return 0;
+    for (const char *const *name = member_roles; *name; name++) {
+        int is = value_is(role, *name);
+        if (is != 0) return is;
+    }
+    return 0;
+}
+
+static PyTypeObject *element_type; /* lxml.etree._Element */
+
+static struct LxmlElement *element_of(PyObject *arg) {
+    if (!PyObject_TypeCheck(arg, element_type)) {
+        PyErr_SetString(PyExc_TypeError, "takes an lxml element");
+        return NULL;
+    }
+    return (struct LxmlElement *)arg;
+}
+
+/* Append the proxy of `node` (lxml's own, made if need be) to `found`. */
+static int append_element(PyObject *found, struct LxmlDocument *doc, xmlNode *node) {
+    PyObject *element = (PyObject *)elementFactory(doc, node);
+    if (element == NULL) return -1;
+    int appended = PyList_Append(found, element);
+    Py_DECREF(element);
+    return appended;
+}
+
+static PyObject *interactive_elements(PyObject *module, PyObject *arg) {
+    (void)module;
+    struct LxmlElement *root = element_of(arg);
+    if (root == NULL) return NULL;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    xmlNode *top = root->_c_node;
+    for (xmlNode *node = top; node != NULL;) {
+        int descend = 1;
+        if (node->type == XML_ELEMENT_NODE) {
+            int member = is_member(node);
+            if (member < 0) {
+                Py_DECREF(found);
+                Py_RETURN_NONE;
+            }
+            if (member && append_element(found, root->_doc, node) < 0) {
+                Py_DECREF(found);
+                return NULL;
+            }
+            /* What a browser running scripts never renders (`interactive._NOT_RENDERED`). */
+            descend = !(node->ns == NULL && (strcmp((const char *)node->name, "noscript") == 0 ||
+                                             strcmp((const char *)node->name, "template") == 0));
+        }
+        node = next_in(node, top, descend);
+    }
+    return found;
+}
+
+/* A set of names as UTF-8 strings (borrowed from the bytes `keep` holds). */
+typedef struct {
+    const char **names;
+    Py_ssize_t count;
+} NameSet;
+
+static PyObject *with_any_attributes(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_ssize_t sets = PyTuple_GET_SIZE(args) - 1;
+    if (sets < 0) {
+        PyErr_SetString(PyExc_TypeError, "with_any_attributes(root, *name_sets)");
+        return NULL;
+    }
+    struct LxmlElement *root = element_of(PyTuple_GET_ITEM(args, 0));
+    if (root == NULL) return NULL;
+    PyObject *keep = PyList_New(0); /* the names' bytes, alive while the arrays point in them */
+    PyObject *result = PyTuple_New(sets);
+    NameSet *wanted = PyMem_Calloc(sets ? sets : 1, sizeof(NameSet));
+    if (keep == NULL || result == NULL || wanted == NULL) goto error;
+    for (Py_ssize_t i = 0; i < sets; i++) {
+        PyObject *list = PyList_New(0);
+        if (list == NULL) goto error;
+        PyTuple_SET_ITEM(result, i, list);
+        PyObject *names = PySequence_List(PyTuple_GET_ITEM(args, i + 1));
+        if (names == NULL) goto error;
+        Py_ssize_t count = PyList_GET_SIZE(names);
+        wanted[i].names = PyMem_Calloc(count ? count : 1, sizeof(char *));
+        if (wanted[i].names == NULL) {
+            Py_DECREF(names);
+            goto error;
+        }
+        for (Py_ssize_t k = 0; k < count; k++) {
+            PyObject *name = PyList_GET_ITEM(names, k);
+            PyObject *utf8 = PyUnicode_Check(name) ? PyUnicode_AsUTF8String(name) : NULL;
+            if (utf8 == NULL || PyList_Append(keep, utf8) < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "names are strings");
+                Py_XDECREF(utf8);
+                Py_DECREF(names);
+                goto error;
+            }
+            wanted[i].names[wanted[i].count++] = PyBytes_AS_STRING(utf8); /* (`keep` holds it) */
+            Py_DECREF(utf8);
+        }
+        Py_DECREF(names);
+    }
+    xmlNode *top = root->_c_node;
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
+        if (node->type != XML_ELEMENT_NODE) continue;
+        for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
+            if (attribute->ns != NULL) { /* (its name is `{ns}name` to Python: rare, not here) */
+                Py_CLEAR(result);
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+        }
+        for (Py_ssize_t i = 0; i < sets; i++) {
+            int any = 0;
+            for (xmlAttr *attribute = node->properties; attribute && !any;
+                 attribute = attribute->next)
+                for (Py_ssize_t k = 0; k < wanted[i].count && !any; k++)
+                    any = strcmp((const char *)attribute->name, wanted[i].names[k]) == 0;
+            if (any && append_element(PyTuple_GET_ITEM(result, i), root->_doc, node) < 0)
+                goto error;
+        }
+    }
+    goto done;
+error:
+    Py_CLEAR(result);
+done:
+    if (wanted != NULL)
+        for (Py_ssize_t i = 0; i < sets; i++) PyMem_Free(wanted[i].names);
+    PyMem_Free(wanted);
+    Py_XDECREF(keep);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"interactive_elements", interactive_elements, METH_O,
+     "interactive_elements(root) -> list | None: interactive.interactive_elements(root), or "
+     "None where only the Python reads it."},
+    {"with_any_attributes", with_any_attributes, METH_VARARGS,
+     "with_any_attributes(root, *name_sets) -> tuple[list, ...] | None: "
+     "selectors.with_any_attributes, or None where only the Python reads it."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_walks", "Walks of a page's tree, in C.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__walks(void) {
+    if (import_lxml__etree() < 0) return NULL;
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    if (etree == NULL) return NULL;
+    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
+    Py_DECREF(etree);
+    if (element_type == NULL) return NULL;
+    return PyModule_Create(&module_definition);
+}

@@ -1,0 +1,94 @@
+"""The compiled walks (`shifts.native.interactive_elements`, `with_any_attributes`) against their
+definitions, the Python ones: the same elements in the same order from every subtree of every
+saved page and of generated trees, or None (the Python then walks) only where the C one says
+it cannot."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from shifts import native
+from shifts.interactive import XPATH, _interactive_elements_read, interactive_elements
+from shifts.perceptual.locators import ID_REFERENCES
+from shifts.selectors import _with_any_attributes_read, with_any_attributes
+from tests.helpers.fixtures import fixture_pages
+
+HOOKS = frozenset({"data-testid", "data-test", "data-qa", "data-cy"})
+
+
+def test_they_are_built_here() -> None:
+    # (Else every comparison below would compare the Python with itself.)
+    assert native.interactive_elements is not None, native.why_not
+    assert native.with_any_attributes is not None, native.why_not
+
+
+def walked_alike(root: etree._Element) -> None:
+    assert native.interactive_elements is not None and native.with_any_attributes is not None
+    # (Elements compare by identity: the C walk hands back lxml's own proxy of each node.)
+    assert native.interactive_elements(root) == _interactive_elements_read(root)
+    found = native.with_any_attributes(root, HOOKS, ID_REFERENCES, ())
+    assert found == _with_any_attributes_read(root, HOOKS, ID_REFERENCES, ())
+
+
+def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
+    members = 0
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        for subtree in [root, *root.iter("body", "form", "nav", "noscript", "template", "li")]:
+            walked_alike(subtree)
+        members += len(interactive_elements(root))
+        assert interactive_elements(root) == XPATH(root)  # (the members' one definition)
+    assert members > 500
+
+
+def test_a_namespaced_attribute_is_left_to_the_python() -> None:
+    root = etree.fromstring('<r xmlns:x="urn:x"><a x:data-testid="1" href="/"/><b/></r>')
+    assert native.with_any_attributes is not None
+    assert native.with_any_attributes(root, {"data-testid"}) is None
+    assert with_any_attributes(root, {"{urn:x}data-testid"})[0][0].tag == "a"
+
+
+def test_name_sets_may_be_iterators_and_must_be_strings() -> None:
+    root = etree.fromstring('<div><a id="x" href="/">Go</a><b for="x">L</b></div>')
+    names = (name for name in ["for"])
+    assert [e.tag for e in with_any_attributes(root, names)[0]] == ["b"]
+    assert native.with_any_attributes is not None
+    try:
+        native.with_any_attributes(root, [b"for"])
+    except TypeError:
+        return
+    raise AssertionError("a name of bytes was taken")
+
+
+TAGS = ["a", "input", "button", "select", "summary", "div", "span", "noscript", "template"]
+VALUES = ["", "hidden", "HIDDEN", "button", "link", "tab", "menuitem", "checkbox", "x", "&amp;"]
+NAMES = ["href", "type", "role", "id", "data-testid", "data-qa", "for", "aria-labelledby"]
+
+
+@st.composite
+def trees(draw: st.DrawFn, depth: int = 0) -> str:
+    """A fragment of nested elements with the attributes the walks test."""
+    parts = []
+    for _ in range(draw(st.integers(0, 4 if depth < 3 else 0))):
+        tag = draw(st.sampled_from(TAGS))
+        attributes = "".join(
+            f' {name}="{draw(st.sampled_from(VALUES))}"' if draw(st.booleans()) else f" {name}"
+            for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
+        )
+        inner = draw(trees(depth + 1)) if tag != "input" else ""
+        parts.append(
+            f"<{tag}{attributes}>{inner}</{tag}>" if tag != "input" else f"<input{attributes}>"
+        )
+        parts.append(draw(st.sampled_from(["", "text", "<!-- c -->", "<?pi x?>"])))
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fragment=trees())
+def test_generated_trees_walk_alike(fragment: str) -> None:
+    root = etree.fromstring(f"<html><body>{fragment}</body></html>", etree.HTMLParser())
+    for subtree in root.iter():
+        if isinstance(subtree.tag, str):
+            walked_alike(subtree)
