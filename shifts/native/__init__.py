@@ -6,7 +6,7 @@ with or without it (the tests compare the two on every saved page and on generat
 
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
-  `selectors.with_any_attributes`).
+  `selectors.with_any_attributes`, the handlers and data values `references.inline` reads).
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -132,6 +132,10 @@ signature = cast(
 interactive_elements = cast(
     "Callable[[etree._Element], list[etree._Element] | None] | None",
     _function("_walks", "interactive_elements"),
+)
+handlers_and_data_values = cast(
+    "Callable[[etree._Element], tuple[list[str], list[str]] | None] | None",
+    _function("_walks", "handlers_and_data_values"),
 )
 # `with_any_attributes(root, *name_sets)`
 with_any_attributes = cast(

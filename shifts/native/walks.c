@@ -3,8 +3,9 @@
  * a few calls before the test says no to most of them.
  *
  * The Python functions are the definitions (`shifts.interactive.interactive_elements`,
- * `shifts.selectors.with_any_attributes`): these return what they return, or None where they
- * would have to guess (a namespaced attribute's name), and the caller then asks the Python.
+ * `shifts.selectors.with_any_attributes`, `shifts.references.inline._handlers_and_data_values`):
+ * these return what they return, or None where they would have to guess (a namespaced
+ * attribute's name, a value that is no single text), and the caller then asks the Python.
  * The tests compare the two on every saved page and on generated trees. */
 
 #define PY_SSIZE_T_CLEAN
@@ -201,6 +202,58 @@ done:
     return result;
 }
 
+/* Append an attribute's value, as `get` reads it, to `found`: 1, 0 if it is no single text
+ * (the caller falls back), -1 on an error. */
+static int append_value(PyObject *found, xmlAttr *attribute) {
+    xmlNode *value = attribute->children;
+    if (value != NULL && (value->next != NULL || (value->type != XML_TEXT_NODE &&
+                                                  value->type != XML_CDATA_SECTION_NODE)))
+        return 0;
+    const char *text = value == NULL ? "" : (const char *)value->content;
+    PyObject *string = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
+    if (string == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+        PyErr_Clear(); /* (what the Python reads it as, it says) */
+        return 0;
+    }
+    int appended = PyList_Append(found, string);
+    Py_DECREF(string);
+    return appended < 0 ? -1 : 1;
+}
+
+static PyObject *handlers_and_data_values(PyObject *module, PyObject *arg) {
+    (void)module;
+    struct LxmlElement *root = element_of(arg);
+    if (root == NULL) return NULL;
+    PyObject *handlers = PyList_New(0), *data_values = PyList_New(0);
+    if (handlers == NULL || data_values == NULL) goto error;
+    xmlNode *top = root->_c_node;
+    for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
+        if (node->type != XML_ELEMENT_NODE) continue;
+        for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
+            /* (A namespaced attribute's name is `{ns}name` to Python: neither prefix.) */
+            if (attribute->ns != NULL) continue;
+            const char *name = (const char *)attribute->name;
+            PyObject *found = strncmp(name, "on", 2) == 0      ? handlers
+                              : strncmp(name, "data-", 5) == 0 ? data_values
+                                                               : NULL;
+            if (found == NULL) continue;
+            int appended = append_value(found, attribute);
+            if (appended < 0) goto error;
+            if (appended == 0) {
+                Py_DECREF(handlers);
+                Py_DECREF(data_values);
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    return Py_BuildValue("(NN)", handlers, data_values);
+error:
+    Py_XDECREF(handlers);
+    Py_XDECREF(data_values);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"interactive_elements", interactive_elements, METH_O,
      "interactive_elements(root) -> list | None: interactive.interactive_elements(root), or "
@@ -208,6 +261,9 @@ static PyMethodDef methods[] = {
     {"with_any_attributes", with_any_attributes, METH_VARARGS,
      "with_any_attributes(root, *name_sets) -> tuple[list, ...] | None: "
      "selectors.with_any_attributes, or None where only the Python reads it."},
+    {"handlers_and_data_values", handlers_and_data_values, METH_O,
+     "handlers_and_data_values(root) -> tuple[list[str], list[str]] | None: "
+     "references.inline._handlers_and_data_values, or None where only the Python reads it."},
     {NULL, NULL, 0, NULL},
 };
 

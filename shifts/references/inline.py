@@ -6,6 +6,7 @@ import functools
 
 from lxml import etree
 
+from shifts import native
 from shifts.references.css import joined_css_refs
 from shifts.references.js import joined_js_refs
 from shifts.references.model import AssetRefs, merge_refs
@@ -28,7 +29,17 @@ def _handlers_and_data_values(root: etree._Element) -> tuple[list[str], list[str
     selectors (`data-target="#menu"`, Stimulus' `data-w-sync-target-value="#id_slug"`). Both
     in document order, from one walk of the attributes (an XPath test of every attribute's
     name took 1.6x longer, once per prefix). `root` is an HTML-parsed document's root: its
-    subtree is the whole document, and no attribute has a namespace."""
+    subtree is the whole document, and no attribute has a namespace. In C where it can be
+    (`shifts.native`): in Python every element of the page costs a proxy and a list."""
+    if native.handlers_and_data_values is not None:
+        found = native.handlers_and_data_values(root)
+        if found is not None:
+            return found
+    return _handlers_and_data_values_read(root)
+
+
+def _handlers_and_data_values_read(root: etree._Element) -> tuple[list[str], list[str]]:
+    """`_handlers_and_data_values` in Python: its definition, which the C one follows."""
     handlers: list[str] = []
     data_values: list[str] = []
     for element in root.iter():

@@ -1,7 +1,7 @@
-"""The compiled walks (`shifts.native.interactive_elements`, `with_any_attributes`) against their
-definitions, the Python ones: the same elements in the same order from every subtree of every
-saved page and of generated trees, or None (the Python then walks) only where the C one says
-it cannot."""
+"""The compiled walks (`shifts.native.interactive_elements`, `with_any_attributes`,
+`handlers_and_data_values`) against their definitions, the Python ones: the same elements (and
+values) in the same order from every subtree of every saved page and of generated trees, or None
+(the Python then walks) only where the C one says it cannot."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from lxml import etree
 from shifts import native
 from shifts.interactive import XPATH, _interactive_elements_read, interactive_elements
 from shifts.perceptual.locators import ID_REFERENCES
+from shifts.references.inline import _handlers_and_data_values_read
 from shifts.selectors import _with_any_attributes_read, with_any_attributes
 from tests.helpers.fixtures import fixture_pages
 
@@ -22,14 +23,17 @@ def test_they_are_built_here() -> None:
     # (Else every comparison below would compare the Python with itself.)
     assert native.interactive_elements is not None, native.why_not
     assert native.with_any_attributes is not None, native.why_not
+    assert native.handlers_and_data_values is not None, native.why_not
 
 
 def walked_alike(root: etree._Element) -> None:
     assert native.interactive_elements is not None and native.with_any_attributes is not None
+    assert native.handlers_and_data_values is not None
     # (Elements compare by identity: the C walk hands back lxml's own proxy of each node.)
     assert native.interactive_elements(root) == _interactive_elements_read(root)
     found = native.with_any_attributes(root, HOOKS, ID_REFERENCES, ())
     assert found == _with_any_attributes_read(root, HOOKS, ID_REFERENCES, ())
+    assert native.handlers_and_data_values(root) == _handlers_and_data_values_read(root)
 
 
 def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
@@ -44,10 +48,16 @@ def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
 
 
 def test_a_namespaced_attribute_is_left_to_the_python() -> None:
-    root = etree.fromstring('<r xmlns:x="urn:x"><a x:data-testid="1" href="/"/><b/></r>')
+    root = etree.fromstring(
+        '<r xmlns:x="urn:x"><a x:data-testid="1" x:onclick="f()" href="/"/></r>'
+    )
     assert native.with_any_attributes is not None
     assert native.with_any_attributes(root, {"data-testid"}) is None
     assert with_any_attributes(root, {"{urn:x}data-testid"})[0][0].tag == "a"
+    # (Its name, `{urn:x}onclick` to Python, starts with neither prefix: no fallback.)
+    assert native.handlers_and_data_values is not None
+    assert native.handlers_and_data_values(root) == _handlers_and_data_values_read(root)
+    assert native.handlers_and_data_values(root) == ([], [])
 
 
 def test_name_sets_may_be_iterators_and_must_be_strings() -> None:
@@ -64,7 +74,13 @@ def test_name_sets_may_be_iterators_and_must_be_strings() -> None:
 
 TAGS = ["a", "input", "button", "select", "summary", "div", "span", "noscript", "template"]
 VALUES = ["", "hidden", "HIDDEN", "button", "link", "tab", "menuitem", "checkbox", "x", "&amp;"]
-NAMES = ["href", "type", "role", "id", "data-testid", "data-qa", "for", "aria-labelledby"]
+NAMES = ["href", "type", "role", "id", "data-testid", "data-qa", "for", "aria-labelledby"] + [
+    "onclick",
+    "on",
+    "data-",
+    "one",
+    "datalist",
+]
 
 
 @st.composite
