@@ -6,7 +6,8 @@ with or without it (the tests compare the two on every saved page and on generat
 
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
-  `selectors.with_any_attributes`, the handlers and data values `references.inline` reads).
+  `selectors.with_any_attributes`, the handlers and data values `references.inline` reads,
+  the classes `locators._set_drifted` sets).
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -136,6 +137,10 @@ interactive_elements = cast(
 handlers_and_data_values = cast(
     "Callable[[etree._Element], tuple[list[str], list[str]] | None] | None",
     _function("_walks", "handlers_and_data_values"),
+)
+# `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
+set_drifted = cast(
+    "Callable[..., list[etree._Element] | None] | None", _function("_walks", "set_drifted")
 )
 # `with_any_attributes(root, *name_sets)`
 with_any_attributes = cast(

@@ -254,6 +254,83 @@ error:
     return NULL;
 }
 
+/* `locators._set_drifted`: for each element below `root` with the attribute `name`, in document
+ * order, not in `protected`, the new value `drifted(value)` gives (None: it keeps its own) is
+ * set; the elements set, in order. None, with nothing set, where a value is no single text. */
+static PyObject *set_drifted(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *root_object, *protected, *drifted;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "OsOO:set_drifted", &root_object, &name, &protected, &drifted))
+        return NULL;
+    struct LxmlElement *root = element_of(root_object);
+    if (root == NULL) return NULL;
+    if (!PyAnySet_Check(protected)) {
+        PyErr_SetString(PyExc_TypeError, "protected is a set of elements");
+        return NULL;
+    }
+    xmlNode *top = root->_c_node;
+    /* (First, whether every value reads as one text: nothing is set unless all do.) */
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
+        xmlAttr *attribute;
+        if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, name)) == NULL)
+            continue;
+        xmlNode *value = attribute->children;
+        if (value != NULL && (value->next != NULL || (value->type != XML_TEXT_NODE &&
+                                                      value->type != XML_CDATA_SECTION_NODE)))
+            Py_RETURN_NONE;
+    }
+    PyObject *set = PyList_New(0), *key = PyUnicode_FromString(name);
+    PyObject *decided = PyDict_New(); /* value: new value or None (an attribute repeats) */
+    if (set == NULL || key == NULL || decided == NULL) goto error;
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
+        xmlAttr *attribute;
+        if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, name)) == NULL)
+            continue;
+        PyObject *element = (PyObject *)elementFactory(root->_doc, node);
+        if (element == NULL) goto error;
+        int skip = PySet_Contains(protected, element);
+        if (skip != 0) {
+            Py_DECREF(element);
+            if (skip < 0) goto error;
+            continue;
+        }
+        const char *text = attribute->children ? (const char *)attribute->children->content : "";
+        PyObject *value = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
+        PyObject *new_value = NULL;
+        if (value != NULL) {
+            new_value = PyDict_GetItemWithError(decided, value); /* (borrowed) */
+            if (new_value != NULL) {
+                Py_INCREF(new_value);
+            } else if (!PyErr_Occurred()) {
+                new_value = PyObject_CallOneArg(drifted, value);
+                if (new_value != NULL && PyDict_SetItem(decided, value, new_value) < 0)
+                    Py_CLEAR(new_value);
+            }
+            Py_DECREF(value);
+        }
+        if (new_value == NULL) {
+            Py_DECREF(element);
+            goto error;
+        }
+        int failed = 0;
+        if (new_value != Py_None)
+            failed = setAttributeValue((struct LxmlElement *)element, key, new_value) < 0 ||
+                     PyList_Append(set, element) < 0;
+        Py_DECREF(new_value);
+        Py_DECREF(element);
+        if (failed) goto error;
+    }
+    Py_DECREF(key);
+    Py_DECREF(decided);
+    return set;
+error:
+    Py_XDECREF(set);
+    Py_XDECREF(key);
+    Py_XDECREF(decided);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"interactive_elements", interactive_elements, METH_O,
      "interactive_elements(root) -> list | None: interactive.interactive_elements(root), or "
@@ -264,6 +341,9 @@ static PyMethodDef methods[] = {
     {"handlers_and_data_values", handlers_and_data_values, METH_O,
      "handlers_and_data_values(root) -> tuple[list[str], list[str]] | None: "
      "references.inline._handlers_and_data_values, or None where only the Python reads it."},
+    {"set_drifted", set_drifted, METH_VARARGS,
+     "set_drifted(root, name, protected, drifted) -> list | None: locators._set_drifted, or "
+     "None (nothing set) where only the Python reads it."},
     {NULL, NULL, 0, NULL},
 };
 

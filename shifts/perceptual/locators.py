@@ -354,16 +354,44 @@ def _drift_classes(
             drifted_values[value] = None if names == classes else " ".join(names)
         return drifted_values[value]
 
-    changed = 0
-    for element in descendants(root, "*[@class]"):
+    drifted_elements = _set_drifted(root, "class", protected, drifted)
+    touched.update(drifted_elements)
+    return len(drifted_elements)
+
+
+def _set_drifted(
+    root: etree._Element,
+    name: str,
+    protected: set[etree._Element],
+    drifted: Callable[[str], str | None],
+) -> list[etree._Element]:
+    """Set the attribute `name` of every element below `root` that has it and is not
+    protected to what `drifted` makes of its value (None: it keeps its own), in document
+    order; the elements set. In C where it can be (`shifts.native`): a page's every element
+    with a class, most of which keep theirs."""
+    if native.set_drifted is not None:
+        drifted_elements = native.set_drifted(root, name, protected, drifted)
+        if drifted_elements is not None:
+            return drifted_elements
+    return _set_drifted_read(root, name, protected, drifted)
+
+
+def _set_drifted_read(
+    root: etree._Element,
+    name: str,
+    protected: set[etree._Element],
+    drifted: Callable[[str], str | None],
+) -> list[etree._Element]:
+    """`_set_drifted` in Python: its definition, which the C one follows."""
+    drifted_elements = []
+    for element in descendants(root, f"*[@{name}]"):
         if element in protected:
             continue
-        new_value = drifted(element.get("class") or "")
+        new_value = drifted(element.get(name) or "")
         if new_value is not None:
-            element.set("class", new_value)
-            touched.add(element)
-            changed += 1
-    return changed
+            element.set(name, new_value)
+            drifted_elements.append(element)
+    return drifted_elements
 
 
 def _drift_ids(

@@ -1,0 +1,97 @@
+"""The compiled `set_drifted` against its definition (`locators._set_drifted_read`): on two
+copies of a page, the same attributes set to the same values, the same elements returned, the
+same values asked of `drifted` in the same order, protected elements left alone; or None with
+nothing set where the C one declines."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from shifts import native
+from shifts.perceptual.locators import _set_drifted_read
+from tests.helpers.fixtures import fixture_pages
+
+
+class Drifted:
+    """A drift of class attributes that keeps the values it was asked, in order: each name
+    renamed by a hash of it (so some keep theirs), memoized as `_drift_classes` memoizes."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.known: dict[str, str | None] = {}
+
+    def __call__(self, value: str) -> str | None:
+        if value not in self.known:
+            self.asked.append(value)
+            names = value.split()
+            new = [n + "-x" if hashlib.sha1(n.encode()).digest()[0] % 2 else n for n in names]
+            self.known[value] = None if new == names else " ".join(new)
+        return self.known[value]
+
+
+def set_both(page: str | bytes, name: str, protect: float, seed: int) -> None:
+    """Parse the page twice, protect the same elements of each, set in C and in Python."""
+    assert native.set_drifted is not None, native.why_not
+    trees = [etree.fromstring(page, etree.HTMLParser()) for _ in range(2)]
+    chosen = random.Random(seed)
+    picks = [chosen.random() < protect for _ in trees[0].iter()]
+    protected = [
+        {element for element, pick in zip(tree.iter(), picks, strict=True) if pick}
+        for tree in trees
+    ]
+    drifts = [Drifted(), Drifted()]
+    compiled = native.set_drifted(trees[0], name, protected[0], drifts[0])
+    assert compiled is not None
+    read = _set_drifted_read(trees[1], name, protected[1], drifts[1])
+    paths = [
+        [tree.getroottree().getpath(e) for e in found]
+        for tree, found in zip(trees, (compiled, read), strict=True)
+    ]
+    assert paths[0] == paths[1]
+    assert drifts[0].asked == drifts[1].asked
+    assert etree.tostring(trees[0]) == etree.tostring(trees[1])
+    assert all(e not in protected[0] for e in compiled)
+
+
+def test_every_saved_page_is_set_alike() -> None:
+    for index, page in enumerate(fixture_pages()):
+        raw = page.read_bytes()
+        set_both(raw, "class", protect=0.0, seed=index)
+        set_both(raw, "class", protect=0.3, seed=index)
+        set_both(raw, "id", protect=0.1, seed=index)
+
+
+def test_a_value_of_no_single_text_sets_nothing_and_is_left_to_the_python() -> None:
+    parser = etree.XMLParser(resolve_entities=False)
+    root = etree.fromstring(
+        '<!DOCTYPE r [<!ENTITY e "b">]><r><p class="a"/><q class="a &e;"/></r>', parser
+    )
+    assert native.set_drifted is not None
+    before = etree.tostring(root)
+    assert native.set_drifted(root, "class", set(), Drifted()) is None
+    assert etree.tostring(root) == before  # (the first, a single text, was not set either)
+
+
+CLASSES = st.lists(
+    st.sampled_from(["a", "b", "nav", "x1", "é", "🙂", "", " ", "\t", "js-x", "&amp;", "q r"]),
+    max_size=4,
+).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values=st.lists(st.one_of(st.none(), CLASSES), min_size=1, max_size=12),
+    protect=st.floats(0, 1),
+    seed=st.integers(0, 1000),
+)
+def test_generated_pages_are_set_alike(values: list[str | None], protect: float, seed: int) -> None:
+    body = "".join(
+        f"<div><span{'' if value is None else f' class="{value}"'}>t</span></div>"
+        for value in values
+    )
+    set_both(f"<html><body class='top'>{body}</body></html>", "class", protect, seed)
