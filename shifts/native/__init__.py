@@ -11,9 +11,11 @@ with or without it (the tests compare the two on every saved page and on generat
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
-it under a key of all three: a changed source, Python or lxml builds anew, and processes that
-build at once each write their own file and rename it into place. `scripts/bootstrap` builds
-them ahead. Without a compiler the Python functions do the work, slower, and `why_not` says why.
+it under a key of all of them and the compiler's command: a change to any builds anew, and
+processes that build at once each write their own file and rename it into place (readable by
+every user: an image builds as root and serves as another). Old builds are left where they are
+(another Python's venv may use them). `scripts/bootstrap` builds them ahead. Without a compiler
+the Python functions do the work, slower, and `why_not` says why.
 
     python -m shifts.native    builds them if needed, and says where or why not
 """
@@ -25,6 +27,7 @@ import importlib.machinery
 import importlib.util
 import logging
 import os
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -43,14 +46,24 @@ HERE = Path(__file__).parent
 SOURCES = {"_signature": "signature.c", "_walks": "walks.c"}  # module: its source (`PyInit_x`)
 
 
+FLAGS = ("-O2", "-shared", "-fPIC", "-Wall")
+BUILD_SECONDS = 120  # (a compiler that takes longer is taken for hung: the Python runs)
+
+
+def _compiler() -> list[str]:
+    return shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+
+
 def _key(source: Path) -> str:
-    """What a built module depends on: its source, this Python, the installed lxml."""
+    """What a built module depends on: its source, this Python, the installed lxml, the
+    compiler's command and flags."""
     material = b"\0".join(
         (
             source.read_bytes(),
             sys.version.encode(),
             repr(etree.LXML_VERSION).encode(),
             str(Path(lxml.__file__).resolve()).encode(),
+            repr((_compiler(), FLAGS)).encode(),
         )
     )
     return hashlib.sha256(material).hexdigest()[:16]
@@ -66,7 +79,6 @@ def build(source: Path, path: Path) -> None:
     """Compile `source` into `path` (written aside, then renamed: atomic for other readers).
     Raises OSError, or CalledProcessError with the compiler's output."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     # (lxml's own headers, and libxml2's that it ships: its element struct is read in C.)
     includes = [sysconfig.get_paths()["include"], *lxml.get_include()]  # type: ignore[attr-defined]
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, suffix=".so.part")
@@ -74,11 +86,8 @@ def build(source: Path, path: Path) -> None:
     try:
         subprocess.run(
             [
-                *compiler.split(),
-                "-O2",
-                "-shared",
-                "-fPIC",
-                "-Wall",
+                *_compiler(),
+                *FLAGS,
                 *(f"-I{directory}" for directory in includes),
                 str(source),
                 "-o",
@@ -87,7 +96,11 @@ def build(source: Path, path: Path) -> None:
             check=True,
             capture_output=True,
             text=True,
+            timeout=BUILD_SECONDS,
         )
+        # Readable by every user: the image builds as root and serves as another (a temporary
+        # file is its owner's alone, and the linker keeps its mode).
+        os.chmod(temporary, 0o755)
         os.replace(temporary, path)
     finally:
         if os.path.exists(temporary):
@@ -100,17 +113,27 @@ def _load(name: str) -> tuple[ModuleType | None, str | None]:
         path = built_path(name)
         if not path.exists():
             build(HERE / SOURCES[name], path)
-        loader = importlib.machinery.ExtensionFileLoader(f"{__name__}.{name}", str(path))
-        spec = importlib.util.spec_from_file_location(loader.name, path, loader=loader)
-        assert spec is not None
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
-        return module, None
+        try:
+            return _imported(name, path), None
+        except ImportError:  # (a build that does not load, a damaged file: built once again)
+            build(HERE / SOURCES[name], path)
+            return _imported(name, path), None
     except subprocess.CalledProcessError as error:
         output = (error.stderr or error.stdout).strip()[-2000:]
         return None, f"{SOURCES[name]}: the C compiler failed: {output}"
+    except subprocess.TimeoutExpired:
+        return None, f"{SOURCES[name]}: the C compiler took more than {BUILD_SECONDS} s"
     except (OSError, ImportError) as error:
         return None, f"{SOURCES[name]}: {type(error).__name__}: {error}"
+
+
+def _imported(name: str, path: Path) -> ModuleType:
+    loader = importlib.machinery.ExtensionFileLoader(f"{__name__}.{name}", str(path))
+    spec = importlib.util.spec_from_file_location(loader.name, path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
 
 
 _loaded = {name: _load(name) for name in SOURCES}

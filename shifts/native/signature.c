@@ -74,6 +74,9 @@ static int text_put_utf8(Text *text, const xmlChar *utf8, Py_ssize_t limit) {
             if ((s[i] & 0xC0) != 0x80) return -2;
             c = (c << 6) | (s[i] & 0x3F);
         }
+        /* (libxml2 keeps its texts valid; anything else is read by the Python, not guessed) */
+        static const Py_UCS4 least[] = {0, 0x80, 0x800, 0x10000};
+        if (c < least[more] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return -2;
         s += more + 1;
         if (text_put(text, c) < 0) return -1;
     }
@@ -247,7 +250,8 @@ static int masked_into(Text *out, const Text *start, int whole) {
     }
 found:
     if (text_reserve(out, masked.length) < 0) goto done;
-    memcpy(out->data + out->length, masked.data, masked.length * sizeof(Py_UCS4));
+    if (masked.length)
+        memcpy(out->data + out->length, masked.data, masked.length * sizeof(Py_UCS4));
     out->length += masked.length;
     result = 1;
 done:
@@ -256,13 +260,22 @@ done:
     return result;
 }
 
+/* Whether the document's DTD declares attributes: their defaults are what `get` reads of an
+ * element that has none of its own (an XML document's; an HTML one declares none). */
+static int declares_attributes(xmlDoc *doc) {
+    return doc != NULL && ((doc->intSubset != NULL && doc->intSubset->attributes != NULL) ||
+                           (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
+}
+
 static PyObject *signature(PyObject *module, PyObject *arg) {
     if (!PyObject_TypeCheck(arg, element_type)) {
         PyErr_SetString(PyExc_TypeError, "signature() takes an lxml element");
         return NULL;
     }
     xmlNode *node = ((struct LxmlElement *)arg)->_c_node;
-    if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL) Py_RETURN_NONE;
+    if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL ||
+        declares_attributes(node->doc))
+        Py_RETURN_NONE;
     Text out = {0}, names = {0}, values = {0}, start = {0};
     PyObject *result = NULL;
     int read;

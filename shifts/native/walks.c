@@ -81,12 +81,24 @@ static int is_member(xmlNode *node) {
 
 static PyTypeObject *element_type; /* lxml.etree._Element */
 
+/* The lxml element `arg` is, or NULL with a TypeError. */
 static struct LxmlElement *element_of(PyObject *arg) {
     if (!PyObject_TypeCheck(arg, element_type)) {
         PyErr_SetString(PyExc_TypeError, "takes an lxml element");
         return NULL;
     }
     return (struct LxmlElement *)arg;
+}
+
+/* Whether the walk from `root` is the Python's to make: a proxy with no node (which the Python
+ * refuses in its own words), or a document whose DTD declares attributes (their defaults are
+ * what `get` reads of an element without its own: an XML document's; HTML declares none). */
+static int left_to_python(struct LxmlElement *root) {
+    xmlNode *node = root->_c_node;
+    if (node == NULL) return 1;
+    xmlDoc *doc = node->doc;
+    return doc != NULL && ((doc->intSubset != NULL && doc->intSubset->attributes != NULL) ||
+                           (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
 }
 
 /* Append the proxy of `node` (lxml's own, made if need be) to `found`. */
@@ -102,6 +114,7 @@ static PyObject *interactive_elements(PyObject *module, PyObject *arg) {
     (void)module;
     struct LxmlElement *root = element_of(arg);
     if (root == NULL) return NULL;
+    if (left_to_python(root)) Py_RETURN_NONE;
     PyObject *found = PyList_New(0);
     if (found == NULL) return NULL;
     xmlNode *top = root->_c_node;
@@ -141,9 +154,11 @@ static PyObject *with_any_attributes(PyObject *module, PyObject *args) {
     }
     struct LxmlElement *root = element_of(PyTuple_GET_ITEM(args, 0));
     if (root == NULL) return NULL;
+    if (left_to_python(root)) Py_RETURN_NONE;
     PyObject *keep = PyList_New(0); /* the names' bytes, alive while the arrays point in them */
     PyObject *result = PyTuple_New(sets);
     NameSet *wanted = PyMem_Calloc(sets ? sets : 1, sizeof(NameSet));
+    if (wanted == NULL) PyErr_NoMemory();
     if (keep == NULL || result == NULL || wanted == NULL) goto error;
     for (Py_ssize_t i = 0; i < sets; i++) {
         PyObject *list = PyList_New(0);
@@ -154,15 +169,30 @@ static PyObject *with_any_attributes(PyObject *module, PyObject *args) {
         Py_ssize_t count = PyList_GET_SIZE(names);
         wanted[i].names = PyMem_Calloc(count ? count : 1, sizeof(char *));
         if (wanted[i].names == NULL) {
+            PyErr_NoMemory();
             Py_DECREF(names);
             goto error;
         }
         for (Py_ssize_t k = 0; k < count; k++) {
+            /* A name that is no string, that UTF-8 cannot write (a lone surrogate) or that
+             * holds a NUL is no attribute's name: it matches nothing, as in Python. */
             PyObject *name = PyList_GET_ITEM(names, k);
-            PyObject *utf8 = PyUnicode_Check(name) ? PyUnicode_AsUTF8String(name) : NULL;
-            if (utf8 == NULL || PyList_Append(keep, utf8) < 0) {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "names are strings");
-                Py_XDECREF(utf8);
+            if (!PyUnicode_Check(name)) continue;
+            PyObject *utf8 = PyUnicode_AsUTF8String(name);
+            if (utf8 == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+                    Py_DECREF(names);
+                    goto error;
+                }
+                PyErr_Clear();
+                continue;
+            }
+            if ((Py_ssize_t)strlen(PyBytes_AS_STRING(utf8)) != PyBytes_GET_SIZE(utf8)) {
+                Py_DECREF(utf8);
+                continue;
+            }
+            if (PyList_Append(keep, utf8) < 0) {
+                Py_DECREF(utf8);
                 Py_DECREF(names);
                 goto error;
             }
@@ -225,6 +255,7 @@ static PyObject *handlers_and_data_values(PyObject *module, PyObject *arg) {
     (void)module;
     struct LxmlElement *root = element_of(arg);
     if (root == NULL) return NULL;
+    if (left_to_python(root)) Py_RETURN_NONE;
     PyObject *handlers = PyList_New(0), *data_values = PyList_New(0);
     if (handlers == NULL || data_values == NULL) goto error;
     xmlNode *top = root->_c_node;
@@ -238,7 +269,8 @@ static PyObject *handlers_and_data_values(PyObject *module, PyObject *arg) {
                               : strncmp(name, "data-", 5) == 0 ? data_values
                                                                : NULL;
             if (found == NULL) continue;
-            int appended = append_value(found, attribute);
+            /* (The value of the first of its name: `items` reads each by its name.) */
+            int appended = append_value(found, attribute_named(node, name));
             if (appended < 0) goto error;
             if (appended == 0) {
                 Py_DECREF(handlers);
@@ -256,7 +288,9 @@ error:
 
 /* `locators._set_drifted`: for each element below `root` with the attribute `name`, in document
  * order, not in `protected`, the new value `drifted(value)` gives (None: it keeps its own) is
- * set; the elements set, in order. None, with nothing set, where a value is no single text. */
+ * set; the elements set, in order. None, with nothing set, where a value is no single text.
+ * `drifted` is asked once per distinct value, as the walk goes: it must not change the tree
+ * (the walk holds its nodes), and answers a value alike each time (the drift memoizes). */
 static PyObject *set_drifted(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *root_object, *protected, *drifted;
@@ -265,10 +299,7 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
         return NULL;
     struct LxmlElement *root = element_of(root_object);
     if (root == NULL) return NULL;
-    if (!PyAnySet_Check(protected)) {
-        PyErr_SetString(PyExc_TypeError, "protected is a set of elements");
-        return NULL;
-    }
+    if (left_to_python(root) || !PyAnySet_Check(protected)) Py_RETURN_NONE;
     xmlNode *top = root->_c_node;
     /* (First, whether every value reads as one text: nothing is set unless all do.) */
     for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {

@@ -11,14 +11,20 @@ import pytest
 from shifts import native
 
 
-def test_the_modules_are_built_under_the_key_of_their_source(tmp_path: Path) -> None:
+def test_the_modules_are_built_under_the_key_of_their_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name, source in native.SOURCES.items():
         path = native.built_path(name)
         assert path.exists() and path.name.startswith(f"{name}.")
-        # Another source (or Python, or lxml) is another key: it is built anew, not reused.
+        # Another source (or Python, or lxml, or compiler) is another key: built anew.
         changed = tmp_path / source
         changed.write_bytes((native.HERE / source).read_bytes() + b"\n/* changed */\n")
-        assert native._key(changed) != native._key(native.HERE / source)
+        key = native._key(native.HERE / source)
+        assert native._key(changed) != key
+        monkeypatch.setenv("CC", "cc -O3")
+        assert native._key(native.HERE / source) != key
+        monkeypatch.delenv("CC")
 
 
 def test_a_build_is_renamed_into_place_and_loads(
@@ -30,6 +36,30 @@ def test_a_build_is_renamed_into_place_and_loads(
     assert why_not is None and module is not None
     assert module.interactive_elements is not None
     assert [p.name for p in target.parent.iterdir()] == ["_walks.so"]  # (no part left behind)
+    # Readable by every user: an image builds as root and serves as another.
+    assert target.stat().st_mode & 0o555 == 0o555
+
+
+def test_a_build_that_does_not_load_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "key" / "_signature.so"
+    target.parent.mkdir()
+    target.write_bytes(b"not a shared object")
+    monkeypatch.setattr(native, "built_path", lambda name: target)
+    module, why_not = native._load("_signature")
+    assert why_not is None and module is not None and module.signature is not None
+
+
+def test_a_compiler_that_hangs_is_given_up_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(native, "built_path", lambda name: tmp_path / "key" / f"{name}.so")
+    monkeypatch.setattr(native, "BUILD_SECONDS", 1)
+    monkeypatch.setenv("CC", "sh -c 'exec sleep 600' sh")
+    module, why_not = native._load("_walks")
+    assert module is None and why_not == "walks.c: the C compiler took more than 1 s"
+    assert list((tmp_path / "key").iterdir()) == []
 
 
 def test_a_failing_compiler_is_said_and_leaves_nothing(

@@ -60,16 +60,34 @@ def test_a_namespaced_attribute_is_left_to_the_python() -> None:
     assert native.handlers_and_data_values(root) == ([], [])
 
 
-def test_name_sets_may_be_iterators_and_must_be_strings() -> None:
+def test_name_sets_may_be_iterators_and_names_no_attribute_has_match_nothing() -> None:
     root = etree.fromstring('<div><a id="x" href="/">Go</a><b for="x">L</b></div>')
     names = (name for name in ["for"])
     assert [e.tag for e in with_any_attributes(root, names)[0]] == ["b"]
+    # Bytes, a lone surrogate (no UTF-8 writes it), a NUL (no C string holds past it).
+    odd: list[object] = [b"for", "\ud800", "href\x00zz", 7]
     assert native.with_any_attributes is not None
-    try:
-        native.with_any_attributes(root, [b"for"])
-    except TypeError:
-        return
-    raise AssertionError("a name of bytes was taken")
+    assert native.with_any_attributes(root, odd) == _with_any_attributes_read(root, odd) == ([],)  # type: ignore[arg-type]
+
+
+def test_what_only_the_python_reads() -> None:
+    assert native.interactive_elements is not None and native.with_any_attributes is not None
+    assert native.handlers_and_data_values is not None and native.signature is not None
+    # A proxy with no node: the Python refuses it in its own words, the C does not crash.
+    empty = etree._Element.__new__(etree._Element)
+    for walk in (native.interactive_elements, native.handlers_and_data_values, native.signature):
+        assert walk(empty) is None
+    assert native.with_any_attributes(empty, {"a"}) is None
+    # A DTD's attribute defaults, which `get` reads of an element without its own.
+    root = etree.fromstring(
+        '<!DOCTYPE r [<!ATTLIST a href CDATA "x" class CDATA "c1">]><r><a>go</a></r>'
+    )
+    assert native.interactive_elements(root) is None and native.signature(root[0]) is None
+    assert [e.tag for e in interactive_elements(root)] == ["a"]
+    # A repeated attribute (the HTML parser keeps the first; an XML parser's recovery, both):
+    # `items` reads each by its name, so the first's value twice.
+    twice = etree.fromstring('<div onclick="1" onclick="2"/>', etree.XMLParser(recover=True))
+    assert native.handlers_and_data_values(twice) == _handlers_and_data_values_read(twice)
 
 
 TAGS = ["a", "input", "button", "select", "summary", "div", "span", "noscript", "template"]
