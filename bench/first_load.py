@@ -19,9 +19,9 @@ the next loads of each page in a process that shifted it once (the token fresh a
 swapped into that shift), its `x parse`, and the share of them that were swapped (100%: none
 shifted afresh); `1st next`: the first of those next loads, apart (it reads the page it is
 swapped into once for them all). `coins x`: a floor, what the parse, each wrap candidate's
-seeded coin (its signature, and the coin memoized as in the shift) and the serialization cost
-alone, over the bare parse: the share of the target the shift's present semantics take in
-Python before deciding anything. Last, 12 pages of 200 KB loaded again in turn, as an agent
+seeded coin (its signature, in C where it can be, and the coin memoized as in the shift) and
+the serialization cost alone, over the bare parse: the share of the target the shift's present
+semantics take before deciding anything. Last, 12 pages of 200 KB loaded again in turn, as an agent
 browses: a next load's median in each round (the first reads each page for its next loads).
 
     .venv/bin/python -m bench.first_load --against TREE [--rounds 9] [--quick]

@@ -7,7 +7,8 @@ with or without it (the tests compare the two on every saved page and on generat
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the handlers and data values `references.inline` reads,
-  the classes `locators._set_drifted` sets).
+  the classes `locators._set_drifted` sets);
+- `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`).
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -43,7 +44,8 @@ from lxml import etree
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
-SOURCES = {"_signature": "signature.c", "_walks": "walks.c"}  # module: its source (`PyInit_x`)
+# Each module (its `PyInit_<name>`) and its source.
+SOURCES = {"_signature": "signature.c", "_walks": "walks.c", "_words": "words.c"}
 
 
 FLAGS = ("-O2", "-shared", "-fPIC", "-Wall")
@@ -164,6 +166,11 @@ handlers_and_data_values = cast(
 # `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
 set_drifted = cast(
     "Callable[..., list[etree._Element] | None] | None", _function("_walks", "set_drifted")
+)
+# `count_words(page, names) -> dict[bytes, int]`: `locators._counted_words`, as a dict
+count_words = cast(
+    "Callable[[bytes, frozenset[bytes]], dict[bytes, int]] | None",
+    _function("_words", "count_words"),
 )
 # `with_any_attributes(root, *name_sets)`
 with_any_attributes = cast(

@@ -892,13 +892,26 @@ class _Mentions:
             start = found + 1
         self._scanned += len(page) if found == -1 else found
         if self._words is None and self._scanned > self.SCANS_BEFORE_COUNTING * len(page):
-            words = page.translate(_SPACE_OUT).split()
             if self._asked is None:
-                self._words = Counter(words)
+                self._words = Counter(page.translate(_SPACE_OUT).split())
             else:
                 self._counted = frozenset(name.encode("utf-8", "replace") for name in self._asked)
-                self._words = Counter(filter(self._counted.__contains__, words))
+                self._words = _counted_words(page, self._counted)
         return count
+
+
+def _counted_words(page: bytes, names: frozenset[bytes]) -> Counter[bytes]:
+    """How often each of `names` occurs in `page` as a word. In C where it can be
+    (`shifts.native`): in Python, a bytes object per word of the page to find the few that are
+    names."""
+    if native.count_words is not None:
+        return Counter(native.count_words(page, names))
+    return _counted_words_read(page, names)
+
+
+def _counted_words_read(page: bytes, names: frozenset[bytes]) -> Counter[bytes]:
+    """`_counted_words` in Python: its definition, which the C one follows."""
+    return Counter(filter(names.__contains__, page.translate(_SPACE_OUT).split()))
 
 
 register(LocatorDrift())
