@@ -38,11 +38,7 @@ def interactive_elements(root: etree._Element) -> list[etree._Element]:
     """`XPATH`'s elements, in document order, in one walk of the tree: the XPath's union walks
     it once per member (eleven times), which cost a page as much as parsing it. The walk is in
     C where it can be (`shifts.native`): in Python, every element of the page costs a proxy."""
-    if native.interactive_elements is not None:
-        found = native.interactive_elements(root)
-        if found is not None:
-            return found
-    return _interactive_elements_read(root)
+    return native.either(native.interactive_elements, _interactive_elements_read, root)
 
 
 def _interactive_elements_read(root: etree._Element) -> list[etree._Element]:

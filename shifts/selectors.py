@@ -216,11 +216,7 @@ def with_any_attributes(
     element's attribute names is most of what a walk costs). In C where it can be
     (`shifts.native`)."""
     wanted = [frozenset(names) for names in name_sets]  # (read once: they may be iterators)
-    if native.with_any_attributes is not None:
-        found = native.with_any_attributes(root, *wanted)
-        if found is not None:
-            return found
-    return _with_any_attributes_read(root, *wanted)
+    return native.either(native.with_any_attributes, _with_any_attributes_read, root, *wanted)
 
 
 def _with_any_attributes_read(

@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import cast
+from typing import Any
 
 import lxml
 from lxml import etree
@@ -145,37 +145,38 @@ if why_not:
     log.warning("skillshift: compiled shifts unavailable, the Python ones run (%s)", why_not)
 
 
-def _function(module: str, name: str) -> Callable[..., object] | None:
+def _function(module: str, name: str) -> Any:
+    """The built module's function (typed where it is declared, below), or None."""
     return getattr(_modules[module], name) if module in _modules else None
 
 
+def either[R](compiled: Callable[..., R | None] | None, read: Callable[..., R], *args: object) -> R:
+    """`compiled(*args)`, the C twin, where it is built and answers; else `read(*args)`, the
+    Python function that is its definition (it reads what the C one declines)."""
+    if compiled is not None and (found := compiled(*args)) is not None:
+        return found
+    return read(*args)
+
+
 # Each None where its module was not built. What they return is the Python function's result,
-# or None where only the Python one reads it (the caller then asks it).
+# or None where only the Python one reads it: callers ask them through `either`.
 # `signature(element)`: `locators._signature(element)` with no keyed names.
-signature = cast(
-    "Callable[[etree._Element], str | None] | None", _function("_signature", "signature")
+signature: Callable[[etree._Element], str | None] | None = _function("_signature", "signature")
+interactive_elements: Callable[[etree._Element], list[etree._Element] | None] | None = _function(
+    "_walks", "interactive_elements"
 )
-interactive_elements = cast(
-    "Callable[[etree._Element], list[etree._Element] | None] | None",
-    _function("_walks", "interactive_elements"),
-)
-handlers_and_data_values = cast(
-    "Callable[[etree._Element], tuple[list[str], list[str]] | None] | None",
-    _function("_walks", "handlers_and_data_values"),
+handlers_and_data_values: Callable[[etree._Element], tuple[list[str], list[str]] | None] | None = (
+    _function("_walks", "handlers_and_data_values")
 )
 # `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
-set_drifted = cast(
-    "Callable[..., list[etree._Element] | None] | None", _function("_walks", "set_drifted")
-)
-# `count_words(page, names) -> dict[bytes, int]`: `locators._counted_words`, as a dict
-count_words = cast(
-    "Callable[[bytes, frozenset[bytes]], dict[bytes, int]] | None",
-    _function("_words", "count_words"),
-)
+set_drifted: Callable[..., list[etree._Element] | None] | None = _function("_walks", "set_drifted")
 # `with_any_attributes(root, *name_sets)`
-with_any_attributes = cast(
-    "Callable[..., tuple[list[etree._Element], ...] | None] | None",
-    _function("_walks", "with_any_attributes"),
+with_any_attributes: Callable[..., tuple[list[etree._Element], ...] | None] | None = _function(
+    "_walks", "with_any_attributes"
+)
+# `count_words(page, names)`: `locators._counted_words`, as a dict (it never declines)
+count_words: Callable[[bytes, frozenset[bytes]], dict[bytes, int]] | None = _function(
+    "_words", "count_words"
 )
 
 

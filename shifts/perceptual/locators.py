@@ -369,11 +369,7 @@ def _set_drifted(
     protected to what `drifted` makes of its value (None: it keeps its own), in document
     order; the elements set. In C where it can be (`shifts.native`): a page's every element
     with a class, most of which keep theirs."""
-    if native.set_drifted is not None:
-        drifted_elements = native.set_drifted(root, name, protected, drifted)
-        if drifted_elements is not None:
-            return drifted_elements
-    return _set_drifted_read(root, name, protected, drifted)
+    return native.either(native.set_drifted, _set_drifted_read, root, name, protected, drifted)
 
 
 def _set_drifted_read(
@@ -744,11 +740,9 @@ def _signature(element: etree._Element, keyed: dict[str, str] | None = None) -> 
     name made anew on each request, as Redmine names every form, an id made by `uniqid()`) it
     holds, nor the numbers of its text. Read in C where it can be (`shifts.native`: a tenth of
     the time, and a first load reads one for every element it may wrap)."""
-    if not keyed and native.signature is not None:
-        compiled = native.signature(element)
-        if compiled is not None:
-            return compiled
-    return _signature_read(element, keyed)
+    if keyed:  # (the C one reads no keyed names)
+        return _signature_read(element, keyed)
+    return native.either(native.signature, _signature_read, element)
 
 
 def _signature_read(element: etree._Element, keyed: dict[str, str] | None = None) -> str:

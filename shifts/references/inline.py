@@ -31,11 +31,7 @@ def _handlers_and_data_values(root: etree._Element) -> tuple[list[str], list[str
     name took 1.6x longer, once per prefix). `root` is an HTML-parsed document's root: its
     subtree is the whole document, and no attribute has a namespace. In C where it can be
     (`shifts.native`): in Python every element of the page costs a proxy and a list."""
-    if native.handlers_and_data_values is not None:
-        found = native.handlers_and_data_values(root)
-        if found is not None:
-            return found
-    return _handlers_and_data_values_read(root)
+    return native.either(native.handlers_and_data_values, _handlers_and_data_values_read, root)
 
 
 def _handlers_and_data_values_read(root: etree._Element) -> tuple[list[str], list[str]]:

@@ -81,3 +81,18 @@ def test_no_compiler_at_all_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     module, why_not = native._load("_walks")
     assert module is None and why_not is not None
     assert why_not.startswith("walks.c: FileNotFoundError")
+
+
+def test_either_asks_the_c_twin_first_and_the_python_where_it_declines() -> None:
+    asked: list[str] = []
+
+    def read(x: int) -> int:
+        asked.append("python")
+        return x + 1
+
+    def declines(x: int) -> None:
+        asked.append("c")
+
+    assert native.either(lambda x: x * 10, read, 2) == 20 and asked == []
+    assert native.either(declines, read, 2) == 3 and asked == ["c", "python"]
+    assert native.either(None, read, 2) == 3  # (not built)
