@@ -12,11 +12,12 @@ with or without it (the tests compare the two on every saved page and on generat
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
-it under a key of all of them and the compiler's command: a change to any builds anew, and
-processes that build at once each write their own file and rename it into place (readable by
-every user: an image builds as root and serves as another). Old builds are left where they are
-(another Python's venv may use them). `scripts/bootstrap` builds them ahead. Without a compiler
-the Python functions do the work, slower, and `why_not` says why.
+it under a key of all of them (and `tree.h`, what they read of libxml2's tree) and the
+compiler's command: a change to any builds anew, and processes that build at once each write
+their own file and rename it into place (readable by every user: an image builds as root and
+serves as another). Old builds are left where they are (another Python's venv may use them).
+`scripts/bootstrap` builds them ahead. Without a compiler the Python functions do the work,
+slower, and `why_not` says why.
 
     python -m shifts.native    builds them if needed, and says where or why not
 """
@@ -57,11 +58,12 @@ def _compiler() -> list[str]:
 
 
 def _key(source: Path) -> str:
-    """What a built module depends on: its source, this Python, the installed lxml, the
-    compiler's command and flags."""
+    """What a built module depends on: its source and the headers beside it, this Python, the
+    installed lxml, the compiler's command and flags."""
     material = b"\0".join(
         (
             source.read_bytes(),
+            *(header.read_bytes() for header in sorted(HERE.glob("*.h"))),
             sys.version.encode(),
             repr(etree.LXML_VERSION).encode(),
             str(Path(lxml.__file__).resolve()).encode(),

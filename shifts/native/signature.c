@@ -17,6 +17,7 @@
 #include <libxml/tree.h>
 
 #include "etree.h" /* lxml's public element struct: its node is `_c_node` */
+#include "tree.h"
 
 #define CUT 40   /* the characters of its masked text a coin reads (`_CUT`) */
 #define READ 201 /* the characters of a text read at first (`_READ`) */
@@ -173,17 +174,12 @@ static int name_key_into(Text *out, const Py_UCS4 *in, Py_ssize_t n) {
 /* An attribute's value as lxml's `get` reads it: 1 with its text appended (none: nothing), 0 if
  * it is no single text (the caller falls back), -1 on an error. */
 static int attribute_into(Text *out, xmlNode *node, const char *name) {
-    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
-        if (attribute->ns != NULL || strcmp((const char *)attribute->name, name) != 0) continue;
-        xmlNode *value = attribute->children;
-        if (value == NULL) return 1;
-        if (value->next != NULL ||
-            (value->type != XML_TEXT_NODE && value->type != XML_CDATA_SECTION_NODE))
-            return 0;
-        int read = text_put_utf8(out, value->content, -1);
-        return read == -2 ? 0 : read < 0 ? -1 : 1;
-    }
-    return 1;
+    xmlAttr *attribute = attribute_named(node, name);
+    if (attribute == NULL) return 1;
+    const char *text = attribute_text(attribute);
+    if (text == NULL) return 0;
+    int read = text_put_utf8(out, (const xmlChar *)text, -1);
+    return read == -2 ? 0 : read < 0 ? -1 : 1;
 }
 
 /* The first `READ` characters of the element's text as the Python reads it: a leaf's `.text`,
@@ -191,8 +187,8 @@ static int attribute_into(Text *out, xmlNode *node, const char *name) {
  * read, 0 if the caller must fall back (a node of a kind not handled), -1 on an error. */
 static int text_start_into(Text *out, xmlNode *element) {
     /* (A leaf's `.text` is its text children joined: its string value, as a container's.) */
-    xmlNode *node = element->children;
-    while (node != NULL && out->length < READ) {
+    for (xmlNode *node = next_in(element, element, 1); node != NULL && out->length < READ;
+         node = next_in(node, element, 1)) {
         switch (node->type) {
         case XML_TEXT_NODE:
         case XML_CDATA_SECTION_NODE: {
@@ -201,22 +197,13 @@ static int text_start_into(Text *out, xmlNode *element) {
             if (read < 0) return -1;
             break;
         }
-        case XML_ELEMENT_NODE:
-            if (node->children != NULL) { /* (a leaf has none: it is a container's) */
-                node = node->children;
-                continue;
-            }
-            break;
+        case XML_ELEMENT_NODE: /* (its children are next: `next_in` descends) */
         case XML_COMMENT_NODE:
         case XML_PI_NODE:
             break; /* (no part of a string value) */
         default:
             return 0; /* an entity reference, an XInclude marker: the Python reads it */
         }
-        /* The next node in document order within the element. */
-        while (node != NULL && node != element && node->next == NULL) node = node->parent;
-        if (node == NULL || node == element) break;
-        node = node->next;
     }
     return 1;
 }
@@ -258,13 +245,6 @@ done:
     PyMem_Free(masked.data);
     PyMem_Free(words.data);
     return result;
-}
-
-/* Whether the document's DTD declares attributes: their defaults are what `get` reads of an
- * element that has none of its own (an XML document's; an HTML one declares none). */
-static int declares_attributes(xmlDoc *doc) {
-    return doc != NULL && ((doc->intSubset != NULL && doc->intSubset->attributes != NULL) ||
-                           (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
 }
 
 static PyObject *signature(PyObject *module, PyObject *arg) {

@@ -13,34 +13,13 @@
 #include <libxml/tree.h>
 
 #include "lxml.etree_api.h" /* lxml's element struct, and `elementFactory` for a node's proxy */
-
-/* The next node after `node` in document order, within `top`'s subtree (`descend`: into its
- * children if it has any), or NULL. Only an element's children are walked, as lxml's
- * iterators do. */
-static xmlNode *next_in(xmlNode *node, xmlNode *top, int descend) {
-    if (descend && node->type == XML_ELEMENT_NODE && node->children != NULL) return node->children;
-    while (node != top && node->next == NULL) node = node->parent;
-    return node == top ? NULL : node->next;
-}
-
-/* An element's attribute of that name with no namespace, as `element.get(name)` finds it, or
- * NULL. */
-static xmlAttr *attribute_named(xmlNode *node, const char *name) {
-    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
-        if (attribute->ns == NULL && strcmp((const char *)attribute->name, name) == 0)
-            return attribute;
-    return NULL;
-}
+#include "tree.h"
 
 /* Whether an attribute's value, as `get` reads it, is `text`: 1 yes, 0 no, -1 it is no single
  * text (the caller falls back). */
 static int value_is(xmlAttr *attribute, const char *text) {
-    xmlNode *value = attribute->children;
-    if (value == NULL) return text[0] == '\0';
-    if (value->next != NULL ||
-        (value->type != XML_TEXT_NODE && value->type != XML_CDATA_SECTION_NODE))
-        return -1;
-    return strcmp((const char *)value->content, text) == 0;
+    const char *value = attribute_text(attribute);
+    return value == NULL ? -1 : strcmp(value, text) == 0;
 }
 
 static int is_one_of(const char *text, const char *const *texts) {
@@ -94,11 +73,7 @@ static struct LxmlElement *element_of(PyObject *arg) {
  * refuses in its own words), or a document whose DTD declares attributes (their defaults are
  * what `get` reads of an element without its own: an XML document's; HTML declares none). */
 static int left_to_python(struct LxmlElement *root) {
-    xmlNode *node = root->_c_node;
-    if (node == NULL) return 1;
-    xmlDoc *doc = node->doc;
-    return doc != NULL && ((doc->intSubset != NULL && doc->intSubset->attributes != NULL) ||
-                           (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
+    return root->_c_node == NULL || declares_attributes(root->_c_node->doc);
 }
 
 /* Append the proxy of `node` (lxml's own, made if need be) to `found`. */
@@ -235,11 +210,8 @@ done:
 /* Append an attribute's value, as `get` reads it, to `found`: 1, 0 if it is no single text
  * (the caller falls back), -1 on an error. */
 static int append_value(PyObject *found, xmlAttr *attribute) {
-    xmlNode *value = attribute->children;
-    if (value != NULL && (value->next != NULL || (value->type != XML_TEXT_NODE &&
-                                                  value->type != XML_CDATA_SECTION_NODE)))
-        return 0;
-    const char *text = value == NULL ? "" : (const char *)value->content;
+    const char *text = attribute_text(attribute);
+    if (text == NULL) return 0;
     PyObject *string = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
     if (string == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
@@ -306,10 +278,7 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
         xmlAttr *attribute;
         if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, name)) == NULL)
             continue;
-        xmlNode *value = attribute->children;
-        if (value != NULL && (value->next != NULL || (value->type != XML_TEXT_NODE &&
-                                                      value->type != XML_CDATA_SECTION_NODE)))
-            Py_RETURN_NONE;
+        if (attribute_text(attribute) == NULL) Py_RETURN_NONE;
     }
     PyObject *set = PyList_New(0), *key = PyUnicode_FromString(name);
     PyObject *decided = PyDict_New(); /* value: new value or None (an attribute repeats) */
@@ -326,7 +295,7 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
             if (skip < 0) goto error;
             continue;
         }
-        const char *text = attribute->children ? (const char *)attribute->children->content : "";
+        const char *text = attribute_text(attribute); /* (a single text: asked above) */
         PyObject *value = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
         PyObject *new_value = NULL;
         if (value != NULL) {

@@ -1,0 +1,46 @@
+/* What the compiled shifts read of libxml2's tree, as lxml reads it: one definition for every
+ * module (`signature.c`, `walks.c`). */
+
+#ifndef SKILLSHIFT_NATIVE_TREE_H
+#define SKILLSHIFT_NATIVE_TREE_H
+
+#include <libxml/tree.h>
+#include <string.h>
+
+/* An element's attribute of that name with no namespace, as `element.get(name)` finds it (the
+ * first of that name), or NULL. */
+static inline xmlAttr *attribute_named(xmlNode *node, const char *name) {
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
+        if (attribute->ns == NULL && strcmp((const char *)attribute->name, name) == 0)
+            return attribute;
+    return NULL;
+}
+
+/* An attribute's value as `get` reads it, if it is a single text (or none: ""), else NULL (an
+ * entity reference in it: the Python reads it). */
+static inline const char *attribute_text(xmlAttr *attribute) {
+    xmlNode *value = attribute->children;
+    if (value == NULL) return "";
+    if (value->next != NULL ||
+        (value->type != XML_TEXT_NODE && value->type != XML_CDATA_SECTION_NODE))
+        return NULL;
+    return (const char *)value->content;
+}
+
+/* Whether the document's DTD declares attributes: their defaults are what `get` reads of an
+ * element that has none of its own (an XML document's; an HTML one declares none). */
+static inline int declares_attributes(xmlDoc *doc) {
+    return doc != NULL && ((doc->intSubset != NULL && doc->intSubset->attributes != NULL) ||
+                           (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
+}
+
+/* The next node after `node` in document order, within `top`'s subtree (`descend`: into its
+ * children if it has any), or NULL. Only an element's children are walked, as lxml's
+ * iterators do. */
+static inline xmlNode *next_in(xmlNode *node, xmlNode *top, int descend) {
+    if (descend && node->type == XML_ELEMENT_NODE && node->children != NULL) return node->children;
+    while (node != top && node->next == NULL) node = node->parent;
+    return node == top ? NULL : node->next;
+}
+
+#endif
