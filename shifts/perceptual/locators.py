@@ -513,15 +513,14 @@ def _wrap(
         ask.wrapped(parent, wrapper)
         if looks_inside(wrapper):  # (a page's `:has()` naming the wrapper's own tag)
             clear.update((node, False) for node in element.iter())
-        if target_tags:
-            changed.update(node for node in element.iter(*target_tags) if node in target_set)
         return True
 
     target_set = set(targets)
     # The subtrees of wrapped elements are searched for targets by their tags, in C: a node
     # of another tag is not one, and costs a Python object to look at.
     target_tags = {element.tag for element in targets}
-    wrapped = sum(wrap_if_safe(e) for coin, e in candidates if coin < params.wrap_rate)
+    first = [e for coin, e in candidates if coin < params.wrap_rate and wrap_if_safe(e)]
+    wrapped = len(first)
     if not targets and params.min_share > 0:
         # A single-page app's shell: its controls are all rendered later into a mount point,
         # so wrapping the mount point is what moves every one of their element paths. No
@@ -535,14 +534,45 @@ def _wrap(
             if _is_mount_point(element) and parent is not None and parent.tag != tag:
                 wrapped += wrap_if_safe(element, mount_point=True)  # (unless wrapped above)
         return wrapped
+    if not targets or len(changed) >= params.min_share * len(targets):
+        return wrapped  # (met by the names alone: which targets moved is not asked)
+    # Those the first wrappers moved, asked once for them all: nested wrappers would search
+    # the same subtrees again and again.
+    changed.update(_in_subtrees(targets, set(first)))
     for _, element in sorted(
         ((coin, e) for coin, e in candidates if coin >= params.wrap_rate), key=lambda c: c[0]
     ):
-        if not targets or len(changed) >= params.min_share * len(targets):
+        if len(changed) >= params.min_share * len(targets):
             break
-        if any(node in target_set and node not in changed for node in element.iter(*target_tags)):
-            wrapped += wrap_if_safe(element)
+        moved = [node for node in element.iter(*target_tags) if node in target_set]
+        if any(node not in changed for node in moved) and wrap_if_safe(element):
+            wrapped += 1
+            changed.update(moved)
     return wrapped
+
+
+def _in_subtrees(nodes: list[etree._Element], tops: set[etree._Element]) -> list[etree._Element]:
+    """The nodes that are one of `tops` or inside one: an ancestor walk from each, whose
+    answer is kept for every node it passed (nodes share their ancestors)."""
+    known: dict[etree._Element, bool] = {}
+    inside = []
+    for node in nodes:
+        passed = []
+        at: etree._Element | None = node
+        answer = False
+        while at is not None:
+            if at in known:
+                answer = known[at]
+                break
+            if at in tops:
+                answer = True
+                break
+            passed.append(at)
+            at = at.getparent()
+        known.update((one, answer) for one in passed)
+        if answer:
+            inside.append(node)
+    return inside
 
 
 def _never(node: etree._Element) -> bool:

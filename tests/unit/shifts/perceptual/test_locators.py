@@ -134,6 +134,31 @@ def test_the_share_of_changed_locators_reaches_min_share() -> None:
     assert notes["interactive"] == 3 and notes["share"] == 1.0 and notes["wrappers"] >= 1
 
 
+def test_min_share_adds_wrappers_only_where_the_first_ones_fall_short() -> None:
+    # Where the wrappers drawn by their coins already moved every control (inside one of them,
+    # at any depth), asking for a share of 1.0 wraps nothing more.
+    page = (
+        b"<html><body>"
+        + b"".join(
+            b"<div><div><p><a href='/%d'>Item %d</a></p><div><button>Edit %d</button></div>"
+            b"</div></div>" % (i, i, i)
+            for i in range(4)
+        )
+        + b"</body></html>"
+    )
+    drawn = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.4, "min_share": 0.0}
+    covered = 0
+    for seed in range(40):
+        alone, notes = drift(page, replace(CTX, seed=seed, shift_params={"locator_drift": drawn}))
+        if notes["share"] != 1.0:
+            continue
+        covered += 1
+        topped_up = {**drawn, "min_share": 1.0}
+        ctx = replace(CTX, seed=seed, shift_params={"locator_drift": topped_up})
+        assert drift(page, ctx)[0] == alone, seed
+    assert covered >= 3  # (the seeds where the drawn wrappers alone moved every control)
+
+
 @given(
     page=st.text(alphabet="ab-_ .#\"'<>=x1é", max_size=80),
     name=st.text(alphabet="ab-_x1", min_size=1, max_size=4),
