@@ -497,10 +497,17 @@ def _wrap(
 
     def wrap_if_safe(element: etree._Element, mount_point: bool = False) -> bool:
         parent = element.getparent()
+        if parent is None or parent.tag in FIXED_PARENTS:
+            return False
+        above = clear.get(element)
+        if above is None:  # (clear_above's answer from its parent's, without its frame)
+            parent_clear = clear.get(parent)
+            if parent_clear is None:
+                parent_clear = clear_above(parent)
+            above = parent_clear and parent.tag not in FOREIGN and not looks_inside(parent)
+            clear[element] = above
         if (
-            parent is None
-            or parent.tag in FIXED_PARENTS
-            or not clear_above(element)
+            not above
             or looks_inside(element)
             or wrap_refusal(element, parent, ask, mount_point) is not None
         ):
@@ -627,6 +634,15 @@ class WrapQuestions:
     # wrappers go in (`wrapped`); None: asked afresh each time (one-off questions).
     structured_children: dict[etree._Element, bool] | None = None
 
+    def __post_init__(self) -> None:
+        # Whether a script's step could reach a node from one held before it (True) or after
+        # it (False): where none could, `_beside_held` is "no" without asking of the node.
+        self.steps_reach = {
+            held_before: bool(set(_DIRECTIONS[held_before]) & self.follows_held)
+            or any(direction in _DIRECTIONS[held_before] for direction, _ in self.steps)
+            for held_before in (True, False)
+        }
+
     @classmethod
     def of(cls, refs: PageRefs, once: bool = True) -> WrapQuestions:
         """The questions for a page's references; one the references answer "no" for every
@@ -718,11 +734,15 @@ def wrap_refusal(
     # `<body>` (a wrapper around it went with them, and the menu bar with it).
     if ask.used_by_scripts(element) and not mount_point:
         return "a script holds it"
-    if _beside_held(element, ask, held_before=True):
+    if ask.steps_reach[True] and _beside_held(element, ask, held_before=True):
         return "it follows an element a script holds, and a script selects what follows such"
-    if _beside_held(element, ask, held_before=False):
+    if ask.steps_reach[False] and _beside_held(element, ask, held_before=False):
         return "it precedes an element a script holds, and a script steps back from such to it"
     return None
+
+
+# The steps from a held node to a later sibling (`+`: the next, `~`: any) and to an earlier one.
+_DIRECTIONS = {True: ("+", "~"), False: ("-", "-~")}
 
 
 def _beside_held(element: etree._Element, ask: WrapQuestions, held_before: bool) -> bool:
@@ -730,7 +750,7 @@ def _beside_held(element: etree._Element, ask: WrapQuestions, held_before: bool)
     before it (`held_before`: `"+ x"`, the next sibling, `"~ x"`, any later one, as a selector
     or jQuery's `.next("x")`, `.nextAll("x")`) or after it (`.prev("x")`, `.prevAll("x")`):
     a wrapper would take it out of that place."""
-    one, any_ = ("+", "~") if held_before else ("-", "-~")
+    one, any_ = _DIRECTIONS[held_before]
     reach = 2 if any_ in ask.follows_held else 1 if one in ask.follows_held else 0
     for direction, steps_to in ask.steps:
         if reach < 2 and direction in (one, any_) and steps_to(element):

@@ -109,6 +109,34 @@ def test_wrappers_keep_layout_declared_and_skip_structural_selectors() -> None:
     assert re.search(rb'<div id="[a-z0-9]+"><label for=', out)  # still its div's first child
 
 
+@pytest.mark.parametrize(
+    ("top", "assets"),
+    [
+        ("svg", EMPTY),  # (SVG's own markup: a `<div>` in it is no HTML box)
+        ("math", EMPTY),
+        ("section", css_refs("section:has(> div) { gap: 0 }")),  # its subtree's shape matters
+    ],
+)
+def test_nothing_below_foreign_markup_or_what_a_has_rule_matches_gets_a_wrapper(
+    top: str, assets: AssetRefs
+) -> None:
+    inside = "<div><p><span><a href='/1'>1</a></span></p><div><p>x</p></div></div>"
+    # Right below it, and below a `<g>` (no tag a wrapper is drawn for: what is above it is
+    # asked on the way up).
+    for between in ([], ["g"]):
+        held = "".join(f"<{tag}>" for tag in between) + inside + "".join(f"</{t}>" for t in between)
+        page = f"<html><body><div><{top}>{held}</{top}></div><div>{inside}</div></body></html>"
+        out, notes = drift(page.encode(), assets=assets)
+        tree = etree.HTML(out)
+        kept = tree.xpath(f"//{top}")[0]
+        beside = tree.xpath(f"//body//*[not(ancestor-or-self::{top})]")
+        # Every element below keeps its parent (at any depth), while the same markup beside it
+        # is wrapped: the drift did wrap on this page.
+        below = [node.tag for node in etree.XML(inside).iter()]
+        assert [node.tag for node in kept.iter()] == [top, *between, *below], between
+        assert notes["wrappers"] >= 1 and any(node.tag == notes["wrapper"] for node in beside)
+
+
 def test_nothing_moves_when_the_assets_are_unknown() -> None:
     out, notes = drift(assets=None)
     assert out == PAGE  # nothing can be shown to be unreferenced
