@@ -8,7 +8,9 @@ with or without it (the tests compare the two on every saved page and on generat
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the handlers and data values `references.inline` reads,
   the classes `locators._set_drifted` sets);
-- `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`).
+- `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
+- `locators.c`: what a skill could locate each interactive element by, its names and path
+  (`locators._locators`, `tree.getpath`), before the drifts and after them.
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -46,7 +48,12 @@ log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 # Each module (its `PyInit_<name>`) and its source.
-SOURCES = {"_signature": "signature.c", "_walks": "walks.c", "_words": "words.c"}
+SOURCES = {
+    "_signature": "signature.c",
+    "_walks": "walks.c",
+    "_words": "words.c",
+    "_locators": "locators.c",
+}
 
 
 FLAGS = ("-O2", "-shared", "-fPIC", "-Wall")
@@ -180,6 +187,12 @@ with_any_attributes: Callable[..., tuple[list[etree._Element], ...] | None] | No
 count_words: Callable[[bytes, frozenset[bytes]], dict[bytes, int]] | None = _function(
     "_words", "count_words"
 )
+# `locators(elements)`: `[locators._locators(tree, e) for e in elements]`
+locators: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | None = _function(
+    "_locators", "locators"
+)
+# `paths(elements)`: `[tree.getpath(e) for e in elements]`
+paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
 
 
 def main() -> None:

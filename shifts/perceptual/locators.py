@@ -129,7 +129,7 @@ class LocatorDrift:
         protected = protected_in(doc, ctx.site.protected_selectors)
         tree = root.getroottree()
         targets = [e for e in interactive.interactive_elements(root) if e not in protected]
-        before = {element: _locators(tree, element, ctx) for element in targets}
+        before = dict(zip(targets, _all_locators(tree, targets), strict=True))
         wrapper = wrapper_tag(ctx.seed)
         counts: dict[str, object] = {}
         touched: set[etree._Element] = set()  # the elements whose names the drifts set
@@ -159,7 +159,10 @@ class LocatorDrift:
             )
         # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
         # less before it): every path is taken again.
-        after = {e: (*names.get(e, before[e][:3]), tree.getpath(e)) for e in targets}
+        after = {
+            e: (*names.get(e, before[e][:3]), path)
+            for e, path in zip(targets, _paths(tree, targets), strict=True)
+        }
         changed = 0
         for e in targets:
             if before[e] != after[e]:
@@ -207,9 +210,24 @@ def _short_text(element: etree._Element) -> str:
     return " ".join(text.split())[:CHANGE_MAP_TEXT_CHARS]
 
 
-def _locators(
-    tree: etree._ElementTree, element: etree._Element, ctx: ShiftContext
-) -> tuple[object, ...]:
+def _all_locators(
+    tree: etree._ElementTree, elements: list[etree._Element]
+) -> list[tuple[object, ...]]:
+    """Each element's `_locators`, read in C where they can be (`shifts.native`: a page's
+    interactive elements are read before the drifts and after, thousands on a long page)."""
+    return native.either(
+        native.locators, lambda each: [_locators(tree, element) for element in each], elements
+    )
+
+
+def _paths(tree: etree._ElementTree, elements: list[etree._Element]) -> list[str]:
+    """Each element's path in the tree (`tree.getpath`), in C where it can be."""
+    return native.either(
+        native.paths, lambda each: [tree.getpath(element) for element in each], elements
+    )
+
+
+def _locators(tree: etree._ElementTree, element: etree._Element) -> tuple[object, ...]:
     """What a recorded skill could locate the element by: id, classes, test hooks, path."""
     return (*_names(element), tree.getpath(element))
 

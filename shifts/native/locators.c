@@ -1,0 +1,246 @@
+/* What a recorded skill could locate an element by, in C: its id, classes and test hooks
+ * (`locators._names`) and its path (`tree.getpath`, libxml2's `xmlGetNodePath` as lxml calls
+ * it), read of every interactive element of a page before the drifts and again after them
+ * (the change map's `before` and `after`). Each function takes a list of elements and returns
+ * a list of the same length, or None where it would have to guess for one of them: a
+ * namespaced element on the way up, a name too long for libxml2's path buffer to hold whole,
+ * an attribute's value that is no single text, a DTD's attribute defaults, text that is not
+ * UTF-8, a node that is neither element nor document above it. The caller then asks the
+ * Python for them all. The tests compare the two on every element of the saved pages and on
+ * generated trees. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <libxml/tree.h>
+#include <stdio.h>
+
+#include "lxml.etree_api.h" /* lxml's element struct */
+#include "tree.h"
+
+/* libxml2 writes a path step's name into a buffer that keeps 120 bytes spare: a longer name
+ * is cut there (an element's own name is not measured first). Such names are left to it. */
+#define LONGEST_NAME 100
+
+static PyTypeObject *element_type; /* lxml.etree._Element */
+
+/* Whether `a` counts as `b`'s same-named sibling in a path step (both with no namespace). */
+static int same_step(const xmlNode *a, const xmlNode *b) {
+    return a->type == XML_ELEMENT_NODE && a->ns == NULL && strcmp((const char *)a->name,
+                                                                  (const char *)b->name) == 0;
+}
+
+/* A path step's index as `xmlGetNodePath` gives it: 0 (no index: no sibling of its name),
+ * else its place among the siblings of its name, from 1. */
+static long step_index(const xmlNode *node) {
+    long before = 0;
+    for (const xmlNode *sibling = node->prev; sibling != NULL; sibling = sibling->prev)
+        before += same_step(sibling, node);
+    if (before > 0) return before + 1;
+    for (const xmlNode *sibling = node->next; sibling != NULL; sibling = sibling->next)
+        if (same_step(sibling, node)) return 1;
+    return 0;
+}
+
+/* `tree.getpath(element)`: `/html/body/div[2]/a`, from the node up to its document (or to the
+ * top of a subtree taken out of it). A new string; None (a new reference) where the Python is
+ * to read it; NULL with an error. */
+static PyObject *path_of(xmlNode *node) {
+    size_t length = 0;
+    int steps = 0;
+    for (const xmlNode *at = node; at != NULL; at = at->parent) {
+        if (at->type == XML_DOCUMENT_NODE || at->type == XML_HTML_DOCUMENT_NODE) break;
+        size_t name_length;
+        if (at->type != XML_ELEMENT_NODE || at->ns != NULL ||
+            (name_length = strlen((const char *)at->name)) >= LONGEST_NAME)
+            Py_RETURN_NONE;
+        length += 1 + name_length + 22; /* (`/`, the name, `[index]` at its widest) */
+        steps++;
+    }
+    char *path = PyMem_Malloc(length + 1);
+    const xmlNode **chain = PyMem_Malloc(sizeof(*chain) * (steps ? steps : 1));
+    if (path == NULL || chain == NULL) {
+        PyMem_Free(path);
+        PyMem_Free(chain);
+        return PyErr_NoMemory();
+    }
+    int step = 0;
+    for (const xmlNode *at = node; step < steps; at = at->parent) chain[step++] = at;
+    size_t written = 0;
+    while (step-- > 0) { /* (from the top down) */
+        long index = step_index(chain[step]);
+        int wrote = index ? snprintf(path + written, length + 1 - written, "/%s[%ld]",
+                                     (const char *)chain[step]->name, index)
+                          : snprintf(path + written, length + 1 - written, "/%s",
+                                     (const char *)chain[step]->name);
+        written += (size_t)wrote;
+    }
+    path[written] = '\0';
+    PyObject *text = PyUnicode_DecodeUTF8(path, (Py_ssize_t)written, "strict");
+    PyMem_Free(path);
+    PyMem_Free(chain);
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear(); /* (what lxml makes of such a name, it says) */
+        Py_RETURN_NONE;
+    }
+    return text;
+}
+
+/* An attribute's value as `get` reads it, as a new string; None (a new reference) where the
+ * Python is to read it; NULL with an error. */
+static PyObject *value_of(xmlAttr *attribute) {
+    const char *text = attribute_text(attribute);
+    if (text == NULL) Py_RETURN_NONE;
+    PyObject *value = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+    if (value == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return value;
+}
+
+/* `element.get(name)`: a new reference to its value or to None if it has none; `*declined`
+ * set where the Python is to read it; NULL with an error. */
+static PyObject *get(xmlNode *node, const char *name, int *declined) {
+    xmlAttr *attribute = attribute_named(node, name);
+    if (attribute == NULL) Py_RETURN_NONE;
+    PyObject *value = value_of(attribute);
+    if (value == Py_None) *declined = 1;
+    return value;
+}
+
+/* `_names(element)`'s hooks: ((name, value), ...) of its attributes whose names start with
+ * `data-`, in their order, each the value of the first of its name (as `attrib[name]` reads
+ * it). A new tuple; None (a new reference) with `*declined` set where the Python is to read
+ * them; NULL with an error. */
+static PyObject *hooks_of(xmlNode *node, int *declined) {
+    PyObject *hooks = PyList_New(0);
+    if (hooks == NULL) return NULL;
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
+        const char *raw = (const char *)attribute->name;
+        /* (A namespaced attribute's name is `{ns}name` to Python: no hook's.) */
+        if (attribute->ns != NULL || strncmp(raw, "data-", 5) != 0) continue;
+        PyObject *value = value_of(attribute_named(node, raw));
+        if (value == NULL) goto error;
+        if (value == Py_None) {
+            Py_DECREF(value);
+            goto decline;
+        }
+        PyObject *name = PyUnicode_DecodeUTF8(raw, (Py_ssize_t)strlen(raw), "strict");
+        if (name == NULL) {
+            Py_DECREF(value);
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto error;
+            PyErr_Clear();
+            goto decline;
+        }
+        PyObject *pair = PyTuple_Pack(2, name, value);
+        Py_DECREF(name);
+        Py_DECREF(value);
+        if (pair == NULL) goto error;
+        int appended = PyList_Append(hooks, pair);
+        Py_DECREF(pair);
+        if (appended < 0) goto error;
+    }
+    PyObject *tuple = PyList_AsTuple(hooks);
+    Py_DECREF(hooks);
+    return tuple;
+decline:
+    *declined = 1;
+    Py_DECREF(hooks);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(hooks);
+    return NULL;
+}
+
+/* `_locators(tree, element)` of one element: (id, classes, hooks, path), a new tuple; None (a
+ * new reference) where the Python is to read it; NULL with an error. */
+static PyObject *locators_of(xmlNode *node) {
+    int declined = 0;
+    PyObject *found[4] = {NULL, NULL, NULL, NULL};
+    found[0] = get(node, "id", &declined);
+    found[1] = found[0] ? get(node, "class", &declined) : NULL;
+    found[2] = found[1] ? hooks_of(node, &declined) : NULL;
+    found[3] = found[2] ? path_of(node) : NULL;
+    PyObject *result = NULL;
+    if (found[3] != NULL) {
+        if (declined || found[3] == Py_None)
+            result = Py_NewRef(Py_None);
+        else
+            result = PyTuple_Pack(4, found[0], found[1], found[2], found[3]);
+    }
+    for (int i = 0; i < 4; i++) Py_XDECREF(found[i]);
+    return result;
+}
+
+/* Each element's answer (`one` of its node) in a list, or None where one is the Python's to
+ * read (a proxy with no node, a node that is no element, a DTD's attribute defaults). */
+static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
+    if (!PyList_Check(elements)) {
+        PyErr_SetString(PyExc_TypeError, "takes a list of lxml elements");
+        return NULL;
+    }
+    /* (A copy: it holds every element, whatever the caller's list becomes meanwhile.) */
+    PyObject *held = PyList_GetSlice(elements, 0, PyList_GET_SIZE(elements));
+    if (held == NULL) return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(held);
+    PyObject *answers = NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *element = PyList_GET_ITEM(held, i);
+        if (!PyObject_TypeCheck(element, element_type)) {
+            PyErr_SetString(PyExc_TypeError, "takes a list of lxml elements");
+            goto done;
+        }
+        xmlNode *node = ((struct LxmlElement *)element)->_c_node;
+        if (node == NULL || node->type != XML_ELEMENT_NODE || declares_attributes(node->doc)) {
+            answers = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    answers = PyList_New(count);
+    for (Py_ssize_t i = 0; answers != NULL && i < count; i++) {
+        PyObject *answer = one(((struct LxmlElement *)PyList_GET_ITEM(held, i))->_c_node);
+        if (answer == NULL || answer == Py_None) { /* (an error; or the Python reads them all) */
+            Py_SETREF(answers, answer);
+            break;
+        }
+        PyList_SET_ITEM(answers, i, answer);
+    }
+done:
+    Py_DECREF(held);
+    return answers;
+}
+
+static PyObject *locators(PyObject *module, PyObject *arg) {
+    (void)module;
+    return each(arg, locators_of);
+}
+
+static PyObject *paths(PyObject *module, PyObject *arg) {
+    (void)module;
+    return each(arg, path_of);
+}
+
+static PyMethodDef methods[] = {
+    {"locators", locators, METH_O,
+     "locators(elements) -> list[tuple] | None: [locators._locators(tree, e) for e in "
+     "elements], or None where only the Python reads them."},
+    {"paths", paths, METH_O,
+     "paths(elements) -> list[str] | None: [tree.getpath(e) for e in elements], or None where "
+     "only the Python reads them."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_locators", "What a skill could locate an element by, in C.", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__locators(void) {
+    if (import_lxml__etree() < 0) return NULL;
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    if (etree == NULL) return NULL;
+    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
+    Py_DECREF(etree);
+    if (element_type == NULL) return NULL;
+    return PyModule_Create(&module_definition);
+}
