@@ -191,6 +191,10 @@ count_words: Callable[[bytes, frozenset[bytes]], dict[bytes, int]] | None = _fun
 locators: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | None = _function(
     "_locators", "locators"
 )
+# `names(elements)`: `[locators._names(e) for e in elements]`
+names: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | None = _function(
+    "_locators", "names"
+)
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
 

@@ -1,5 +1,5 @@
 /* What a recorded skill could locate an element by, in C: its id, classes and test hooks
- * (`locators._names`) and its path (`tree.getpath`, libxml2's `xmlGetNodePath` as lxml calls
+ * (`locators._names`: read again after the drifts) and its path (`tree.getpath`, libxml2's `xmlGetNodePath` as lxml calls
  * it), read of every interactive element of a page before the drifts and again after them
  * (the change map's `before` and `after`). Each function takes a list of elements and returns
  * a list of the same length, or None where it would have to guess for one of them: a
@@ -152,25 +152,31 @@ error:
     return NULL;
 }
 
-/* `_locators(tree, element)` of one element: (id, classes, hooks, path), a new tuple; None (a
- * new reference) where the Python is to read it; NULL with an error. */
-static PyObject *locators_of(xmlNode *node) {
+/* `_locators(tree, element)` of one element, (id, classes, hooks, path), or with `with_path`
+ * 0 its `_names(element)`, (id, classes, hooks): a new tuple; None (a new reference) where the
+ * Python is to read it; NULL with an error. */
+static PyObject *read_locators(xmlNode *node, int with_path) {
     int declined = 0;
     PyObject *found[4] = {NULL, NULL, NULL, NULL};
     found[0] = get(node, "id", &declined);
     found[1] = found[0] ? get(node, "class", &declined) : NULL;
     found[2] = found[1] ? hooks_of(node, &declined) : NULL;
-    found[3] = found[2] ? path_of(node) : NULL;
+    found[3] = found[2] && with_path ? path_of(node) : NULL;
     PyObject *result = NULL;
-    if (found[3] != NULL) {
+    if (found[2] != NULL && (found[3] != NULL || !with_path)) {
         if (declined || found[3] == Py_None)
             result = Py_NewRef(Py_None);
         else
-            result = PyTuple_Pack(4, found[0], found[1], found[2], found[3]);
+            result = with_path ? PyTuple_Pack(4, found[0], found[1], found[2], found[3])
+                               : PyTuple_Pack(3, found[0], found[1], found[2]);
     }
     for (int i = 0; i < 4; i++) Py_XDECREF(found[i]);
     return result;
 }
+
+static PyObject *locators_of(xmlNode *node) { return read_locators(node, 1); }
+
+static PyObject *names_of(xmlNode *node) { return read_locators(node, 0); }
 
 /* Each element's answer (`one` of its node) in a list, or None where one is the Python's to
  * read (a proxy with no node, a node that is no element, a DTD's attribute defaults). */
@@ -215,6 +221,11 @@ static PyObject *locators(PyObject *module, PyObject *arg) {
     return each(arg, locators_of);
 }
 
+static PyObject *names(PyObject *module, PyObject *arg) {
+    (void)module;
+    return each(arg, names_of);
+}
+
 static PyObject *paths(PyObject *module, PyObject *arg) {
     (void)module;
     return each(arg, path_of);
@@ -224,6 +235,9 @@ static PyMethodDef methods[] = {
     {"locators", locators, METH_O,
      "locators(elements) -> list[tuple] | None: [locators._locators(tree, e) for e in "
      "elements], or None where only the Python reads them."},
+    {"names", names, METH_O,
+     "names(elements) -> list[tuple] | None: [locators._names(e) for e in elements], or None "
+     "where only the Python reads them."},
     {"paths", paths, METH_O,
      "paths(elements) -> list[str] | None: [tree.getpath(e) for e in elements], or None where "
      "only the Python reads them."},

@@ -151,7 +151,8 @@ class LocatorDrift:
         # The names are final here (wrappers rename nothing); nothing has moved yet, so what
         # differs now is a name (the paths are the same), and only an element a drift set
         # names on can differ (the others' names are asked again of none).
-        names = {e: _names(e) for e in targets if e in touched}
+        set_on = [e for e in targets if e in touched]
+        names = dict(zip(set_on, _all_names(set_on), strict=True))
         renamed = {e for e, names_now in names.items() if before[e][:3] != names_now}
         if refs.complete:
             counts["wrappers"] = _wrap(
@@ -218,6 +219,11 @@ def _all_locators(
     return native.either(
         native.locators, lambda each: [_locators(tree, element) for element in each], elements
     )
+
+
+def _all_names(elements: list[etree._Element]) -> list[tuple[object, ...]]:
+    """Each element's `_names`, read in C where they can be."""
+    return native.either(native.names, lambda each: [_names(e) for e in each], elements)
 
 
 def _paths(tree: etree._ElementTree, elements: list[etree._Element]) -> list[str]:
@@ -310,13 +316,17 @@ def _drift_hooks(
 ) -> int:
     """Drop the `dropped` hooks (those no asset reads) from the elements `holding` any."""
     changed = 0
+    names = frozenset(dropped)
     for element in holding:
         if element not in protected:
-            for name in dropped:
-                if name in element.attrib:
-                    del element.attrib[name]
-                    touched.add(element)
-                    changed += 1
+            # (its names met in C, not each hook asked of it: it holds few of them)
+            attributes = element.attrib
+            held = names.intersection(attributes)
+            for name in held:
+                del attributes[name]
+            if held:
+                touched.add(element)
+                changed += len(held)
     return changed
 
 

@@ -1,7 +1,8 @@
-"""The compiled locators (`shifts.native.locators`, `paths`) against their definitions, the
-Python ones (`locators._locators`, lxml's `getpath`): the same id, classes, hooks and path for
-every element of every saved page and of generated trees, wrapped as the drift wraps them, or
-None (the Python then reads them all) only where the C one says it cannot."""
+"""The compiled locators (`shifts.native.locators`, `names`, `paths`) against their
+definitions, the Python ones (`locators._locators`, `_names`, lxml's `getpath`): the same id,
+classes, hooks and path for every element of every saved page and of generated trees, wrapped as
+the drift wraps them, or None (the Python then reads them all) only where the C one says it
+cannot."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from shifts import native
-from shifts.perceptual.locators import _all_locators, _locators, _paths
+from shifts.perceptual.locators import _all_locators, _locators, _names, _paths
 from tests.helpers.fixtures import fixture_pages
 
 
 def test_they_are_built_here() -> None:
     # (Else every comparison below would compare the Python with itself.)
     assert native.locators is not None and native.paths is not None, native.why_not
+    assert native.names is not None, native.why_not
 
 
 def read_alike(root: etree._Element) -> int:
@@ -28,6 +30,8 @@ def read_alike(root: etree._Element) -> int:
     elements = [element for element in root.iter() if isinstance(element.tag, str)]
     assert native.locators(elements) == [_locators(tree, element) for element in elements]
     assert native.paths(elements) == [tree.getpath(element) for element in elements]
+    assert native.names is not None
+    assert native.names(elements) == [_names(element) for element in elements]
     return len(elements)
 
 
@@ -97,6 +101,8 @@ def test_what_only_the_python_reads() -> None:
         '<!DOCTYPE r [<!ENTITY e "v">]><r><a id="&e;" data-t="1"/><b data-t="&e;"/></r>', parser
     )
     assert native.locators([root[0]]) is None and native.locators([root[1]]) is None
+    assert native.names is not None
+    assert native.names([root[0]]) is None and native.names([root[1]]) is None
     assert native.locators([root]) == [_locators(tree_of(root), root)]
     root = etree.fromstring('<!DOCTYPE r [<!ATTLIST a class CDATA "c1">]><r><a/></r>')
     assert native.locators([root[0]]) is None and native.paths([root[0]]) is None
@@ -122,6 +128,7 @@ def test_a_hook_repeated_reads_its_first_value_twice() -> None:
     assert native.locators is not None
     assert native.locators([root]) == [_locators(root.getroottree(), root)]
     assert native.locators([root]) == [("i", "c", (("data-t", "1"), ("data-t", "1")), "/div")]
+    assert native.names is not None and native.names([root]) == [_names(root)]
 
 
 TAGS = ["a", "div", "span", "p", "x-wrap", "li"]

@@ -83,6 +83,11 @@ def test_hooks_are_dropped_unless_an_asset_names_them() -> None:
     assert b"data-testid" not in out and b"hero" not in out and notes["hooks"] == 1
     out, _ = drift(assets=js_refs("document.querySelector('[data-testid=hero]')"))
     assert b'data-testid="hero"' in out
+    # Each hook an element holds counts, and only those no asset reads are dropped.
+    page = b"<html><body><a href='/' data-testid='t' data-qa='q' data-cy='c'>Go</a></body></html>"
+    out, notes = drift(page, assets=js_refs("document.querySelector('[data-qa=q]')"))
+    assert notes["hooks"] == 2 and b"data-testid" not in out and b"data-cy" not in out
+    assert b'data-qa="q"' in out
 
 
 def test_a_site_whose_hook_names_ids_drops_it_and_the_ids_are_read_as_before() -> None:
