@@ -638,12 +638,19 @@ def _once_per_names(ask: Callable[[etree._Element], bool]) -> Callable[[etree._E
     """`ask`, whose answer depends on nothing but a node's id and classes, asked once per
     (id, class attribute): a page repeats its class attributes on thousands of nodes."""
     answers: dict[tuple[str | None, str | None], bool] = {}
+    # (and once per node: a parent is asked again for each of its children, and reading its
+    # names costs more than finding it)
+    of_node: dict[etree._Element, bool] = {}
 
     def asked(node: etree._Element) -> bool:
-        names = (node.get("id"), node.get("class"))
-        if names not in answers:
-            answers[names] = ask(node)
-        return answers[names]
+        answer = of_node.get(node)
+        if answer is None:
+            names = (node.get("id"), node.get("class"))
+            answer = answers.get(names)
+            if answer is None:
+                answer = answers[names] = ask(node)
+            of_node[node] = answer
+        return answer
 
     return asked
 
