@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from lxml import etree
 
 from shifts import native
 from shifts.perceptual.locators import _all_locators, _locators, _names, _paths
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.generated import fragments
 
 
 def test_they_are_built_here() -> None:
@@ -136,23 +136,7 @@ NAMES = ["id", "class", "data-testid", "data-", "data-qa", "dat", "href", "datax
 VALUES = ["", "a b", "é", "x&amp;y", "  "]
 
 
-@st.composite
-def trees(draw: st.DrawFn, depth: int = 0) -> str:
-    """A fragment of nested elements, siblings of a name beside others, with the attributes
-    the locators read."""
-    parts = []
-    for _ in range(draw(st.integers(0, 5 if depth < 3 else 0))):
-        tag = draw(st.sampled_from(TAGS))
-        attributes = "".join(
-            f' {name}="{draw(st.sampled_from(VALUES))}"' if draw(st.booleans()) else f" {name}"
-            for name in draw(st.lists(st.sampled_from(NAMES), max_size=4, unique=True))
-        )
-        parts.append(f"<{tag}{attributes}>{draw(trees(depth + 1))}</{tag}>")
-        parts.append(draw(st.sampled_from(["", "text", "<!-- c -->", "<?pi x?>"])))
-    return "".join(parts)
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fragment=trees())
+@given(fragment=fragments(TAGS, NAMES, VALUES, width=5))
 def test_generated_trees_read_alike(fragment: str) -> None:
     read_alike(etree.fromstring(f"<html><body>{fragment}</body></html>", etree.HTMLParser()))

@@ -6,7 +6,6 @@ values) in the same order from every subtree of every saved page and of generate
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from lxml import etree
 
 from shifts import native
@@ -15,6 +14,7 @@ from shifts.perceptual.locators import ID_REFERENCES
 from shifts.references.inline import _handlers_and_data_values_read
 from shifts.selectors import _with_any_attributes_read, with_any_attributes
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.generated import fragments
 
 HOOKS = frozenset({"data-testid", "data-test", "data-qa", "data-cy"})
 
@@ -101,26 +101,8 @@ NAMES = ["href", "type", "role", "id", "data-testid", "data-qa", "for", "aria-la
 ]
 
 
-@st.composite
-def trees(draw: st.DrawFn, depth: int = 0) -> str:
-    """A fragment of nested elements with the attributes the walks test."""
-    parts = []
-    for _ in range(draw(st.integers(0, 4 if depth < 3 else 0))):
-        tag = draw(st.sampled_from(TAGS))
-        attributes = "".join(
-            f' {name}="{draw(st.sampled_from(VALUES))}"' if draw(st.booleans()) else f" {name}"
-            for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
-        )
-        inner = draw(trees(depth + 1)) if tag != "input" else ""
-        parts.append(
-            f"<{tag}{attributes}>{inner}</{tag}>" if tag != "input" else f"<input{attributes}>"
-        )
-        parts.append(draw(st.sampled_from(["", "text", "<!-- c -->", "<?pi x?>"])))
-    return "".join(parts)
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fragment=trees())
+@given(fragment=fragments(TAGS, NAMES, VALUES))
 def test_generated_trees_walk_alike(fragment: str) -> None:
     root = etree.fromstring(f"<html><body>{fragment}</body></html>", etree.HTMLParser())
     for subtree in root.iter():
