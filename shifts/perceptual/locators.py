@@ -28,7 +28,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from lxml import etree
@@ -503,6 +503,7 @@ def _wrap(
     ]
     ask = WrapQuestions.of(refs)
     looks_inside = _once_per_node(refs.looks_inside) if refs.has_subtree else _never
+    inside_matters = looks_inside is not _never  # (else not asked: a call per candidate)
     clear: dict[etree._Element, bool] = {}
 
     def clear_above(node: etree._Element) -> bool:
@@ -538,7 +539,7 @@ def _wrap(
             clear[element] = above
         if (
             not above
-            or looks_inside(element)
+            or (inside_matters and looks_inside(element))
             or wrap_refusal(element, parent, ask, mount_point) is not None
         ):
             return False
@@ -547,8 +548,9 @@ def _wrap(
         wrapper = element.makeelement(tag)
         element.addprevious(wrapper)
         wrapper.append(element)  # its tail moves with it, so text order stays
-        ask.wrapped(parent, wrapper)
-        if looks_inside(wrapper):  # (a page's `:has()` naming the wrapper's own tag)
+        if ask.structured:
+            ask.wrapped(parent, wrapper)
+        if inside_matters and looks_inside(wrapper):  # (a `:has()` naming the wrapper's tag)
             clear.update((node, False) for node in element.iter())
         return True
 
@@ -670,8 +672,24 @@ class WrapQuestions:
     # Parent -> whether a structural rule matches one of its children, kept up to date as
     # wrappers go in (`wrapped`); None: asked afresh each time (one-off questions).
     structured_children: dict[etree._Element, bool] | None = None
+    # (set from the questions: `__post_init__`)
+    structured: bool = field(init=False)
+    walked_by_scripts: Callable[[etree._Element], bool] = field(init=False)
+    steps_reach: dict[bool, bool] = field(init=False)
 
     def __post_init__(self) -> None:
+        # Which questions may say yes: one that is "no" for every element is not asked (a call
+        # per candidate, and most pages have no structural rule or no widget attribute read).
+        self.structured = self.structure_matters is not _never
+        # Whether a script may hold a node and walk its children (`> *` relative to it): held
+        # by a name or found by a widget's attribute.
+        self.walked_by_scripts = (
+            self.used_by_scripts
+            if self.found_by_widget_attribute is _never
+            else self.found_by_widget_attribute
+            if self.used_by_scripts is _never
+            else self._held_or_found
+        )
         # Whether a script's step could reach a node from one held before it (True) or after
         # it (False): where none could, `_beside_held` is "no" without asking of the node.
         self.steps_reach = {
@@ -710,8 +728,7 @@ class WrapQuestions:
             {} if once else None,
         )
 
-    def walked_by_scripts(self, node: etree._Element) -> bool:
-        """Whether a script may hold `node` and walk its children (`> *` relative to it)."""
+    def _held_or_found(self, node: etree._Element) -> bool:
         return self.used_by_scripts(node) or self.found_by_widget_attribute(node)
 
     def a_child_structured(self, parent: etree._Element) -> bool:
@@ -754,11 +771,11 @@ def wrap_refusal(
     # assigns, styles (`::slotted(x-tab)`) and walks (`this.children`); a wrapper is none.
     if _is_custom(parent):
         return "its parent is a custom element, whose shadow tree takes its children"
-    if ask.structure_matters(element):
+    if ask.structured and ask.structure_matters(element):
         return "a structural rule matches it"
     # Its siblings keep their positions, but `:nth-of-type` counts by tag: a sibling matched
     # by a positional rule must not see one of its type disappear into a wrapper.
-    if ask.a_child_structured(parent):  # (not it: asked above)
+    if ask.structured and ask.a_child_structured(parent):  # (not it: asked above)
         return "a structural rule matches a sibling"
     # A script holding the parent may walk its children; one holding the element may ask for
     # its parent (`.parentNode`, jQuery's `.parent()`), unless it is an empty mount point that

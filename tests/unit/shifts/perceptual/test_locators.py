@@ -14,8 +14,14 @@ from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
 from shifts import ShiftContext, apply_shifts, volatile
 from shifts.document import HtmlDocument
-from shifts.perceptual.locators import LocatorDrift, drifted_class, drifted_id, wrapper_tag
-from shifts.references import EMPTY, AssetRefs, css_refs, js_refs, merge_refs
+from shifts.perceptual.locators import (
+    LocatorDrift,
+    WrapQuestions,
+    drifted_class,
+    drifted_id,
+    wrapper_tag,
+)
+from shifts.references import EMPTY, AssetRefs, PageRefs, css_refs, js_refs, merge_refs
 from sites import GENERIC
 from tests.helpers.fixtures import fixture_pages
 
@@ -452,6 +458,27 @@ def test_a_scripts_relative_selector_holds_the_children_of_what_it_holds_only() 
     held = js_refs('document.querySelectorAll("[data-controller]"); x.find("> a")')
     out, _ = drift(page, assets=held)
     assert b'<a href="/1">1</a><a href="/2">2</a></nav>' in out
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'document.getElementById("menu")',  # held by a name
+        'document.querySelectorAll("[data-controller]")',  # found by a widget's attribute
+        'document.getElementById("menu"); document.querySelectorAll("[data-controller]")',
+    ],
+)
+def test_a_node_a_script_holds_by_a_name_or_finds_by_a_widget_attribute_may_be_walked(
+    script: str,
+) -> None:
+    page = etree.HTML(
+        "<html><body><nav id='menu'><a href='/1'>1</a></nav>"
+        "<div data-controller='tabs'><a href='/2'>2</a></div><p>x</p></body></html>"
+    )
+    ask = WrapQuestions.of(PageRefs(js_refs(script), EMPTY))
+    walked = {node.tag for node in page.iter("nav", "div", "p") if ask.walked_by_scripts(node)}
+    by_name, by_widget = "getElementById" in script, "data-controller" in script
+    assert walked == {tag for tag, held in (("nav", by_name), ("div", by_widget)) if held}
 
 
 def test_an_attribute_only_a_stylesheet_selects_by_holds_no_children() -> None:
