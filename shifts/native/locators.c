@@ -6,7 +6,8 @@
  * namespaced element on the way up, a name too long for libxml2's path buffer to hold whole,
  * an attribute's value that is no single text, a DTD's attribute defaults, text that is not
  * UTF-8, a node that is neither element nor document above it. The caller then asks the
- * Python for them all. The tests compare the two on every element of the saved pages and on
+ * Python for them all. A path is read up to the element's document (the caller's tree is that
+ * document's: lxml's `getpath` refuses an element of another). The tests compare the two on every element of the saved pages and on
  * generated trees. */
 
 #define PY_SSIZE_T_CLEAN
@@ -190,6 +191,7 @@ static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
     if (held == NULL) return NULL;
     Py_ssize_t count = PyList_GET_SIZE(held);
     PyObject *answers = NULL;
+    int declined = 0; /* (every element's type checked all the same: a wrong one is an error) */
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *element = PyList_GET_ITEM(held, i);
         if (!PyObject_TypeCheck(element, element_type)) {
@@ -197,10 +199,12 @@ static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
             goto done;
         }
         xmlNode *node = ((struct LxmlElement *)element)->_c_node;
-        if (node == NULL || node->type != XML_ELEMENT_NODE || declares_attributes(node->doc)) {
-            answers = Py_NewRef(Py_None);
-            goto done;
-        }
+        declined |= node == NULL || node->type != XML_ELEMENT_NODE ||
+                    declares_attributes(node->doc);
+    }
+    if (declined) {
+        answers = Py_NewRef(Py_None);
+        goto done;
     }
     answers = PyList_New(count);
     for (Py_ssize_t i = 0; answers != NULL && i < count; i++) {

@@ -24,7 +24,7 @@ static inline const char *attribute_text(xmlAttr *attribute) {
     if (value->next != NULL ||
         (value->type != XML_TEXT_NODE && value->type != XML_CDATA_SECTION_NODE))
         return NULL;
-    return (const char *)value->content;
+    return value->content ? (const char *)value->content : ""; /* (none: as libxml2 reads it) */
 }
 
 /* Whether the document's DTD declares attributes: their defaults are what `get` reads of an
