@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from lxml import etree
 
@@ -46,12 +47,24 @@ def _forms(root: etree._Element) -> Counter[tuple[str, str, tuple[tuple[str, str
             if field.get("name")
         )
         method = (form.get("method") or "get").lower()
-        forms[(form.get("action") or "", method, tuple(fields))] += 1
+        forms[(_as_requested(form.get("action") or ""), method, tuple(fields))] += 1
     return forms
 
 
 def _links(root: etree._Element) -> Counter[str]:
-    return Counter(link.get("href") or "" for link in descendants(root, "a[@href]"))
+    return Counter(_as_requested(link.get("href") or "") for link in descendants(root, "a[@href]"))
+
+
+# What a browser requests for a URL is the same whether the markup wrote these raw or
+# percent-encoded: its URL parser encodes C0 controls, space, quotes, angle brackets, the
+# backtick, braces and any non-ASCII character (as UTF-8) wherever they stand. libxml2 writes a
+# link so when its value cannot be put back raw (`shifts.document._settable`). Its other escapes
+# (`\`, `[`, `|`, `^`) change what is requested, and count.
+_REQUESTED_AS_IS = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in '"<>`{}')
+
+
+def _as_requested(url: str) -> str:
+    return quote(url, safe=_REQUESTED_AS_IS)
 
 
 def _entities(root: etree._Element, site: SiteProfile) -> dict[str, list[str]]:

@@ -16,7 +16,7 @@ import html
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
@@ -719,7 +719,7 @@ def _serialize(
             value = element.get(name)
             if value is None or (name == "name" and element.tag != "a"):
                 continue
-            if not _URI_SAFE.fullmatch(value):
+            if not _URI_SAFE.fullmatch(value) and _settable(element, [(name, value)]):
                 kept.append((element, name, value))
     # (each element with a boolean attribute's value, and which: one placeholder name per
     # attribute, as an element has each once)
@@ -727,7 +727,7 @@ def _serialize(
     if valued_booleans:
         for element in cast(list[etree._Element], _with_any_of(valued_booleans)(root)):
             names = [name for name in valued_booleans if element.get(name)]
-            if names:
+            if names and _settable(element, element.items()):  # (each set anew, renamed)
                 booleans.append((element, names))
     if not kept and not booleans:  # (most pages: nothing to keep, one serialization)
         return _written(root, written_as, fragment)
@@ -759,6 +759,22 @@ def _serialize(
         original = html.escape(value, quote=True).encode(encoding, "xmlcharrefreplace")
         body = body.replace(f"{marker}-{index}".encode(encoding), original)
     return body
+
+
+def _settable(
+    element: etree._Element, attributes: Iterable[tuple[str | bytes, str | bytes]]
+) -> bool:
+    """Whether lxml sets these attributes again as they are: it refuses a name or a value with
+    a character XML forbids, which libxml2's HTML parser keeps (`data-\x01`, `href="/a\x01"`).
+    Such a one is written as libxml2 writes it (a link's value escaped, a boolean's dropped),
+    not taken out and put back, which would raise with the page's attributes half set."""
+    scratch = element.makeelement("x")  # (in the page's document: an HTML one's rules)
+    try:
+        for name, value in attributes:
+            scratch.set(name, value)
+    except ValueError:
+        return False
+    return True
 
 
 def _renamed_attributes(element: etree._Element, renames: dict[str, str]) -> None:

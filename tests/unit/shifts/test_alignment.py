@@ -5,6 +5,7 @@ untouched page gives none."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,6 +253,26 @@ def test_links_are_a_multiset_so_reordering_is_no_violation() -> None:
     doc = page(MAGENTO_PRODUCT)
     swap_children("(//ul[count(li/a[@href]) > 2])[1]")(doc.tree)
     assert check_alignment(page(MAGENTO_PRODUCT), doc, MAGENTO) == []
+
+
+def test_a_link_is_its_target_as_a_browser_requests_it() -> None:
+    # A control character, a space, a quote or a non-ASCII one, written raw or percent-encoded,
+    # is the same request (a browser's URL parser encodes them); a backslash is not its escape
+    # (a browser reads `\` in an http URL as `/`), nor is a bracket or a pipe.
+    def linked(href: str, action: str = "/s") -> bytes:
+        href, action = html.escape(href), html.escape(action)
+        return f'<form action="{action}"></form><a href="{href}">a</a>'.encode()
+
+    site = WORDPRESS
+    for raw, encoded in [("/x\x03y z", "/x%03y%20z"), ('/a"<é>', "/a%22%3C%C3%A9%3E")]:
+        assert check_alignment(linked(raw), linked(encoded), site) == [], raw
+        assert check_alignment(linked("/", raw), linked("/", encoded), site) == [], raw
+    for raw, encoded in [("/a\\b", "/a%5Cb"), ("/a[1]", "/a%5B1%5D"), ("/a|b", "/a%7Cb")]:
+        # (each a target gone and one come)
+        links = check_alignment(linked(raw), linked(encoded), site)
+        assert [v.kind for v in links] == ["link", "link"], raw
+        forms = check_alignment(linked("/", raw), linked("/", encoded), site)
+        assert [v.kind for v in forms] == ["form", "form"], raw
 
 
 def test_violations_name_what_differs() -> None:
