@@ -15,7 +15,7 @@
 #include <libxml/tree.h>
 #include <stdio.h>
 
-#include "lxml.etree_api.h" /* lxml's element struct */
+#include "module.h" /* lxml's element struct */
 #include "tree.h"
 
 /* libxml2 writes a path step's name into a buffer that keeps 120 bytes spare: a longer name
@@ -254,11 +254,6 @@ static struct PyModuleDef module_definition = {
 };
 
 PyMODINIT_FUNC PyInit__locators(void) {
-    if (import_lxml__etree() < 0) return NULL;
-    PyObject *etree = PyImport_ImportModule("lxml.etree");
-    if (etree == NULL) return NULL;
-    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
-    Py_DECREF(etree);
-    if (element_type == NULL) return NULL;
-    return PyModule_Create(&module_definition);
+    element_type = imported_element_type();
+    return element_type == NULL ? NULL : PyModule_Create(&module_definition);
 }

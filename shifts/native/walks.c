@@ -12,7 +12,7 @@
 #include <Python.h>
 #include <libxml/tree.h>
 
-#include "lxml.etree_api.h" /* lxml's element struct, and `elementFactory` for a node's proxy */
+#include "module.h" /* lxml's element struct, and `elementFactory` for a node's proxy */
 #include "tree.h"
 
 /* Whether an attribute's value, as `get` reads it, is `text`: 1 yes, 0 no, -1 it is no single
@@ -352,11 +352,6 @@ static struct PyModuleDef module_definition = {
 };
 
 PyMODINIT_FUNC PyInit__walks(void) {
-    if (import_lxml__etree() < 0) return NULL;
-    PyObject *etree = PyImport_ImportModule("lxml.etree");
-    if (etree == NULL) return NULL;
-    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
-    Py_DECREF(etree);
-    if (element_type == NULL) return NULL;
-    return PyModule_Create(&module_definition);
+    element_type = imported_element_type();
+    return element_type == NULL ? NULL : PyModule_Create(&module_definition);
 }
