@@ -14,7 +14,7 @@ with or without it (the tests compare the two on every saved page and on generat
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
-it under a key of all of them (and `tree.h`, what they read of libxml2's tree) and the
+it under a key of all of them (and the headers beside it: `tree.h`, `module.h`) and the
 compiler's command: a change to any builds anew, and processes that build at once each write
 their own file and rename it into place (readable by every user: an image builds as root and
 serves as another). Old builds are left where they are (another Python's venv may use them).
