@@ -11,15 +11,16 @@ Each difference is one Violation naming what differs.
 
 from __future__ import annotations
 
+import codecs
 from collections import Counter
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from lxml import etree
 
 from shifts import interactive
 from shifts.document import HtmlDocument
 from shifts.selectors import descendants, elements, select
+from shifts.urls import as_requested
 from sites import SiteProfile
 
 _FIELDS = etree.XPath(".//input | .//select | .//textarea | .//button")
@@ -38,7 +39,9 @@ def _text(element: etree._Element) -> str:
     return " ".join("".join(str(part) for part in element.itertext()).split())
 
 
-def _forms(root: etree._Element) -> Counter[tuple[str, str, tuple[tuple[str, str], ...]]]:
+def _forms(
+    root: etree._Element, utf8: bool
+) -> Counter[tuple[str, str, tuple[tuple[str, str], ...]]]:
     forms: Counter[tuple[str, str, tuple[tuple[str, str], ...]]] = Counter()
     for form in descendants(root, "form"):
         fields = sorted(
@@ -47,24 +50,14 @@ def _forms(root: etree._Element) -> Counter[tuple[str, str, tuple[tuple[str, str
             if field.get("name")
         )
         method = (form.get("method") or "get").lower()
-        forms[(_as_requested(form.get("action") or ""), method, tuple(fields))] += 1
+        # (a target as a browser requests it: raw or percent-encoded, a space is one)
+        forms[(as_requested(form.get("action") or "", utf8), method, tuple(fields))] += 1
     return forms
 
 
-def _links(root: etree._Element) -> Counter[str]:
-    return Counter(_as_requested(link.get("href") or "") for link in descendants(root, "a[@href]"))
-
-
-# What a browser requests for a URL is the same whether the markup wrote these raw or
-# percent-encoded: its URL parser encodes C0 controls, space, quotes, angle brackets, the
-# backtick, braces and any non-ASCII character (as UTF-8) wherever they stand. libxml2 writes a
-# link so when its value cannot be put back raw (`shifts.document._settable`). Its other escapes
-# (`\`, `[`, `|`, `^`) change what is requested, and count.
-_REQUESTED_AS_IS = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in '"<>`{}')
-
-
-def _as_requested(url: str) -> str:
-    return quote(url, safe=_REQUESTED_AS_IS)
+def _links(root: etree._Element, utf8: bool) -> Counter[str]:
+    links = descendants(root, "a[@href]")
+    return Counter(as_requested(link.get("href") or "", utf8) for link in links)
 
 
 def _entities(root: etree._Element, site: SiteProfile) -> dict[str, list[str]]:
@@ -88,10 +81,12 @@ def check_alignment(
     source: HtmlDocument | bytes, shifted: HtmlDocument | bytes, site: SiteProfile
 ) -> list[Violation]:
     """Everything a task needs that differs between the page and its shifted version."""
-    before = (source if isinstance(source, HtmlDocument) else HtmlDocument(source)).tree
-    after = (shifted if isinstance(shifted, HtmlDocument) else HtmlDocument(shifted)).tree
-    violations = _diff("form", Counter(_forms(before)), Counter(_forms(after)))
-    violations += _diff("link", Counter(_links(before)), Counter(_links(after)))
+    source_doc = source if isinstance(source, HtmlDocument) else HtmlDocument(source)
+    shifted_doc = shifted if isinstance(shifted, HtmlDocument) else HtmlDocument(shifted)
+    before, after = source_doc.tree, shifted_doc.tree
+    utf8 = [codecs.lookup(doc.encoding).name == "utf-8" for doc in (source_doc, shifted_doc)]
+    violations = _diff("form", Counter(_forms(before, utf8[0])), Counter(_forms(after, utf8[1])))
+    violations += _diff("link", Counter(_links(before, utf8[0])), Counter(_links(after, utf8[1])))
     entities_before, entities_after = _entities(before, site), _entities(after, site)
     for selector, texts in entities_before.items():
         if texts != entities_after[selector]:

@@ -30,6 +30,7 @@ from shifts.encoding import (
     meta_charset,
 )
 from shifts.parsing import parse_html
+from shifts.urls import as_requested
 from shifts.volatile import WORD_BYTES, Number, Swaps, attribute_in_serialized_tag
 
 # A change map's entry holds the first this many characters of its element's text.
@@ -719,15 +720,26 @@ def _serialize(
             value = element.get(name)
             if value is None or (name == "name" and element.tag != "a"):
                 continue
-            if not _URI_SAFE.fullmatch(value) and _settable(element, [(name, value)]):
-                kept.append((element, name, value))
+            if _URI_SAFE.fullmatch(value):
+                continue
+            if not settable(element, [(name, value)]):
+                # lxml cannot put it back as it came: the same request in what it can set (a
+                # control character encoded, `\x01 ` at an end dropped, as a browser does);
+                # an anchor's name, no URL, as libxml2 writes it.
+                value = as_requested(value)
+                if name == "name" or not settable(element, [(name, value)]):
+                    continue
+                element.set(name, value)
+                if _URI_SAFE.fullmatch(value):
+                    continue
+            kept.append((element, name, value))
     # (each element with a boolean attribute's value, and which: one placeholder name per
     # attribute, as an element has each once)
     booleans: list[tuple[etree._Element, list[str]]] = []
     if valued_booleans:
         for element in cast(list[etree._Element], _with_any_of(valued_booleans)(root)):
             names = [name for name in valued_booleans if element.get(name)]
-            if names and _settable(element, element.items()):  # (each set anew, renamed)
+            if names and settable(element, element.items()):  # (each set anew, renamed)
                 booleans.append((element, names))
     if not kept and not booleans:  # (most pages: nothing to keep, one serialization)
         return _written(root, written_as, fragment)
@@ -761,13 +773,13 @@ def _serialize(
     return body
 
 
-def _settable(
+def settable(
     element: etree._Element, attributes: Iterable[tuple[str | bytes, str | bytes]]
 ) -> bool:
     """Whether lxml sets these attributes again as they are: it refuses a name or a value with
     a character XML forbids, which libxml2's HTML parser keeps (`data-\x01`, `href="/a\x01"`).
-    Such a one is written as libxml2 writes it (a link's value escaped, a boolean's dropped),
-    not taken out and put back, which would raise with the page's attributes half set."""
+    Such a one is not taken out and put back, which would raise with the page's attributes
+    half set: a link is written as the same request in what lxml can set, a boolean bare."""
     scratch = element.makeelement("x")  # (in the page's document: an HTML one's rules)
     try:
         for name, value in attributes:

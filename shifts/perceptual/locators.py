@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from shifts import interactive, native, volatile
 from shifts.base import ShiftKind, register
-from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument
+from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument, settable
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
 from shifts.rng import chance, token_for
@@ -448,11 +448,22 @@ def _drift_ids(
     )
     # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
     references.update(element.get("name") or "" for element in named)
+    # An id named in a reference lxml cannot set again (a control character in it, which
+    # libxml2's HTML parser keeps) keeps its name: the reference could not follow it.
+    fixed = {
+        referenced
+        for element in referring
+        for attribute in ID_REFERENCES
+        if not (names := element.get(attribute) or "").isprintable()  # (lxml refuses none such)
+        and not settable(element, [(attribute, names)])
+        for referenced in names.split()
+    }
     read_as_data = ids_read_as_data(root, refs)
     for element, element_id in with_ids:
         if (
             element in protected
             or not element_id
+            or element_id in fixed
             or element_id.startswith("js-")
             or element_id in fragment_targets
             or refs.references(element_id)
@@ -473,7 +484,9 @@ def _drift_ids(
         for attribute in ID_REFERENCES:
             value = element.get(attribute)
             if value is not None:
-                element.set(attribute, " ".join(renames.get(i, i) for i in value.split()))
+                new_value = " ".join(renames.get(i, i) for i in value.split())
+                if new_value != value:  # (one lxml cannot set names no renamed id: see `fixed`)
+                    element.set(attribute, new_value)
     return len(renames)
 
 

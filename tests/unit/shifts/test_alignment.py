@@ -256,23 +256,38 @@ def test_links_are_a_multiset_so_reordering_is_no_violation() -> None:
 
 
 def test_a_link_is_its_target_as_a_browser_requests_it() -> None:
-    # A control character, a space, a quote or a non-ASCII one, written raw or percent-encoded,
-    # is the same request (a browser's URL parser encodes them); a backslash is not its escape
-    # (a browser reads `\` in an http URL as `/`), nor is a bracket or a pipe.
-    def linked(href: str, action: str = "/s") -> bytes:
+    # A control character, a space, a quote or a non-ASCII one on a UTF-8 page, written raw or
+    # percent-encoded, is the same request (a browser's URL parser encodes them in every part of
+    # a URL), and so are blanks at the ends, which it drops; a backslash is not its escape (a
+    # browser reads `\` in an http URL as `/`), nor is a bracket or a pipe, nor a blank at an
+    # end encoded, nor a non-ASCII one in a query of a page in another encoding.
+    def linked(href: str, action: str = "/s", charset: str = "utf-8") -> bytes:
         href, action = html.escape(href), html.escape(action)
-        return f'<form action="{action}"></form><a href="{href}">a</a>'.encode()
+        page = f'<meta charset="{charset}"><form action="{action}"></form><a href="{href}">a</a>'
+        return page.encode(charset)
 
     site = WORDPRESS
-    for raw, encoded in [("/x\x03y z", "/x%03y%20z"), ('/a"<é>', "/a%22%3C%C3%A9%3E")]:
+    alike = [("/x\x03y z", "/x%03y%20z"), ('/a"<é>', "/a%22%3C%C3%A9%3E"), ("\x01 /a\n", "/a")]
+    for raw, encoded in alike:
         assert check_alignment(linked(raw), linked(encoded), site) == [], raw
         assert check_alignment(linked("/", raw), linked("/", encoded), site) == [], raw
-    for raw, encoded in [("/a\\b", "/a%5Cb"), ("/a[1]", "/a%5B1%5D"), ("/a|b", "/a%7Cb")]:
+    for raw, encoded in [
+        ("/a\\b", "/a%5Cb"),
+        ("/a[1]", "/a%5B1%5D"),
+        ("/a|b", "/a%7Cb"),
+        ("/a\x01 ", "/a%01%20"),
+        ("/a\x01\nb", "/a%01%0Ab"),
+    ]:
         # (each a target gone and one come)
         links = check_alignment(linked(raw), linked(encoded), site)
         assert [v.kind for v in links] == ["link", "link"], raw
         forms = check_alignment(linked("/", raw), linked("/", encoded), site)
         assert [v.kind for v in forms] == ["form", "form"], raw
+    other = [
+        linked("/s?q=д", charset="windows-1251"),
+        linked("/s?q=%D0%B4", charset="windows-1251"),
+    ]
+    assert [v.kind for v in check_alignment(*other, site)] == ["link", "link"]
 
 
 def test_violations_name_what_differs() -> None:
