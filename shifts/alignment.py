@@ -3,7 +3,9 @@
 "Aligned variants preserve task intent, task-critical entities, required functionality, and
 success criteria." Compared between a page and its shifted version:
   - every form: action, method, and the names and types of its fields;
-  - every link target (href), as a multiset: order may change, targets may not;
+  - every link target (href), as a multiset: order may change, targets may not (each read as
+    a browser requests it, `shifts.urls.as_requested`: raw or percent-encoded, a control
+    character is one target);
   - the text of every protected (task-critical) entity of the site profile;
   - the number of interactive elements (links, buttons, fields, role=button...).
 Each difference is one Violation naming what differs.
