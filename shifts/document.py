@@ -780,6 +780,12 @@ def settable(
     a character XML forbids, which libxml2's HTML parser keeps (`data-\x01`, `href="/a\x01"`).
     Such a one is not taken out and put back, which would raise with the page's attributes
     half set: a link is written as the same request in what lxml can set, a boolean bare."""
+    attributes = list(attributes)
+    if all(
+        isinstance(name, str) and isinstance(value, str) and (name + value).isprintable()
+        for name, value in attributes
+    ):
+        return True  # (what lxml refuses is none of these: most attributes ask no more)
     scratch = element.makeelement("x")  # (in the page's document: an HTML one's rules)
     try:
         for name, value in attributes:

@@ -454,8 +454,7 @@ def _drift_ids(
         referenced
         for element in referring
         for attribute in ID_REFERENCES
-        if not (names := element.get(attribute) or "").isprintable()  # (lxml refuses none such)
-        and not settable(element, [(attribute, names)])
+        if not settable(element, [(attribute, names := element.get(attribute) or "")])
         for referenced in names.split()
     }
     read_as_data = ids_read_as_data(root, refs)
@@ -541,17 +540,10 @@ def _wrap(
 
     def wrap_if_safe(element: etree._Element, mount_point: bool = False) -> bool:
         parent = element.getparent()
-        if parent is None or parent.tag in FIXED_PARENTS:
-            return False
-        above = clear.get(element)
-        if above is None:  # (clear_above's answer from its parent's, without its frame)
-            parent_clear = clear.get(parent)
-            if parent_clear is None:
-                parent_clear = clear_above(parent)
-            above = parent_clear and parent.tag not in FOREIGN and not looks_inside(parent)
-            clear[element] = above
         if (
-            not above
+            parent is None
+            or parent.tag in FIXED_PARENTS
+            or not clear_above(element)
             or (inside_matters and looks_inside(element))
             or wrap_refusal(element, parent, ask, mount_point) is not None
         ):
@@ -1015,9 +1007,7 @@ def _counted_words(page: bytes, names: frozenset[bytes]) -> Counter[bytes]:
     """How often each of `names` occurs in `page` as a word. In C where it can be
     (`shifts.native`): in Python, a bytes object per word of the page to find the few that are
     names."""
-    if native.count_words is not None:
-        return Counter(native.count_words(page, names))
-    return _counted_words_read(page, names)
+    return Counter(native.either(native.count_words, _counted_words_read, page, names))
 
 
 def _counted_words_read(page: bytes, names: frozenset[bytes]) -> Counter[bytes]:
