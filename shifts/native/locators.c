@@ -86,25 +86,12 @@ static PyObject *path_of(xmlNode *node) {
     return text;
 }
 
-/* An attribute's value as `get` reads it, as a new string; None (a new reference) where the
- * Python is to read it; NULL with an error. */
-static PyObject *value_of(xmlAttr *attribute) {
-    const char *text = attribute_text(attribute);
-    if (text == NULL) Py_RETURN_NONE;
-    PyObject *value = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
-    if (value == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return value;
-}
-
 /* `element.get(name)`: a new reference to its value or to None if it has none; `*declined`
  * set where the Python is to read it; NULL with an error. */
 static PyObject *get(xmlNode *node, const char *name, int *declined) {
     xmlAttr *attribute = attribute_named(node, name);
     if (attribute == NULL) Py_RETURN_NONE;
-    PyObject *value = value_of(attribute);
+    PyObject *value = attribute_value(attribute);
     if (value == Py_None) *declined = 1;
     return value;
 }
@@ -120,7 +107,7 @@ static PyObject *hooks_of(xmlNode *node, int *declined) {
         const char *raw = (const char *)attribute->name;
         /* (A namespaced attribute's name is `{ns}name` to Python: no hook's.) */
         if (attribute->ns != NULL || strncmp(raw, "data-", 5) != 0) continue;
-        PyObject *value = value_of(attribute_named(node, raw));
+        PyObject *value = attribute_value(attribute_named(node, raw));
         if (value == NULL) goto error;
         if (value == Py_None) {
             Py_DECREF(value);

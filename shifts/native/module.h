@@ -1,6 +1,7 @@
-/* What a compiled module that makes lxml proxies does when it is imported: lxml's C API
- * imported (`elementFactory`, `setAttributeValue`), and lxml's element type, which its functions
- * check their arguments against. */
+/* What the compiled modules that hand lxml's objects to Python share: what each does when it is
+ * imported (lxml's C API imported, for `elementFactory` and `setAttributeValue`, and lxml's
+ * element type, which its functions check their arguments against), and an attribute's value
+ * as a Python string. */
 
 #ifndef SKILLSHIFT_NATIVE_MODULE_H
 #define SKILLSHIFT_NATIVE_MODULE_H
@@ -8,9 +9,10 @@
 #include <Python.h>
 
 #include "lxml.etree_api.h"
+#include "tree.h"
 
 /* `lxml.etree._Element` (a new reference), or NULL with the error. */
-static PyTypeObject *imported_element_type(void) {
+static inline PyTypeObject *imported_element_type(void) {
     if (import_lxml__etree() < 0) return NULL;
     PyObject *etree = PyImport_ImportModule("lxml.etree");
     if (etree == NULL) return NULL;
@@ -22,6 +24,19 @@ static PyTypeObject *imported_element_type(void) {
         return NULL;
     }
     return (PyTypeObject *)type;
+}
+
+/* An attribute's value as `get` reads it, as a new string; None (a new reference) where the
+ * Python is to read it; NULL with an error. */
+static inline PyObject *attribute_value(xmlAttr *attribute) {
+    const char *text = attribute_text(attribute);
+    if (text == NULL) Py_RETURN_NONE;
+    PyObject *value = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+    if (value == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return value;
 }
 
 #endif

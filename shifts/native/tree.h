@@ -1,5 +1,5 @@
 /* What the compiled shifts read of libxml2's tree, as lxml reads it: one definition for every
- * module (`signature.c`, `walks.c`). */
+ * module (`signature.c`, `walks.c`, `locators.c`). */
 
 #ifndef SKILLSHIFT_NATIVE_TREE_H
 #define SKILLSHIFT_NATIVE_TREE_H

@@ -210,17 +210,11 @@ done:
 /* Append an attribute's value, as `get` reads it, to `found`: 1, 0 if it is no single text
  * (the caller falls back), -1 on an error. */
 static int append_value(PyObject *found, xmlAttr *attribute) {
-    const char *text = attribute_text(attribute);
-    if (text == NULL) return 0;
-    PyObject *string = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
-    if (string == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
-        PyErr_Clear(); /* (what the Python reads it as, it says) */
-        return 0;
-    }
-    int appended = PyList_Append(found, string);
-    Py_DECREF(string);
-    return appended < 0 ? -1 : 1;
+    PyObject *value = attribute_value(attribute);
+    if (value == NULL) return -1;
+    int appended = value == Py_None ? 0 : PyList_Append(found, value) < 0 ? -1 : 1;
+    Py_DECREF(value);
+    return appended;
 }
 
 static PyObject *handlers_and_data_values(PyObject *module, PyObject *arg) {
