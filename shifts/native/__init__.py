@@ -169,8 +169,8 @@ def either[R](compiled: Callable[..., R | None] | None, read: Callable[..., R], 
 
 # Each None where its module was not built. What they return is the Python function's result,
 # or None where only the Python one reads it: callers ask them through `either`.
-# `signature(element)`: `locators._signature(element)` with no keyed names.
-signature: Callable[[etree._Element], str | None] | None = _function("_signature", "signature")
+# `signature(element, keyed=None)`: `locators._signature(element, keyed)`.
+signature: Callable[..., str | None] | None = _function("_signature", "signature")
 interactive_elements: Callable[[etree._Element], list[etree._Element] | None] | None = _function(
     "_walks", "interactive_elements"
 )

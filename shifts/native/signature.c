@@ -1,5 +1,6 @@
 /* A wrap candidate's signature, in C: what `shifts.perceptual.locators._signature` returns for
- * an element with no keyed names, read off libxml2's tree without a Python object per string.
+ * an element, read off libxml2's tree without a Python object per string (but one per id and
+ * class where names are keyed: each is looked up).
  *
  * A first load draws a seeded coin for every element it may wrap (thousands on a large page),
  * and the coin reads the element's signature: its tag, its id and classes with their random
@@ -247,11 +248,74 @@ done:
     return result;
 }
 
-static PyObject *signature(PyObject *module, PyObject *arg) {
+/* `keyed.get(name, name)` of the name in[0:n], appended to `out`: 1 if appended, 0 if the key
+ * is no string (the caller falls back), -1 on an error. */
+static int keyed_into(Text *out, const Py_UCS4 *in, Py_ssize_t n, PyObject *keyed) {
+    PyObject *name = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, in, n);
+    if (name == NULL) return -1;
+    PyObject *key = PyDict_GetItemWithError(keyed, name); /* (borrowed: the dict holds it) */
+    Py_DECREF(name);
+    if (key == NULL) {
+        if (PyErr_Occurred()) return -1;
+        if (text_reserve(out, n) < 0) return -1;
+        if (n) memcpy(out->data + out->length, in, n * sizeof(Py_UCS4));
+        out->length += n;
+        return 1;
+    }
+    if (!PyUnicode_Check(key)) return 0;
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+    if (text_reserve(out, length) < 0) return -1;
+    for (Py_ssize_t i = 0; i < length; i++) out->data[out->length++] = PyUnicode_READ(kind, data, i);
+    return 1;
+}
+
+/* `_signature_read`'s keyed names: "{keyed.get(id, id)}|{' '.join(keyed.get(c, c) for c in
+ * classes.split())}" appended to `names`; 1, 0 (fall back) or -1 as `attribute_into`. */
+static int keyed_names_into(Text *names, xmlNode *node, PyObject *keyed) {
+    Text value = {0};
+    int read;
+    if ((read = attribute_into(&value, node, "id")) <= 0) goto done;
+    if ((read = keyed_into(names, value.data, value.length, keyed)) <= 0) goto done;
+    if (text_put(names, '|') < 0) goto failed;
+    value.length = 0;
+    if ((read = attribute_into(&value, node, "class")) <= 0) goto done;
+    int first = 1;
+    for (Py_ssize_t i = 0; i < value.length;) { /* (`str.split()`: on every Unicode space) */
+        while (i < value.length && Py_UNICODE_ISSPACE(value.data[i])) i++;
+        if (i == value.length) break;
+        Py_ssize_t start = i;
+        while (i < value.length && !Py_UNICODE_ISSPACE(value.data[i])) i++;
+        if (!first && text_put(names, ' ') < 0) goto failed;
+        first = 0;
+        if ((read = keyed_into(names, value.data + start, i - start, keyed)) <= 0) goto done;
+    }
+    read = 1;
+    goto done;
+failed:
+    read = -1;
+done:
+    PyMem_Free(value.data);
+    return read;
+}
+
+static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "signature() takes an element and keyed names");
+        return NULL;
+    }
+    PyObject *arg = args[0], *keyed = nargs == 2 ? args[1] : Py_None;
     if (!PyObject_TypeCheck(arg, element_type)) {
         PyErr_SetString(PyExc_TypeError, "signature() takes an lxml element");
         return NULL;
     }
+    if (keyed != Py_None && !PyDict_Check(keyed)) {
+        PyErr_SetString(PyExc_TypeError, "signature()'s keyed names are a dict or None");
+        return NULL;
+    }
+    /* (an empty dict reads as none, as the Python's `if keyed:` does: no class is split) */
+    if (keyed != Py_None && PyDict_GET_SIZE(keyed) == 0) keyed = Py_None;
     xmlNode *node = ((struct LxmlElement *)arg)->_c_node;
     if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL ||
         declares_attributes(node->doc))
@@ -261,9 +325,12 @@ static PyObject *signature(PyObject *module, PyObject *arg) {
     int read;
     /* "{tag}|{name_key(id|classes)}|" */
     if (text_put_utf8(&out, node->name, -1) != 0 || text_put(&out, '|') < 0) goto fallback;
-    if ((read = attribute_into(&names, node, "id")) <= 0 || text_put(&names, '|') < 0 ||
-        (read = attribute_into(&names, node, "class")) <= 0)
+    if (keyed != Py_None) {
+        if (keyed_names_into(&names, node, keyed) <= 0) goto fallback;
+    } else if ((read = attribute_into(&names, node, "id")) <= 0 || text_put(&names, '|') < 0 ||
+               (read = attribute_into(&names, node, "class")) <= 0) {
         goto fallback;
+    }
     if (name_key_into(&out, names.data, names.length) < 0 || text_put(&out, '|') < 0)
         goto fallback;
     /* + mask("{name}|{href}|") */
@@ -289,9 +356,9 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"signature", signature, METH_O,
-     "signature(element) -> str | None: a wrap candidate's signature, as "
-     "locators._signature(element) reads it, or None where only the Python reads it."},
+    {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,
+     "signature(element, keyed=None) -> str | None: a wrap candidate's signature, as "
+     "locators._signature(element, keyed) reads it, or None where only the Python reads it."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -849,9 +849,7 @@ def _signature(element: etree._Element, keyed: dict[str, str] | None = None) -> 
     name made anew on each request, as Redmine names every form, an id made by `uniqid()`) it
     holds, nor the numbers of its text. Read in C where it can be (`shifts.native`: a tenth of
     the time, and a first load reads one for every element it may wrap)."""
-    if keyed:  # (the C one reads no keyed names)
-        return _signature_read(element, keyed)
-    return native.either(native.signature, _signature_read, element)
+    return native.either(native.signature, _signature_read, element, keyed)
 
 
 def _signature_read(element: etree._Element, keyed: dict[str, str] | None = None) -> str:

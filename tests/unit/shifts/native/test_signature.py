@@ -13,9 +13,9 @@ from shifts.perceptual.locators import _READ, _TEXT_START, _masked, _signature, 
 from tests.helpers.fixtures import fixture_pages
 
 
-def compiled(element: etree._Element) -> str | None:
+def compiled(element: etree._Element, keyed: dict[str, str] | None = None) -> str | None:
     assert native.signature is not None, native.why_not
-    return native.signature(element)
+    return native.signature(element, keyed)
 
 
 def test_it_is_built_here() -> None:
@@ -28,12 +28,12 @@ def elements(raw: bytes | str) -> list[etree._Element]:
     return list(etree.fromstring(raw, etree.HTMLParser()).iter(etree.Element))
 
 
-def reads_the_same(element: etree._Element) -> None:
+def reads_the_same(element: etree._Element, keyed: dict[str, str] | None = None) -> None:
     """The C signature is the Python's, or None only where the Python reads on past its first
     characters (a start it cannot tell the masked text's start from)."""
-    signature = compiled(element)
+    signature = compiled(element, keyed)
     if signature is not None:
-        assert signature == _signature_read(element)
+        assert signature == _signature_read(element, keyed)
         return
     start = (element.text or "")[:_READ] if len(element) == 0 else str(_TEXT_START(element))
     assert _masked(start, whole=len(start) < _READ) is None, (element.tag, start)
@@ -42,8 +42,13 @@ def reads_the_same(element: etree._Element) -> None:
 def test_every_element_of_every_saved_page_reads_the_same() -> None:
     read = fallen_back = 0
     for page in fixture_pages():
-        for element in elements(page.read_bytes()):
+        found = elements(page.read_bytes())
+        # (every other class and id of the page keyed, as a drift's tokens are)
+        names = {n for e in found for n in [*(e.get("class") or "").split(), e.get("id") or ""]}
+        keyed = {name: f"k{index}-#" for index, name in enumerate(sorted(names)[::2]) if name}
+        for element in found:
             reads_the_same(element)
+            reads_the_same(element, keyed)
             if compiled(element) is None:
                 fallen_back += 1
             else:
@@ -59,10 +64,23 @@ def test_the_caller_falls_back_to_the_python_where_the_c_cannot() -> None:
     div = next(e for e in container if e.tag == "div")
     assert compiled(div) is None
     assert _signature(div) == _signature_read(div) == "div|||||Sign in to your account now"
-    # Keyed names (tokens of names made anew at each request) are read in Python only.
-    link = next(e for e in elements('<a id="n1">Go</a>') if e.tag == "a")
-    assert _signature(link, {"n1": "form-#"}) == _signature_read(link, {"n1": "form-#"})
-    assert _signature(link, {"n1": "form-#"}) != compiled(link)
+    assert _signature(div, {"x": "y"}) == _signature_read(div, {"x": "y"})
+
+
+def test_keyed_names_read_as_their_keys() -> None:
+    # Tokens of names made anew at each request read as the names' keys, the id's and each
+    # class's; with keys, the classes are read split and joined by one space (as the Python
+    # reads them), without, as written.
+    page = '<a id="n1" class=" c1\tplain\u3000c2 " name="n1" href="/c1">Go</a>'
+    link = next(e for e in elements(page) if e.tag == "a")
+    keyed = {"n1": "form-#", "c1": "row-#", "c2": "cell-#"}
+    assert compiled(link, keyed) == _signature_read(link, keyed)
+    assert compiled(link, keyed) == "a|form-#|row-# plain cell-#|n1|/c1|Go"
+    assert compiled(link, {}) == compiled(link) == _signature_read(link)
+    assert compiled(link) == "a|n1| c1\tplain\u3000c2 |n1|/c1|Go"
+    assert _signature(link, keyed) == _signature_read(link, keyed)
+    # A key that is no string is the Python's to read (it would raise there, as it should).
+    assert compiled(link, {"n1": 7}) is None  # type: ignore[dict-item]
 
 
 def test_namespaced_and_foreign_nodes_fall_back() -> None:
@@ -71,12 +89,15 @@ def test_namespaced_and_foreign_nodes_fall_back() -> None:
     assert compiled(etree.Comment("x")) is None  # (no element: a comment's node)
 
 
-def test_it_refuses_what_is_no_element() -> None:
-    try:
-        compiled("a")  # type: ignore[arg-type]
-    except TypeError:
-        return
-    raise AssertionError("a string was read as an element")
+def test_it_refuses_what_is_no_element_and_keys_that_are_no_dict() -> None:
+    link = elements("<a>x</a>")[-1]
+    assert native.signature is not None, native.why_not
+    for args in (("a",), (link, ["n1"]), (), (link, None, None)):
+        try:
+            native.signature(*args)
+        except TypeError:
+            continue
+        raise AssertionError(f"signature{args!r} was read")
 
 
 def test_the_masks_read_as_the_patterns_do() -> None:
@@ -134,8 +155,11 @@ def test_generated_elements_read_the_same(
         for key, value in (("id", element_id), ("class", classes), ("name", name), ("href", href))
     )
     page = f"<div id='outer'><a{attributes}>{body}</a><p>{''.join(texts) * 9}</p></div>"
+    # Keys for some of its names: every other class, and the id.
+    keyed = {name: f"{name[:3]}é#" for name in [element_id, *classes.split()[::2]]}
     for element in elements(page):
         reads_the_same(element)
+        reads_the_same(element, keyed)
 
 
 def test_a_text_of_the_first_reads_length_is_read_whole() -> None:
