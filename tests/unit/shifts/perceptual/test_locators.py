@@ -212,6 +212,42 @@ def test_min_share_adds_wrappers_only_where_the_first_ones_fall_short() -> None:
     assert covered >= 3  # (the seeds where the drawn wrappers alone moved every control)
 
 
+def test_min_share_stops_at_the_first_wrappers_that_reach_it() -> None:
+    # No coin wraps (`wrap_rate` 0): the wrappers added for `min_share` are each the one of
+    # lowest coin that moves a control not moved yet, and they stop at the share: half of the
+    # eight links here, each in a block of its own (the link or its block: one wrapper each;
+    # a wrapped block moves the paths of the blocks after it too, so the share may be more).
+    page = b"<html><body>%s</body></html>" % b"".join(
+        b"<div><a href='/%d'>Item %d</a></div>" % (i, i) for i in range(8)
+    )
+    for seed in range(6):
+        params = {**NEVER, "min_share": 0.5}
+        out, notes = drift(page, replace(CTX, seed=seed, shift_params={"locator_drift": params}))
+        assert notes["wrappers"] == 4 and notes["share"] >= 0.5, (seed, notes)
+
+
+@given(
+    parents=st.lists(st.integers(0, 40), min_size=1, max_size=40),
+    skipped=st.sets(st.integers(0, 40)),
+    tops=st.sets(st.integers(0, 40), min_size=1, max_size=4),
+)
+def test_in_subtrees_finds_the_nodes_at_or_below_a_top(
+    parents: list[int], skipped: set[int], tops: set[int]
+) -> None:
+    # A tree of up to 41 nodes, each below an earlier one, asked in document order but for
+    # some: the nodes found are those that are a top or below one, however many ancestors
+    # they share (a walk's answers are kept for the nodes it passed, and read again).
+    from shifts.perceptual.locators import _in_subtrees
+
+    tree = [etree.Element("r")]
+    for index, parent in enumerate(parents):
+        tree.append(etree.SubElement(tree[parent % (index + 1)], "n"))
+    asked = [n for n in tree[0].iter() if tree.index(n) not in skipped]
+    top_nodes = {tree[i % len(tree)] for i in tops}
+    inside = [n for n in asked if any(a in top_nodes for a in [n, *n.iterancestors()])]
+    assert _in_subtrees(asked, top_nodes) == inside
+
+
 @given(
     page=st.text(alphabet="ab-_ .#\"'<>=x1é", max_size=80),
     name=st.text(alphabet="ab-_x1", min_size=1, max_size=4),
