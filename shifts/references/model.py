@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -147,39 +147,22 @@ class AssetRefs:
         """Whether any `:has()` rule is known (`looks_inside`)."""
         return bool(self._structure_index.subtree)
 
-    def structure_matters(
-        self, element: etree._Element, ancestors: AncestorMatches | None = None
-    ) -> bool:
+    def structure_matters(self, element: etree._Element, kept: KeptMatches | None = None) -> bool:
         """Whether a structural selector could match `element`: then it must keep its parent
-        and its position among its siblings. `ancestors`: a page's answers kept between
-        questions (`PageRefs`)."""
+        and its position among its siblings. `kept`: a page's answers kept between questions
+        (`PageRefs`)."""
         if not self.has_structure:
-            return False
-        for _ in self.structural_rules_of(element, ancestors):
-            return True
-        return False
+            return False  # (most inline blocks: no structural selector at all)
+        return bool(self._structure_index.matching(element, kept or KeptMatches(), first=True))
 
     def structural_rules_of(
-        self, element: etree._Element, ancestors: AncestorMatches | None = None
-    ) -> Iterator[StructuralRule]:
-        """The structural rules that could match `element` where it is (`structure_matters`;
-        what a diagnosis shows)."""
+        self, element: etree._Element, kept: KeptMatches | None = None
+    ) -> list[StructuralRule]:
+        """The structural rules that could match `element` where it is (what a diagnosis
+        shows)."""
         if not self.has_structure:
-            return  # (most inline blocks: no structural selector at all)
-        index = self._structure_index
-        parent = element.getparent()
-        above = ancestors or AncestorMatches()
-        for rule in index.candidates(element):
-            if (
-                (rule.parent is None or parent is None or _matches(parent, rule.parent))
-                and (rule.ancestor is None or above.at_or_above(parent, rule.ancestor))
-                and (
-                    rule.sibling is None
-                    or parent is None
-                    or any(node is not element and _matches(node, rule.sibling) for node in parent)
-                )
-            ):
-                yield rule
+            return []
+        return self._structure_index.matching(element, kept or KeptMatches(), first=False)
 
     def looks_inside(self, element: etree._Element) -> bool:
         """Whether a `:has()` selector could match `element` (its subtree's shape matters)."""
@@ -192,13 +175,18 @@ class AssetRefs:
         return _StructureIndex(self.structure)
 
 
+# Rules that share a compound, then a parent compound, tested together: an element is tested
+# against each compound once (GitLab's navigation has 19 rules `li > a`, under a dozen parents).
+_Group = tuple[Keys, tuple[tuple["Keys | None", tuple[StructuralRule, ...]], ...]]
+
+
 class _StructureIndex:
     """Structural rules by the most specific test of their compound, so an element is checked
     against the few rules that name its id, a class, its tag or one of its attributes."""
 
     def __init__(self, rules: Iterable[StructuralRule]) -> None:
-        self.by_key: dict[tuple[str, str], list[StructuralRule]] = {}
-        self.universal: list[StructuralRule] = []
+        by_key: dict[tuple[str, str], list[StructuralRule]] = {}
+        universal: list[StructuralRule] = []
         self.subtree: list[StructuralRule] = []
         for rule in rules:
             if rule.kind == "subtree":
@@ -206,35 +194,78 @@ class _StructureIndex:
                 continue
             tag, classes, element_id, attributes = rule.keys
             if element_id is not None:
-                self.by_key.setdefault(("id", element_id), []).append(rule)
+                by_key.setdefault(("id", element_id), []).append(rule)
             elif classes:
-                self.by_key.setdefault(("class", min(classes)), []).append(rule)
+                by_key.setdefault(("class", min(classes)), []).append(rule)
             elif attributes:
-                self.by_key.setdefault(("attr", min(attributes)[0]), []).append(rule)
+                by_key.setdefault(("attr", min(attributes)[0]), []).append(rule)
             elif tag is not None:
-                self.by_key.setdefault(("tag", tag), []).append(rule)
+                by_key.setdefault(("tag", tag), []).append(rule)
             else:
-                self.universal.append(rule)
+                universal.append(rule)
+        self.by_key = {key: _grouped(filed) for key, filed in by_key.items()}
+        # `*:first-child`, `P > *`: decided by position or parent (their compound names
+        # nothing, which every element matches)
+        self.universal = _grouped(universal)
         self.kinds = frozenset(kind for kind, _ in self.by_key)
 
-    def candidates(self, element: etree._Element) -> Iterable[StructuralRule]:
-        if not isinstance(element.tag, str):
-            return
-        # (asked of every wrap candidate, twice a page: only the kinds of key some rule is
-        # filed under are read of the element, each a string made by lxml)
+    def matching(
+        self, element: etree._Element, kept: KeptMatches, first: bool
+    ) -> list[StructuralRule]:
+        """The rules that could match `element` where it is; `first`: only the first found
+        (whether any does). One loop, no generator: asked of every wrap candidate and each
+        child of its parent."""
+        tag = element.tag
+        if not isinstance(tag, str):
+            return []
+        # (only the kinds of key some rule is filed under are read of the element, each a
+        # string made by lxml)
         kinds = self.kinds
-        keys = [("tag", element.tag.lower())] if "tag" in kinds else []
+        keys = [("tag", tag.lower())] if "tag" in kinds else []
         if "attr" in kinds:
             keys += [("attr", str(name).lower()) for name in element.attrib]
         if "class" in kinds:
             keys += [("class", name) for name in (element.get("class") or "").split()]
         if "id" in kinds and (element_id := element.get("id")):
             keys.append(("id", element_id))
-        for key in keys:
-            for rule in self.by_key.get(key, ()):
-                if _matches(element, rule.keys):
-                    yield rule
-        yield from self.universal  # `*:first-child`, `P > *`: decided by position or parent
+        groups = [group for key in keys for group in self.by_key.get(key, ())]
+        groups += self.universal
+        parent = element.getparent()
+        found = []
+        for compound, by_parent in groups:
+            if not _matches(element, compound):
+                continue
+            for parent_compound, rules in by_parent:
+                if (
+                    parent_compound is not None
+                    and parent is not None
+                    and not kept.matches(parent, parent_compound)
+                ):
+                    continue
+                for rule in rules:
+                    if (rule.ancestor is None or kept.at_or_above(parent, rule.ancestor)) and (
+                        rule.sibling is None
+                        or parent is None
+                        or any(
+                            node is not element and kept.matches(node, rule.sibling)
+                            for node in parent
+                        )
+                    ):
+                        found.append(rule)
+                        if first:
+                            return found
+        return found
+
+
+def _grouped(rules: list[StructuralRule]) -> list[_Group]:
+    """The rules by their compound, then by their parent compound, in the order first met."""
+    groups: dict[Keys, dict[Keys | None, list[StructuralRule]]] = {}
+    for rule in rules:
+        groups.setdefault(rule.keys, {}).setdefault(rule.parent, []).append(rule)
+    return [
+        (compound, tuple((up, tuple(filed)) for up, filed in by_parent.items()))
+        for compound, by_parent in groups.items()
+    ]
 
 
 ANY_ELEMENT: Keys = (None, frozenset(), None, frozenset())  # `*`, or a compound naming nothing
@@ -320,17 +351,19 @@ class PageRefs:
         return tuple(self.assets.suffixes | self.inline.suffixes)
 
     def structure_matters(self, element: etree._Element) -> bool:
-        return self.assets.structure_matters(
-            element, self._ancestors
-        ) or self.inline.structure_matters(element, self._ancestors)
+        return self.assets.structure_matters(element, self._kept) or self.inline.structure_matters(
+            element, self._kept
+        )
 
-    def structural_rules_of(self, element: etree._Element) -> Iterator[StructuralRule]:
-        yield from self.assets.structural_rules_of(element, self._ancestors)
-        yield from self.inline.structural_rules_of(element, self._ancestors)
+    def structural_rules_of(self, element: etree._Element) -> list[StructuralRule]:
+        return [
+            *self.assets.structural_rules_of(element, self._kept),
+            *self.inline.structural_rules_of(element, self._kept),
+        ]
 
     @functools.cached_property
-    def _ancestors(self) -> AncestorMatches:
-        return AncestorMatches()
+    def _kept(self) -> KeptMatches:
+        return KeptMatches()
 
     def looks_inside(self, element: etree._Element) -> bool:
         return self.assets.looks_inside(element) or self.inline.looks_inside(element)
@@ -367,15 +400,28 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
     )
 
 
-class AncestorMatches:
-    """Whether a node or one above it matches a compound (`A E`: an ancestor of E matching
-    A), kept per node: siblings share their ancestors, and every element of a page is asked
-    about the same few compounds. An answer stays true as wrappers go in above a node: a
-    wrapper (a custom tag, no attribute) matches no compound that names something, and one
-    that names nothing is matched by the node's old parent as well."""
+class KeptMatches:
+    """A page's answers to "does this node match this compound", kept per node while locator
+    drift decides its wrappers: a parent is asked about the same compounds for each of its
+    children, and an element about the same compound for each rule filed under one of its
+    names (GitLab's navigation has 19 rules `li > a` in different lists).
+
+    `matches` is a node's own answer, which depends on its names alone: they are final when
+    the questions start (the drifts rename before anything is wrapped), and a wrapper is a new
+    node. `at_or_above`: whether a node or one above it matches (`A E`: an ancestor of E
+    matching A). That answer stays true as wrappers go in above a node: a wrapper (a custom
+    tag, no attribute) matches no compound that names something, and one that names nothing
+    is matched by the node's old parent as well."""
 
     def __init__(self) -> None:
+        self._matched: dict[tuple[etree._Element, Keys], bool] = {}
         self._known: dict[tuple[etree._Element, Keys], bool] = {}
+
+    def matches(self, node: etree._Element, keys: Keys) -> bool:
+        answer = self._matched.get((node, keys))
+        if answer is None:
+            answer = self._matched[(node, keys)] = _matches(node, keys)
+        return answer
 
     def at_or_above(self, node: etree._Element | None, keys: Keys) -> bool:
         unknown = []
@@ -386,7 +432,7 @@ class AncestorMatches:
                 answer = known
                 break
             unknown.append(node)
-            if _matches(node, keys):
+            if self.matches(node, keys):
                 answer = True  # (for it and every node below it on the way up)
                 break
             node = node.getparent()

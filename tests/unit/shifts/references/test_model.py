@@ -9,6 +9,7 @@ from shifts.references import (
     js_refs,
     merge_refs,
 )
+from shifts.references.model import Keys
 
 
 def test_merging_keeps_everything_and_incompleteness_wins() -> None:
@@ -21,13 +22,13 @@ def test_ancestor_answers_kept_per_node_are_what_walking_up_finds() -> None:
     from lxml import etree
 
     from shifts.references.css import compound_keys
-    from shifts.references.model import AncestorMatches, _matches
+    from shifts.references.model import KeptMatches, _matches
     from tests.helpers.fixtures import fixture_pages
 
     compounds = [compound_keys(c) for c in (".nav-sidebar", "ul", "div.x", "*", "[role]", "#top")]
     for path in fixture_pages():
         root = etree.fromstring(path.read_bytes(), etree.HTMLParser())
-        kept = AncestorMatches()
+        kept = KeptMatches()
         for element in root.iter():
             for keys in compounds:
                 walked = any(_matches(node, keys) for node in element.iterancestors())
@@ -58,3 +59,56 @@ def test_the_attributes_whose_values_decide_a_place_are_those_a_rule_or_a_step_t
         ]
     )
     assert refs.values_tested == {"data-step", "data-col", "data-row", "data-pos"}
+
+
+def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
+    """`structural_rules_of` (rules filed by a name, grouped by compound and parent compound,
+    answers kept per node) against each rule tested in turn, on every element of the saved
+    pages, with their own stylesheets' rules and with rules of every kind of key: an id, a
+    class, an attribute, a tag, none (`*`), each with a parent, an ancestor or a sibling."""
+    from lxml import etree
+
+    from shifts.references import inline_refs
+    from shifts.references.model import PageRefs, StructuralRule, _matches
+    from tests.helpers.fixtures import fixture_pages
+
+    def at_or_above(node: etree._Element | None, keys: Keys) -> bool:
+        return node is not None and any(_matches(n, keys) for n in [node, *node.iterancestors()])
+
+    def could_match(rule: StructuralRule, element: etree._Element) -> bool:
+        parent = element.getparent()
+        return (
+            isinstance(element.tag, str)
+            and _matches(element, rule.keys)
+            and (rule.parent is None or parent is None or _matches(parent, rule.parent))
+            and (rule.ancestor is None or at_or_above(parent, rule.ancestor))
+            and (
+                rule.sibling is None
+                or parent is None
+                or any(n is not element and _matches(n, rule.sibling) for n in parent)
+            )
+        )
+
+    every_kind = css_refs(
+        "#top > a {} .nav > li {} .nav > li.active {} ul.nav > li {} [role] > a {}"
+        "[data-x='1'] > span {} li > a {} li.active > a {} .menu li > a {} * > p:first-child {}"
+        ".x > * {} div * > * {} a + span {} h2 ~ p {} .card:nth-child(2) {} *:last-child {}"
+        "div > span.btn {} div > a.btn {} * > button.btn {} form a.btn.btn-default {}"
+        "div:has(> img) {}"
+    )
+    found = 0
+    for path in fixture_pages():
+        root = etree.fromstring(path.read_bytes(), etree.HTMLParser())
+        for assets in (EMPTY, every_kind):
+            refs = PageRefs(assets, inline_refs(root))
+            rules = [
+                rule
+                for rule in refs.assets.structure | refs.inline.structure
+                if rule.kind != "subtree"
+            ]
+            for element in root.iter():
+                expected = {rule for rule in rules if could_match(rule, element)}
+                assert set(refs.structural_rules_of(element)) == expected, element.tag
+                assert refs.structure_matters(element) == bool(expected)
+                found += bool(expected)
+    assert found > 1000  # (a test that found no rule would prove nothing)
