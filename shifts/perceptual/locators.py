@@ -265,7 +265,12 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
 
 def _found_by_class(element: etree._Element, refs: PageRefs) -> bool:
     """Whether a script may find `element` by one of its classes."""
-    return any(refs.scripts_use(name) for name in (element.get("class") or "").split())
+    return _uses_a_class(element.get("class") or "", refs)
+
+
+def _uses_a_class(classes: str, refs: PageRefs) -> bool:
+    """Whether a script may find an element of this class attribute by one of its classes."""
+    return any(refs.scripts_use(name) for name in classes.split())
 
 
 def ids_read_as_data(root: etree._Element, refs: PageRefs) -> set[etree._Element]:
@@ -283,8 +288,14 @@ def ids_read_as_data(root: etree._Element, refs: PageRefs) -> set[etree._Element
         if refs.reads_widget_attributes
         else itertools.chain([root], descendants(root, "*[@class]"))
     )
+    by_classes: dict[str, bool] = {}  # (a page repeats its class attributes: each asked once)
     for element in found_by:
-        if _found_by_class(element, refs) or _found_by_widget_attribute(element, refs):
+        classes = element.get("class") or ""
+        if classes not in by_classes:
+            by_classes[classes] = _uses_a_class(classes, refs)
+        if by_classes[classes] or (
+            refs.reads_widget_attributes and _found_by_widget_attribute(element, refs)
+        ):
             node: etree._Element | None = element
             while node is not None and node not in kept:
                 kept.add(node)
@@ -440,23 +451,19 @@ def _drift_ids(
     with_ids = [(element, element.get("id") or "") for element in identified]
     mentions = _Mentions(original, asked=[element_id for _, element_id in with_ids])
     # References this shift renames along with the id do not count as dependencies.
-    references = Counter(
-        referenced
-        for element in referring
-        for attribute in ID_REFERENCES
-        for referenced in (element.get(attribute) or "").split()
-    )
-    # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
-    references.update(element.get("name") or "" for element in named)
+    references: Counter[str] = Counter()
     # An id named in a reference lxml cannot set again (a control character in it, which
     # libxml2's HTML parser keeps) keeps its name: the reference could not follow it.
-    fixed = {
-        referenced
-        for element in referring
-        for attribute in ID_REFERENCES
-        if not settable(element, [(attribute, names := element.get(attribute) or "")])
-        for referenced in names.split()
-    }
+    fixed: set[str] = set()
+    for element in referring:
+        for attribute in ID_REFERENCES:
+            if names := element.get(attribute):
+                referenced = names.split()
+                references.update(referenced)
+                if not settable(element, [(attribute, names)]):
+                    fixed.update(referenced)
+    # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
+    references.update(element.get("name") or "" for element in named)
     read_as_data = ids_read_as_data(root, refs)
     for element, element_id in with_ids:
         if (

@@ -604,14 +604,18 @@ def test_an_element_a_script_finds_by_a_class_keeps_its_id_when_scripts_read_ids
         b"<html><body><div id='media__content'>"
         b"<a id='h_:wiki:logo.png' class='select mediafile'>logo.png</a>"
         b"<a id='d_:wiki:logo.png' class='select'><img src='/f.png' alt='logo.png'></a>"
+        b"<a id='d_:wiki:next.png' class='select'>next.png</a>"  # (a class attribute met again)
+        b"<span id='w_:wiki:x.png' data-media='1'>x.png</span>"  # (found by its data attribute)
         b"<p id='other' class='info'>x</p></div></body></html>"
     )
     script = (
         "jQuery('#media__content').on('click', 'a.select', function () {"
         " var id = jQuery(this).attr('id').substr(2); insert(id); });"
+        " jQuery('[data-media]').each(function () { show(this.getAttribute('data-media')); });"
     )
     out, _ = drift(page, assets=js_refs(script))
     assert b'id="h_:wiki:logo.png"' in out and b'id="d_:wiki:logo.png"' in out
+    assert b'id="d_:wiki:next.png"' in out and b'id="w_:wiki:x.png"' in out
     assert b'id="other"' not in out  # found by no class a script uses: it drifts
     out, _ = drift(page, assets=js_refs(script.replace(".attr('id').substr(2)", ".attr('title')")))
     assert b'id="h_:wiki:logo.png"' not in out  # a script that reads no id as data
