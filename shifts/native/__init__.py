@@ -6,8 +6,9 @@ with or without it (the tests compare the two on every saved page and on generat
 
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
-  `selectors.with_any_attributes`, the handlers and data values `references.inline` reads,
-  the classes `locators._set_drifted` sets);
+  `selectors.with_any_attributes`, the elements of a protected class
+  (`selectors._with_a_class_of`), the handlers and data values `references.inline` reads, the
+  classes `locators._set_drifted` sets);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them.
@@ -176,6 +177,10 @@ interactive_elements: Callable[[etree._Element], list[etree._Element] | None] | 
 )
 handlers_and_data_values: Callable[[etree._Element], tuple[list[str], list[str]] | None] | None = (
     _function("_walks", "handlers_and_data_values")
+)
+# `with_a_class_of(root, names)`: `selectors._with_a_class_of`
+with_a_class_of: Callable[..., list[etree._Element] | None] | None = _function(
+    "_walks", "with_a_class_of"
 )
 # `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
 set_drifted: Callable[..., list[etree._Element] | None] | None = _function("_walks", "set_drifted")

@@ -3,7 +3,8 @@
  * a few calls before the test says no to most of them.
  *
  * The Python functions are the definitions (`shifts.interactive.interactive_elements`,
- * `shifts.selectors.with_any_attributes`, `shifts.references.inline._handlers_and_data_values`):
+ * `shifts.selectors.with_any_attributes`, `shifts.selectors._with_a_class_of`,
+ * `shifts.references.inline._handlers_and_data_values`):
  * these return what they return, or None where they would have to guess (a namespaced
  * attribute's name, a value that is no single text), and the caller then asks the Python.
  * The tests compare the two on every saved page and on generated trees. */
@@ -207,6 +208,74 @@ done:
     return result;
 }
 
+/* Whether the class attribute `value`, split as `selectors._class_names` splits it (at each
+ * space, tab, line feed and carriage return: empty names between two of them), holds one of
+ * `wanted`'s names. */
+static int holds_a_class(const char *value, const NameSet *wanted) {
+    for (const char *start = value;;) {
+        size_t length = strcspn(start, " \t\n\r");
+        for (Py_ssize_t k = 0; k < wanted->count; k++)
+            if (strlen(wanted->names[k]) == length && memcmp(start, wanted->names[k], length) == 0)
+                return 1;
+        if (start[length] == '\0') return 0;
+        start += length + 1;
+    }
+}
+
+/* `selectors._with_a_class_of`: `root` and the elements below it whose class attribute holds
+ * one of `names`, in document order; None where a class attribute is no single text. */
+static PyObject *with_a_class_of(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *root_object, *names;
+    if (!PyArg_ParseTuple(args, "OO:with_a_class_of", &root_object, &names)) return NULL;
+    struct LxmlElement *root = element_of(root_object);
+    if (root == NULL) return NULL;
+    if (left_to_python(root)) Py_RETURN_NONE;
+    PyObject *keep = PySequence_List(names); /* (its strings' UTF-8 stays theirs while it lives) */
+    if (keep == NULL) return NULL;
+    PyObject *found = NULL;
+    NameSet wanted = {PyMem_Calloc(PyList_GET_SIZE(keep) + 1, sizeof(char *)), 0};
+    if (wanted.names == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(keep); k++) {
+        /* A name that is no string, that UTF-8 cannot write (a lone surrogate) or that holds a
+         * NUL is no class any attribute holds: it matches nothing, as in Python. */
+        PyObject *name = PyList_GET_ITEM(keep, k);
+        if (!PyUnicode_Check(name)) continue;
+        Py_ssize_t size;
+        const char *utf8 = PyUnicode_AsUTF8AndSize(name, &size); /* (cached by the string) */
+        if (utf8 == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) goto done;
+            PyErr_Clear();
+            continue;
+        }
+        if ((Py_ssize_t)strlen(utf8) == size) wanted.names[wanted.count++] = utf8;
+    }
+    found = PyList_New(0);
+    if (found == NULL) goto done;
+    xmlNode *top = root->_c_node;
+    for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
+        xmlAttr *attribute;
+        if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, "class")) == NULL)
+            continue;
+        const char *value = attribute_text(attribute);
+        if (value == NULL) {
+            Py_SETREF(found, Py_NewRef(Py_None));
+            goto done;
+        }
+        if (holds_a_class(value, &wanted) && append_element(found, root->_doc, node) < 0) {
+            Py_CLEAR(found);
+            goto done;
+        }
+    }
+done:
+    PyMem_Free(wanted.names);
+    Py_DECREF(keep);
+    return found;
+}
+
 /* Append an attribute's value, as `get` reads it, to `found`: 1, 0 if it is no single text
  * (the caller falls back), -1 on an error. */
 static int append_value(PyObject *found, xmlAttr *attribute) {
@@ -335,6 +404,9 @@ static PyMethodDef methods[] = {
     {"handlers_and_data_values", handlers_and_data_values, METH_O,
      "handlers_and_data_values(root) -> tuple[list[str], list[str]] | None: "
      "references.inline._handlers_and_data_values, or None where only the Python reads it."},
+    {"with_a_class_of", with_a_class_of, METH_VARARGS,
+     "with_a_class_of(root, names) -> list | None: selectors._with_a_class_of, or None where "
+     "only the Python reads it."},
     {"set_drifted", set_drifted, METH_VARARGS,
      "set_drifted(root, name, protected, drifted) -> list | None: locators._set_drifted, or "
      "None (nothing set) where only the Python reads it."},

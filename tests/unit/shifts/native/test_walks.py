@@ -1,7 +1,7 @@
 """The compiled walks (`shifts.native.interactive_elements`, `with_any_attributes`,
-`handlers_and_data_values`) against their definitions, the Python ones: the same elements (and
-values) in the same order from every subtree of every saved page and of generated trees, or None
-(the Python then walks) only where the C one says it cannot."""
+`with_a_class_of`, `handlers_and_data_values`) against their definitions, the Python ones: the
+same elements (and values) in the same order from every subtree of every saved page and of
+generated trees, or None (the Python then walks) only where the C one says it cannot."""
 
 from __future__ import annotations
 
@@ -12,11 +12,20 @@ from shifts import native
 from shifts.interactive import XPATH, _interactive_elements_read, interactive_elements
 from shifts.perceptual.locators import ID_REFERENCES
 from shifts.references.inline import _handlers_and_data_values_read
-from shifts.selectors import _with_any_attributes_read, with_any_attributes
+from shifts.selectors import _with_a_class_of_read, _with_any_attributes_read, with_any_attributes
 from tests.helpers.fixtures import fixture_pages
 from tests.helpers.generated import fragments
 
 HOOKS = frozenset({"data-testid", "data-test", "data-qa", "data-cy"})
+# Classes a site protects (`sites/`), others the saved pages hold, and the empty name (between two
+# separators of a class attribute, as XPath's `normalize-space` splits it).
+CLASSES = frozenset({"title", "project-title", "entry-title", "page-title", "nav", "active"}) | {
+    "btn",
+    "",
+    "a",
+    "b",
+    "é",
+}
 
 
 def test_they_are_built_here() -> None:
@@ -28,23 +37,25 @@ def test_they_are_built_here() -> None:
 
 def walked_alike(root: etree._Element) -> None:
     assert native.interactive_elements is not None and native.with_any_attributes is not None
-    assert native.handlers_and_data_values is not None
+    assert native.handlers_and_data_values is not None and native.with_a_class_of is not None
     # (Elements compare by identity: the C walk hands back lxml's own proxy of each node.)
     assert native.interactive_elements(root) == _interactive_elements_read(root)
     found = native.with_any_attributes(root, HOOKS, ID_REFERENCES, ())
     assert found == _with_any_attributes_read(root, HOOKS, ID_REFERENCES, ())
     assert native.handlers_and_data_values(root) == _handlers_and_data_values_read(root)
+    assert native.with_a_class_of(root, CLASSES) == _with_a_class_of_read(root, CLASSES)
 
 
 def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
-    members = 0
+    members = classed = 0
     for page in fixture_pages():
         root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
         for subtree in [root, *root.iter("body", "form", "nav", "noscript", "template", "li")]:
             walked_alike(subtree)
         members += len(interactive_elements(root))
         assert interactive_elements(root) == XPATH(root)  # (the members' one definition)
-    assert members > 500
+        classed += len(_with_a_class_of_read(root, CLASSES))
+    assert members > 500 and classed > 100
 
 
 def test_a_namespaced_attribute_is_left_to_the_python() -> None:
@@ -68,6 +79,17 @@ def test_name_sets_may_be_iterators_and_names_no_attribute_has_match_nothing() -
     odd: list[object] = [b"for", "\ud800", "href\x00zz", 7]
     assert native.with_any_attributes is not None
     assert native.with_any_attributes(root, odd) == _with_any_attributes_read(root, odd) == ([],)  # type: ignore[arg-type]
+    classed = etree.fromstring('<div class="x"><a class="for">Go</a><b class="">L</b></div>')
+    assert native.with_a_class_of is not None
+    assert native.with_a_class_of(classed, odd) == [] == _with_a_class_of_read(classed, frozenset())
+    assert native.with_a_class_of(classed, [*odd, ""]) == [classed[1]]
+    # A carriage return in a class (set, or written `&#13;`: an HTML parser makes a line feed
+    # of one written as it is) separates names, as a tab and a line feed do.
+    classed[0].set("class", "for\rx")
+    classed.set("class", "a\r\t\nb")
+    for names in ({"x"}, {"b"}, {"for"}):
+        assert native.with_a_class_of(classed, names) == _with_a_class_of_read(classed, names)
+        assert len(_with_a_class_of_read(classed, frozenset(names))) == 1
 
 
 def test_what_only_the_python_reads() -> None:
@@ -78,12 +100,20 @@ def test_what_only_the_python_reads() -> None:
     for walk in (native.interactive_elements, native.handlers_and_data_values, native.signature):
         assert walk(empty) is None
     assert native.with_any_attributes(empty, {"a"}) is None
+    assert native.with_a_class_of is not None and native.with_a_class_of(empty, {"a"}) is None
     # A DTD's attribute defaults, which `get` reads of an element without its own.
     root = etree.fromstring(
         '<!DOCTYPE r [<!ATTLIST a href CDATA "x" class CDATA "c1">]><r><a>go</a></r>'
     )
     assert native.interactive_elements(root) is None and native.signature(root[0]) is None
     assert [e.tag for e in interactive_elements(root)] == ["a"]
+    assert native.with_a_class_of(root, {"c1"}) is None
+    # A class attribute that is no single text (an entity reference an XML parser kept).
+    kept = etree.fromstring(
+        '<!DOCTYPE r [<!ENTITY e "b">]><r><a class="a &e;"/></r>',
+        etree.XMLParser(resolve_entities=False),
+    )
+    assert native.with_a_class_of(kept, {"a"}) is None
     # A repeated attribute (the HTML parser keeps the first; an XML parser's recovery, both):
     # `items` reads each by its name, so the first's value twice.
     twice = etree.fromstring('<div onclick="1" onclick="2"/>', etree.XMLParser(recover=True))
@@ -91,8 +121,17 @@ def test_what_only_the_python_reads() -> None:
 
 
 TAGS = ["a", "input", "button", "select", "summary", "div", "span", "noscript", "template"]
-VALUES = ["", "hidden", "HIDDEN", "button", "link", "tab", "menuitem", "checkbox", "x", "&amp;"]
+VALUES = ["", "hidden", "HIDDEN", "button", "link", "tab", "menuitem", "checkbox", "x", "&amp;"] + [
+    # (class attributes: separators of every kind, a no-break space, which is none)
+    "a b",
+    " a\tb\n",
+    "b\r",
+    "a\xa0b",
+    "ab  é",
+    "title",
+]
 NAMES = ["href", "type", "role", "id", "data-testid", "data-qa", "for", "aria-labelledby"] + [
+    "class",
     "onclick",
     "on",
     "data-",
