@@ -22,6 +22,7 @@ from typing import cast
 
 from lxml import etree
 
+from shifts import native
 from shifts.encoding import (
     detect_encoding,
     is_ascii_compatible,
@@ -704,6 +705,26 @@ def _with_any_of(names: frozenset[str]) -> etree.XPath:
     return etree.XPath("//*[" + " or ".join(f"@{name}" for name in sorted(names)) + "]")
 
 
+def _links_to_keep(root: etree._Element) -> list[tuple[etree._Element, str, str]]:
+    """(element, name, value) for each link of the document (an `href`, `src` or `action`, an
+    anchor's `name`) whose value libxml2 would escape, in document order. In C where it can be
+    (`shifts.native`): a page's every link is read, and most are written as they are."""
+    return native.either(native.links_to_keep, _links_to_keep_read, root)
+
+
+def _links_to_keep_read(root: etree._Element) -> list[tuple[etree._Element, str, str]]:
+    """`_links_to_keep` in Python: its definition, which the C one follows."""
+    found = []
+    for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
+        for name in ("href", "src", "action", "name"):
+            value = element.get(name)
+            if value is None or (name == "name" and element.tag != "a"):
+                continue
+            if not _URI_SAFE.fullmatch(value):
+                found.append((element, name, value))
+    return found
+
+
 def _serialize(
     root: etree._Element,
     encoding: str,
@@ -715,24 +736,18 @@ def _serialize(
     (`valued_booleans`), which it would drop, written under placeholders and put back."""
     written_as = libxml2_encoding(encoding)
     kept: list[tuple[etree._Element, str, str]] = []
-    for element in cast(list[etree._Element], _URI_ATTRIBUTES(root)):
-        for name in ("href", "src", "action", "name"):
-            value = element.get(name)
-            if value is None or (name == "name" and element.tag != "a"):
+    for element, name, value in _links_to_keep(root):
+        if not settable(element, [(name, value)]):
+            # lxml cannot put it back as it came: the same request in what it can set (a
+            # control character encoded, `\x01 ` at an end dropped, as a browser does); an
+            # anchor's name, no URL, as libxml2 writes it.
+            value = as_requested(value)
+            if name == "name" or not settable(element, [(name, value)]):
                 continue
+            element.set(name, value)
             if _URI_SAFE.fullmatch(value):
                 continue
-            if not settable(element, [(name, value)]):
-                # lxml cannot put it back as it came: the same request in what it can set (a
-                # control character encoded, `\x01 ` at an end dropped, as a browser does);
-                # an anchor's name, no URL, as libxml2 writes it.
-                value = as_requested(value)
-                if name == "name" or not settable(element, [(name, value)]):
-                    continue
-                element.set(name, value)
-                if _URI_SAFE.fullmatch(value):
-                    continue
-            kept.append((element, name, value))
+        kept.append((element, name, value))
     # (each element with a boolean attribute's value, and which: one placeholder name per
     # attribute, as an element has each once)
     booleans: list[tuple[etree._Element, list[str]]] = []

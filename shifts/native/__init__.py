@@ -7,8 +7,9 @@ with or without it (the tests compare the two on every saved page and on generat
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the elements of a protected class
-  (`selectors._with_a_class_of`), the handlers and data values `references.inline` reads, the
-  classes `locators._set_drifted` sets);
+  (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
+  the handlers and data values `references.inline` reads, the classes `locators._set_drifted`
+  sets);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them.
@@ -181,6 +182,10 @@ handlers_and_data_values: Callable[[etree._Element], tuple[list[str], list[str]]
 # `with_a_class_of(root, names)`: `selectors._with_a_class_of`
 with_a_class_of: Callable[..., list[etree._Element] | None] | None = _function(
     "_walks", "with_a_class_of"
+)
+# `links_to_keep(root)`: `document._links_to_keep`
+links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] | None] | None = (
+    _function("_walks", "links_to_keep")
 )
 # `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
 set_drifted: Callable[..., list[etree._Element] | None] | None = _function("_walks", "set_drifted")

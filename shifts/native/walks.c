@@ -4,7 +4,7 @@
  *
  * The Python functions are the definitions (`shifts.interactive.interactive_elements`,
  * `shifts.selectors.with_any_attributes`, `shifts.selectors._with_a_class_of`,
- * `shifts.references.inline._handlers_and_data_values`):
+ * `shifts.document._links_to_keep`, `shifts.references.inline._handlers_and_data_values`):
  * these return what they return, or None where they would have to guess (a namespaced
  * attribute's name, a value that is no single text), and the caller then asks the Python.
  * The tests compare the two on every saved page and on generated trees. */
@@ -276,6 +276,63 @@ done:
     return found;
 }
 
+/* Whether a link's value is all characters `document._URI_SAFE` holds (libxml2 writes it as it
+ * is): ASCII letters, digits and `-_.!~*'()@/:=?;#%&,+<>`. */
+static int is_uri_safe(const char *value) {
+    static const char safe[] = "-_.!~*'()@/:=?;#%&,+<>";
+    for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr(safe, *c) != NULL))
+            return 0;
+    return 1;
+}
+
+/* `document._links_to_keep`: (element, name, value) for each link libxml2 would escape, of
+ * every element of the document `root` is in, in document order; None where a link's value is
+ * no single text or `root` is in no document. */
+static PyObject *links_to_keep(PyObject *module, PyObject *arg) {
+    (void)module;
+    static const char *const links[] = {"href", "src", "action", "name", NULL};
+    struct LxmlElement *root = element_of(arg);
+    if (root == NULL) return NULL;
+    if (left_to_python(root) || root->_c_node->doc == NULL) Py_RETURN_NONE;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    /* (`//` from any node: the whole document, each of its top elements' trees) */
+    for (xmlNode *top = root->_c_node->doc->children; top != NULL; top = top->next) {
+        for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
+            if (node->type != XML_ELEMENT_NODE) continue;
+            int anchor = node->ns == NULL && strcmp((const char *)node->name, "a") == 0;
+            for (const char *const *name = links; *name; name++) {
+                xmlAttr *attribute = attribute_named(node, *name);
+                if (attribute == NULL || (strcmp(*name, "name") == 0 && !anchor)) continue;
+                const char *text = attribute_text(attribute);
+                if (text == NULL) {
+                    Py_SETREF(found, Py_NewRef(Py_None));
+                    return found;
+                }
+                if (is_uri_safe(text)) continue;
+                PyObject *value = attribute_value(attribute);
+                if (value == Py_None) { /* (no UTF-8: the Python reads it) */
+                    Py_SETREF(found, value);
+                    return found;
+                }
+                PyObject *element = value == NULL ? NULL : (PyObject *)elementFactory(root->_doc, node);
+                PyObject *link = element == NULL ? NULL : Py_BuildValue("(OsO)", element, *name, value);
+                Py_XDECREF(element);
+                Py_XDECREF(value);
+                if (link == NULL || PyList_Append(found, link) < 0) {
+                    Py_XDECREF(link);
+                    Py_DECREF(found);
+                    return NULL;
+                }
+                Py_DECREF(link);
+            }
+        }
+    }
+    return found;
+}
+
 /* Append an attribute's value, as `get` reads it, to `found`: 1, 0 if it is no single text
  * (the caller falls back), -1 on an error. */
 static int append_value(PyObject *found, xmlAttr *attribute) {
@@ -407,6 +464,9 @@ static PyMethodDef methods[] = {
     {"with_a_class_of", with_a_class_of, METH_VARARGS,
      "with_a_class_of(root, names) -> list | None: selectors._with_a_class_of, or None where "
      "only the Python reads it."},
+    {"links_to_keep", links_to_keep, METH_O,
+     "links_to_keep(root) -> list | None: document._links_to_keep, or None where only the "
+     "Python reads it."},
     {"set_drifted", set_drifted, METH_VARARGS,
      "set_drifted(root, name, protected, drifted) -> list | None: locators._set_drifted, or "
      "None (nothing set) where only the Python reads it."},

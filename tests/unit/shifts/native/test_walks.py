@@ -1,14 +1,18 @@
 """The compiled walks (`shifts.native.interactive_elements`, `with_any_attributes`,
-`with_a_class_of`, `handlers_and_data_values`) against their definitions, the Python ones: the
-same elements (and values) in the same order from every subtree of every saved page and of
-generated trees, or None (the Python then walks) only where the C one says it cannot."""
+`with_a_class_of`, `links_to_keep`, `handlers_and_data_values`) against their definitions, the
+Python ones: the same elements (and values) in the same order from every subtree of every saved
+page and of generated trees, or None (the Python then walks) only where the C one says it
+cannot."""
 
 from __future__ import annotations
+
+import itertools
 
 from hypothesis import HealthCheck, given, settings
 from lxml import etree
 
 from shifts import native
+from shifts.document import _links_to_keep_read
 from shifts.interactive import XPATH, _interactive_elements_read, interactive_elements
 from shifts.perceptual.locators import ID_REFERENCES
 from shifts.references.inline import _handlers_and_data_values_read
@@ -44,6 +48,8 @@ def walked_alike(root: etree._Element) -> None:
     assert found == _with_any_attributes_read(root, HOOKS, ID_REFERENCES, ())
     assert native.handlers_and_data_values(root) == _handlers_and_data_values_read(root)
     assert native.with_a_class_of(root, CLASSES) == _with_a_class_of_read(root, CLASSES)
+    assert native.links_to_keep is not None
+    assert native.links_to_keep(root) == _links_to_keep_read(root)
 
 
 def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
@@ -55,6 +61,14 @@ def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
         members += len(interactive_elements(root))
         assert interactive_elements(root) == XPATH(root)  # (the members' one definition)
         classed += len(_with_a_class_of_read(root, CLASSES))
+        # (the saved pages' links are all written as they are: one of each kind made not)
+        for tag, names in (("a", ("href", "name")), ("img", ("src",)), ("form", ("action",))):
+            for element in itertools.islice(root.iter(tag), 1):
+                for name in names:
+                    element.set(name, "/é ?q=[x]|{y}")
+        kept = _links_to_keep_read(root)
+        assert native.links_to_keep is not None and native.links_to_keep(root) == kept
+        assert len(kept) >= 2, page.name
     assert members > 500 and classed > 100
 
 
@@ -69,6 +83,14 @@ def test_a_namespaced_attribute_is_left_to_the_python() -> None:
     assert native.handlers_and_data_values is not None
     assert native.handlers_and_data_values(root) == _handlers_and_data_values_read(root)
     assert native.handlers_and_data_values(root) == ([], [])
+    # A namespaced element's links are links; its `name` is an anchor's only with no namespace.
+    linked = etree.fromstring('<r xmlns:x="urn:x"><x:a name="a b" href="c d"/><a name="e f"/></r>')
+    assert native.links_to_keep is not None
+    assert native.links_to_keep(linked) == _links_to_keep_read(linked)
+    assert [(e.tag, n, v) for e, n, v in _links_to_keep_read(linked)] == [
+        ("{urn:x}a", "href", "c d"),
+        ("a", "name", "e f"),
+    ]
 
 
 def test_name_sets_may_be_iterators_and_names_no_attribute_has_match_nothing() -> None:
@@ -101,6 +123,7 @@ def test_what_only_the_python_reads() -> None:
         assert walk(empty) is None
     assert native.with_any_attributes(empty, {"a"}) is None
     assert native.with_a_class_of is not None and native.with_a_class_of(empty, {"a"}) is None
+    assert native.links_to_keep is not None and native.links_to_keep(empty) is None
     # A DTD's attribute defaults, which `get` reads of an element without its own.
     root = etree.fromstring(
         '<!DOCTYPE r [<!ATTLIST a href CDATA "x" class CDATA "c1">]><r><a>go</a></r>'
@@ -114,13 +137,18 @@ def test_what_only_the_python_reads() -> None:
         etree.XMLParser(resolve_entities=False),
     )
     assert native.with_a_class_of(kept, {"a"}) is None
+    linked = etree.fromstring(
+        '<!DOCTYPE r [<!ENTITY e "b">]><r><a href="a &e;"/></r>',
+        etree.XMLParser(resolve_entities=False),
+    )
+    assert native.links_to_keep(linked) is None
     # A repeated attribute (the HTML parser keeps the first; an XML parser's recovery, both):
     # `items` reads each by its name, so the first's value twice.
     twice = etree.fromstring('<div onclick="1" onclick="2"/>', etree.XMLParser(recover=True))
     assert native.handlers_and_data_values(twice) == _handlers_and_data_values_read(twice)
 
 
-TAGS = ["a", "input", "button", "select", "summary", "div", "span", "noscript", "template"]
+TAGS = ["a", "input", "button", "select", "summary", "div", "span", "noscript", "template", "form"]
 VALUES = ["", "hidden", "HIDDEN", "button", "link", "tab", "menuitem", "checkbox", "x", "&amp;"] + [
     # (class attributes: separators of every kind, a no-break space, which is none)
     "a b",
@@ -129,9 +157,14 @@ VALUES = ["", "hidden", "HIDDEN", "button", "link", "tab", "menuitem", "checkbox
     "a\xa0b",
     "ab  é",
     "title",
+    "/p?a=1&b=[2]|{3}",
+    "/fine?a=1&b=2#x",
 ]
 NAMES = ["href", "type", "role", "id", "data-testid", "data-qa", "for", "aria-labelledby"] + [
     "class",
+    "src",
+    "action",
+    "name",
     "onclick",
     "on",
     "data-",
