@@ -249,7 +249,7 @@ done:
 }
 
 /* `keyed.get(name, name)` of the name in[0:n], appended to `out`: 1 if appended, 0 if the key
- * is no string (the caller falls back), -1 on an error. */
+ * is no plain string (the caller falls back), -1 on an error. */
 static int keyed_into(Text *out, const Py_UCS4 *in, Py_ssize_t n, PyObject *keyed) {
     PyObject *name = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, in, n);
     if (name == NULL) return -1;
@@ -262,7 +262,7 @@ static int keyed_into(Text *out, const Py_UCS4 *in, Py_ssize_t n, PyObject *keye
         out->length += n;
         return 1;
     }
-    if (!PyUnicode_Check(key)) return 0;
+    if (!PyUnicode_CheckExact(key)) return 0; /* (a subclass may format itself its own way) */
     int kind = PyUnicode_KIND(key);
     const void *data = PyUnicode_DATA(key);
     Py_ssize_t length = PyUnicode_GET_LENGTH(key);
@@ -310,10 +310,8 @@ static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "signature() takes an lxml element");
         return NULL;
     }
-    if (keyed != Py_None && !PyDict_Check(keyed)) {
-        PyErr_SetString(PyExc_TypeError, "signature()'s keyed names are a dict or None");
-        return NULL;
-    }
+    /* (a dict's subclass may answer `get` or `len` its own way: the Python asks it) */
+    if (keyed != Py_None && !PyDict_CheckExact(keyed)) Py_RETURN_NONE;
     /* (an empty dict reads as none, as the Python's `if keyed:` does: no class is split) */
     if (keyed != Py_None && PyDict_GET_SIZE(keyed) == 0) keyed = Py_None;
     xmlNode *node = ((struct LxmlElement *)arg)->_c_node;

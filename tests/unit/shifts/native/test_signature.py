@@ -79,8 +79,17 @@ def test_keyed_names_read_as_their_keys() -> None:
     assert compiled(link, {}) == compiled(link) == _signature_read(link)
     assert compiled(link) == "a|n1| c1\tplain\u3000c2 |n1|/c1|Go"
     assert _signature(link, keyed) == _signature_read(link, keyed)
-    # A key that is no string is the Python's to read (it would raise there, as it should).
+    # A key that is no plain string, and keys in a dict's subclass (whose `get` may answer its
+    # own way), are the Python's to read.
     assert compiled(link, {"n1": 7}) is None  # type: ignore[dict-item]
+    assert compiled(link, {"n1": type("Formatted", (str,), {})("x")}) is None
+
+    class Keys(dict[str, str]):
+        def get(self, name: str, default: object = None) -> str:  # type: ignore[override]
+            return "own"
+
+    assert compiled(link, Keys(keyed)) is None
+    assert _signature(link, Keys(keyed)) == "a|own|own own own|n1|/c1|Go"
 
 
 def test_namespaced_and_foreign_nodes_fall_back() -> None:
@@ -89,10 +98,11 @@ def test_namespaced_and_foreign_nodes_fall_back() -> None:
     assert compiled(etree.Comment("x")) is None  # (no element: a comment's node)
 
 
-def test_it_refuses_what_is_no_element_and_keys_that_are_no_dict() -> None:
+def test_it_refuses_what_is_no_element() -> None:
     link = elements("<a>x</a>")[-1]
     assert native.signature is not None, native.why_not
-    for args in (("a",), (link, ["n1"]), (), (link, None, None)):
+    assert native.signature(link, ["n1"]) is None  # (no dict: the Python's to read)
+    for args in (("a",), (), (link, None, None)):
         try:
             native.signature(*args)
         except TypeError:
