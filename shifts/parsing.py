@@ -20,6 +20,7 @@ from typing import cast
 
 from lxml import etree
 
+from shifts import native
 from shifts.encoding import is_ascii_compatible, libxml2_encoding
 
 # libxml2's error when a page is past what it parses (its depth with `huge_tree`): it stops.
@@ -166,6 +167,22 @@ def _reports_stray_end_tags(errors: list[str]) -> bool:
     return any(_STRAY_END_TAG.match(message) for message in errors)
 
 
+def _end_tags(source: bytes) -> list[tuple[int, int, str]]:
+    """Each `</p>` and `</br>` of the page outside its comments, raw text and tags, as (start,
+    end, its name in lower case). In C where it can be (`shifts.native`): the pattern is tried
+    at every tag of the page, which costs about what parsing it does."""
+    return native.either(native.end_tags, _end_tags_read, source)
+
+
+def _end_tags_read(source: bytes) -> list[tuple[int, int, str]]:
+    """`_end_tags` in Python: its definition, which the C one follows."""
+    return [
+        (found.start(), found.end(), found.group(2).lower().decode())
+        for found in _END_TAG_OR_SKIPPED.finditer(source)
+        if found.group(2) is not None  # (else a comment, a raw text or a tag: skipped)
+    ]
+
+
 def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Element | None:
     """The page parsed with an empty <p> for each `</p>` that closes nothing and a <br> for
     each `</br>`, as a browser builds it; None where that cannot be done safely (a marker would
@@ -174,14 +191,11 @@ def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Elem
         return None
     marked: list[bytes] = []
     position, count = 0, 0
-    for found in _END_TAG_OR_SKIPPED.finditer(source):
-        if found.group(2) is None:  # a comment or a raw-text element: kept as it is
-            continue
-        name = found.group(2).lower().decode()
-        marked += [source[position : found.start()], f"<!--{_END_TAG_MARK} {name}-->".encode()]
+    for start, end, name in _end_tags(source):
+        marked += [source[position:start], f"<!--{_END_TAG_MARK} {name}-->".encode()]
         if name == "p":  # (a matched </p> still closes its paragraph)
-            marked.append(found.group(0))
-        position, count = found.end(), count + 1
+            marked.append(source[start:end])
+        position, count = end, count + 1
     root = etree.fromstring(b"".join(marked) + source[position:], parser)
     marks = [
         comment

@@ -12,7 +12,9 @@ with or without it (the tests compare the two on every saved page and on generat
   sets);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
-  (`locators._locators`, `tree.getpath`), before the drifts and after them.
+  (`locators._locators`, `tree.getpath`), before the drifts and after them;
+- `markup.c`: the end tags of a page that may close nothing (`parsing._end_tags`), found past
+  its comments, raw text and tags.
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -55,6 +57,7 @@ SOURCES = {
     "_walks": "walks.c",
     "_words": "words.c",
     "_locators": "locators.c",
+    "_markup": "markup.c",
 }
 
 
@@ -205,6 +208,8 @@ locators: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | No
 names: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | None = _function(
     "_locators", "names"
 )
+# `end_tags(page)`: `parsing._end_tags(page)` (it never declines)
+end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
 

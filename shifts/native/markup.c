@@ -1,0 +1,168 @@
+/* A scan of a page's markup bytes, in C: where libxml2 reports an end tag that closes nothing
+ * (`</p>`, `</br>`), the parser finds each such end tag in the page, past its comments, its
+ * raw text (a script's, a style's) and its tags' attributes (`data-content="<p>...</p>"`). In
+ * Python that is a pattern tried at every tag of the page: about as long as parsing it.
+ *
+ * The Python is the definition: `parsing._END_TAG_OR_SKIPPED`'s matches, in order, of which the
+ * end tags are kept. Its alternatives are tried in turn at each `<`, as the pattern tries them,
+ * and each is read without backtracking: at each step of the pattern only one way on can match
+ * (an attribute's name stops at `=`, a space, `/` or `>`; a quoted value at its quote), so the
+ * one read here is the pattern's. The tests compare the two on every saved page and on
+ * generated markup. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* `\s` of a bytes pattern: space, tab, line feed, carriage return, form feed, vertical tab. */
+static int is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* `(?=[\s/>])`: what ends a tag's name. */
+static int ends_a_name(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
+    return at < n && (is_space(s[at]) || s[at] == '/' || s[at] == '>');
+}
+
+/* Whether s[at:] starts with the lowercase `word`, in any case. */
+static int starts_with(const unsigned char *s, Py_ssize_t n, Py_ssize_t at, const char *word) {
+    Py_ssize_t length = (Py_ssize_t)strlen(word);
+    if (at + length > n) return 0;
+    for (Py_ssize_t k = 0; k < length; k++)
+        if (lower(s[at + k]) != (unsigned char)word[k]) return 0;
+    return 1;
+}
+
+/* Where the first `>` at or after `at` ends (`[^>]*>`), or -1. */
+static Py_ssize_t past_next_gt(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
+    if (at >= n) return -1;
+    const unsigned char *gt = memchr(s + at, '>', n - at);
+    return gt == NULL ? -1 : gt - s + 1;
+}
+
+/* `<!--.*?-->` at `at`: its end, or -1. */
+static Py_ssize_t comment_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
+    if (at + 4 > n || memcmp(s + at, "<!--", 4) != 0) return -1;
+    for (Py_ssize_t k = at + 4; k + 3 <= n; k++)
+        if (s[k] == '-' && s[k + 1] == '-' && s[k + 2] == '>') return k + 3;
+    return -1;
+}
+
+/* `<(script|...)(?=[\s/>])[^>]*>.*?</\1\s*>` at `at`: its end, or -1. */
+static Py_ssize_t raw_text_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
+    static const char *const names[] = {"script", "style",   "textarea", "title",
+                                        "xmp",    "iframe",  "noembed",  "noframes", NULL};
+    const char *name = NULL;
+    for (const char *const *each = names; *each && name == NULL; each++)
+        if (starts_with(s, n, at + 1, *each) && ends_a_name(s, n, at + 1 + strlen(*each)))
+            name = *each;
+    if (name == NULL) return -1;
+    Py_ssize_t length = (Py_ssize_t)strlen(name);
+    Py_ssize_t content = past_next_gt(s, n, at + 1 + length);
+    if (content < 0) return -1;
+    for (Py_ssize_t k = content; k + 2 <= n; k++) { /* the first `</name\s*>` (`.*?`) */
+        if (s[k] != '<' || s[k + 1] != '/' || !starts_with(s, n, k + 2, name)) continue;
+        Py_ssize_t end = k + 2 + length;
+        while (end < n && is_space(s[end])) end++;
+        if (end < n && s[end] == '>') return end + 1;
+    }
+    return -1;
+}
+
+/* `</(p|br)(?=[\s/>])[^>]*>` at `at`: its end, and its name in `name`; or -1. */
+static Py_ssize_t end_tag_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at,
+                             const char **name) {
+    if (at + 1 >= n || s[at + 1] != '/') return -1;
+    if (starts_with(s, n, at + 2, "p") && ends_a_name(s, n, at + 3)) *name = "p";
+    else if (starts_with(s, n, at + 2, "br") && ends_a_name(s, n, at + 4)) *name = "br";
+    else return -1;
+    return past_next_gt(s, n, at + 2 + (Py_ssize_t)strlen(*name));
+}
+
+/* An attribute's name's byte: `[^\s"'>/=]`. */
+static int in_name(unsigned char c) {
+    return !is_space(c) && c != '"' && c != '\'' && c != '>' && c != '/' && c != '=';
+}
+
+/* An unquoted value's byte: `[^\s"'>]`. */
+static int in_unquoted(unsigned char c) {
+    return !is_space(c) && c != '"' && c != '\'' && c != '>';
+}
+
+/* `<[A-Za-z][^\s/>]*` and `parsing._ATTRIBUTES` at `at`: its end, or -1. */
+static Py_ssize_t start_tag_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
+    Py_ssize_t k = at + 1;
+    if (k >= n || !is_letter(s[k])) return -1;
+    for (k++; k < n && !is_space(s[k]) && s[k] != '/' && s[k] != '>'; k++) {}
+    for (;;) {
+        Py_ssize_t m = k;
+        while (m < n && is_space(s[m])) m++;
+        if (m > k && m < n && in_name(s[m])) { /* `\s+name`, then `\s*=\s*value` if one */
+            while (m < n && in_name(s[m])) m++;
+            Py_ssize_t v = m;
+            while (v < n && is_space(s[v])) v++;
+            if (v < n && s[v] == '=') {
+                for (v++; v < n && is_space(s[v]); v++) {}
+                if (v < n && (s[v] == '"' || s[v] == '\'')) {
+                    const unsigned char *quote = memchr(s + v + 1, s[v], n - v - 1);
+                    if (quote != NULL) m = quote - s + 1;
+                } else if (v < n && in_unquoted(s[v])) {
+                    while (v < n && in_unquoted(s[v])) v++;
+                    m = v;
+                } /* (no value: the name alone, and what follows it must end it) */
+            }
+            k = m;
+        } else if (m < n && s[m] == '/') { /* a slash, after spaces or none */
+            k = m + 1;
+        } else {
+            return m < n && s[m] == '>' ? m + 1 : -1; /* `\s*>` */
+        }
+    }
+}
+
+static PyObject *end_tags(PyObject *module, PyObject *arg) {
+    (void)module;
+    Py_buffer page;
+    if (PyObject_GetBuffer(arg, &page, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *s = page.buf;
+    Py_ssize_t n = page.len;
+    PyObject *found = PyList_New(0);
+    for (Py_ssize_t at = 0; found != NULL && at < n;) {
+        const unsigned char *next = memchr(s + at, '<', n - at);
+        if (next == NULL) break;
+        at = next - s;
+        const char *name = NULL;
+        Py_ssize_t end;
+        if ((end = comment_at(s, n, at)) >= 0 || (end = raw_text_at(s, n, at)) >= 0) {
+            at = end;
+        } else if ((end = end_tag_at(s, n, at, &name)) >= 0) {
+            PyObject *tag = Py_BuildValue("(nns)", at, end, name);
+            if (tag == NULL || PyList_Append(found, tag) < 0) Py_CLEAR(found);
+            Py_XDECREF(tag);
+            at = end;
+        } else if ((end = start_tag_at(s, n, at)) >= 0) {
+            at = end;
+        } else {
+            at++;
+        }
+    }
+    PyBuffer_Release(&page);
+    return found;
+}
+
+static PyMethodDef methods[] = {
+    {"end_tags", end_tags, METH_O,
+     "end_tags(page: bytes) -> list[tuple[int, int, str]]: parsing._end_tags, each `</p>` and "
+     "`</br>` of the page outside comments, raw text and tags, as (start, end, name)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_markup", "Scans of a page's markup, in C.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__markup(void) { return PyModule_Create(&module_definition); }
