@@ -315,7 +315,12 @@ class PageRefs:
         return self.assets.parses_ids or self.inline.parses_ids
 
     def references(self, name: str) -> bool:
-        return self.assets.references(name) or self.inline.references(name)
+        # (both assets' `references` in one: asked of every class and id of a page)
+        return (
+            name in self.assets.names
+            or name in self.inline.names
+            or _built(name, self._prefixes, self._suffixes)
+        )
 
     def reads_attribute(self, name: str) -> bool:
         return self.assets.reads_attribute(name) or self.inline.reads_attribute(name)

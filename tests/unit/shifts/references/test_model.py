@@ -112,3 +112,16 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
                 assert refs.structure_matters(element) == bool(expected)
                 found += bool(expected)
     assert found > 1000  # (a test that found no rule would prove nothing)
+
+
+def test_a_page_references_what_either_of_its_assets_does() -> None:
+    # Names, prefixes and suffixes of the external assets and of the inline ones, asked in one.
+    from shifts.references.model import PageRefs
+
+    assets = merge_refs([css_refs(".card {} #top {}"), js_refs("el.classList.add('is-' + s)")])
+    inline = merge_refs([js_refs("x = name + '-group'; y = 'drawer'")])
+    page = PageRefs(assets, inline)
+    names = ["card", "top", "is-open", "drawer", "size-group", "wrapper", "is", "group", ""]
+    for name in names:
+        assert page.references(name) == (assets.references(name) or inline.references(name))
+    assert [page.references(name) for name in names[:6]] == [True] * 5 + [False]
