@@ -621,6 +621,40 @@ def test_an_element_a_script_finds_by_a_class_keeps_its_id_when_scripts_read_ids
     assert b'id="h_:wiki:logo.png"' not in out  # a script that reads no id as data
 
 
+def test_ids_read_as_data_are_asked_per_class_attribute() -> None:
+    # Class attributes of the same length, one a script finds its elements by and one not: each
+    # answered for itself (the element held, its ancestors with it).
+    from shifts.perceptual.locators import ids_read_as_data
+
+    root = etree.fromstring(
+        "<html><body><p class='free'><a id='a1' class='hold'>x</a></p>"
+        "<p class='free'><a id='a2' class='hold'>y</a><b class='miss'>z</b></p></body></html>",
+        etree.HTMLParser(),
+    )
+    refs = PageRefs(
+        js_refs("$('.hold').each(function () { use($(this).attr('id').substr(2)) })"), EMPTY
+    )
+    kept = ids_read_as_data(root, refs)
+    links = root.xpath("//a")
+    assert kept == {node for link in links for node in [link, *link.iterancestors()]}
+
+
+def test_each_reference_to_an_id_counts_as_one_the_drift_renames_along() -> None:
+    # An id named by each reference attribute of an element, and one named twice by one: every
+    # mention is a reference the rename follows, so each is renamed (the page mentions none
+    # more than its references and its own attribute do).
+    page = (
+        b"<html><body><label for='x' aria-describedby='y'>Name</label><input id='x'>"
+        b"<span id='y'>Help</span><input aria-describedby='hq hq'><span id='hq'>More</span>"
+        b"</body></html>"
+    )
+    ids = {"id_rate": 1.0, "class_rate": 0.0, "wrap_rate": 0.0, "min_share": 0.0}
+    out, notes = drift(page, replace(CTX, shift_params={"locator_drift": ids}))
+    assert notes["ids"] == 3, notes
+    for old in (b"x", b"y", b"hq"):
+        assert b'id="%s"' % old not in out and b'"%s"' % old not in out
+
+
 @pytest.mark.parametrize(
     "script",
     [
