@@ -1,14 +1,14 @@
 /* What a recorded skill could locate an element by, in C: its id, classes and test hooks
- * (`locators._names`: read again after the drifts) and its path (`tree.getpath`, libxml2's `xmlGetNodePath` as lxml calls
- * it), read of every interactive element of a page before the drifts and again after them
- * (the change map's `before` and `after`). Each function takes a list of elements and returns
- * a list of the same length, or None where it would have to guess for one of them: a
- * namespaced element on the way up, a name too long for libxml2's path buffer to hold whole,
- * an attribute's value that is no single text, a DTD's attribute defaults, text that is not
- * UTF-8, a node that is neither element nor document above it. The caller then asks the
- * Python for them all. A path is read up to the element's document (the caller's tree is that
- * document's: lxml's `getpath` refuses an element of another). The tests compare the two on every element of the saved pages and on
- * generated trees. */
+ * (`locators._names`: read again after the drifts) and its path (`tree.getpath`, libxml2's
+ * `xmlGetNodePath` as lxml calls it), read of every interactive element of a page before the
+ * drifts and again after them (the change map's `before` and `after`). Each function takes a
+ * list of elements and returns a list of the same length, or None where it would have to guess
+ * for one of them: a namespaced element on the way up, a name too long for libxml2's path
+ * buffer to hold whole, an attribute's value that is no single text, a DTD's attribute
+ * defaults, text that is not UTF-8, a node that is neither element nor document above it. The
+ * caller then asks the Python for them all. A path is read up to the element's document (the
+ * caller's tree is that document's: lxml's `getpath` refuses an element of another). The tests
+ * compare the two on every element of the saved pages and on generated trees. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

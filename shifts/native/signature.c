@@ -267,7 +267,8 @@ static int keyed_into(Text *out, const Py_UCS4 *in, Py_ssize_t n, PyObject *keye
     const void *data = PyUnicode_DATA(key);
     Py_ssize_t length = PyUnicode_GET_LENGTH(key);
     if (text_reserve(out, length) < 0) return -1;
-    for (Py_ssize_t i = 0; i < length; i++) out->data[out->length++] = PyUnicode_READ(kind, data, i);
+    for (Py_ssize_t i = 0; i < length; i++)
+        out->data[out->length++] = PyUnicode_READ(kind, data, i);
     return 1;
 }
 

@@ -317,8 +317,10 @@ static PyObject *links_to_keep(PyObject *module, PyObject *arg) {
                     Py_SETREF(found, value);
                     return found;
                 }
-                PyObject *element = value == NULL ? NULL : (PyObject *)elementFactory(root->_doc, node);
-                PyObject *link = element == NULL ? NULL : Py_BuildValue("(OsO)", element, *name, value);
+                PyObject *element =
+                    value == NULL ? NULL : (PyObject *)elementFactory(root->_doc, node);
+                PyObject *link =
+                    element == NULL ? NULL : Py_BuildValue("(OsO)", element, *name, value);
                 Py_XDECREF(element);
                 Py_XDECREF(value);
                 if (link == NULL || PyList_Append(found, link) < 0) {
