@@ -260,11 +260,6 @@ def _referenced_by_scripts(element: etree._Element, refs: PageRefs) -> bool:
     element_id = element.get("id")
     if element_id and refs.reaches_id(element_id):
         return True
-    return _found_by_class(element, refs)
-
-
-def _found_by_class(element: etree._Element, refs: PageRefs) -> bool:
-    """Whether a script may find `element` by one of its classes."""
     return _uses_a_class(element.get("class") or "", refs)
 
 

@@ -407,9 +407,10 @@ def merge_refs(refs: Iterable[AssetRefs]) -> AssetRefs:
 
 class KeptMatches:
     """A page's answers to "does this node match this compound", kept per node while locator
-    drift decides its wrappers: a parent is asked about the same compounds for each of its
-    children, and an element about the same compound for each rule filed under one of its
-    names (GitLab's navigation has 19 rules `li > a` in different lists).
+    drift decides its wrappers: a parent is asked about the same parent compounds for each of
+    its children, a sibling about the same sibling compounds for each of its siblings, and an
+    ancestor for each node below it (an element's own compounds are asked once each, grouped
+    by `_StructureIndex`).
 
     `matches` is a node's own answer, which depends on its names alone: they are final when
     the questions start (the drifts rename before anything is wrapped), and a wrapper is a new
