@@ -5,6 +5,7 @@ from __future__ import annotations
 import _random
 import hashlib
 import random
+import threading
 from functools import lru_cache
 
 # Seeding a Mersenne Twister costs more than the draw: pages repeat keys (a class name on
@@ -20,6 +21,12 @@ def derive_seed(seed: int, *keys: object) -> int:
     """
     material = "\x1f".join((str(seed), *map(str, keys))).encode("utf-8")
     return int.from_bytes(hashlib.blake2b(material, digest_size=8).digest(), "big")
+
+
+def keys_prefix(seed: int, *keys: object) -> bytes:
+    """The text `derive_seed(seed, *keys, last)` hashes, up to `last`'s own (`last`'s UTF-8
+    follows it): what a coin drawn in C hashes (`shifts.native`)."""
+    return "\x1f".join((str(seed), *map(str, keys), "")).encode("utf-8")
 
 
 def rng_for(seed: int, *keys: object) -> random.Random:
@@ -38,6 +45,26 @@ def _chance(seed: int, keys: tuple[object, ...]) -> float:
     # the same init_by_array), without its Python-level __init__ and seed(): a first load
     # under a new seed draws a coin for every element it may wrap.
     return _random.Random(derive_seed(seed, *keys)).random()
+
+
+# The coins drawn in C (`shifts.native.wrap_candidates`), kept by seed and rule, then by key: at
+# most MEMO in all (a memo holds a page's coins past it until it is asked again).
+_DRAWN: dict[tuple[int, str], dict[str, float]] = {}
+_DRAWN_LOCK = threading.Lock()  # (pages are shifted in worker threads)
+
+
+def drawn_coins(seed: int, rule: str) -> dict[str, float]:
+    """A memo of `chance(seed, rule, key)` by key (a string), for a caller that draws the coins
+    in C and keeps them in it for the next: the memo of the seed and rule least recently asked
+    is dropped first."""
+    with _DRAWN_LOCK:
+        memo = _DRAWN.pop((seed, rule), None)
+        if memo is None or len(memo) > MEMO:
+            memo = {}
+        while _DRAWN and sum(map(len, _DRAWN.values())) + len(memo) > MEMO:
+            del _DRAWN[next(iter(_DRAWN))]
+        _DRAWN[(seed, rule)] = memo
+        return memo
 
 
 def token_for(seed: int, *keys: object, length: int = 6) -> str:

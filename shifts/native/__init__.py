@@ -4,7 +4,9 @@ Each is the C twin of a Python function that stays the definition: the C one ret
 it would have to guess, and the caller then asks the Python one, so a page is shifted the same
 with or without it (the tests compare the two on every saved page and on generated ones).
 
-- `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads;
+- `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads,
+  and the candidates of a page with their coins (`locators._wrap_candidates_read`; the coin,
+  `rng.chance`'s, in `coin.h`);
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
@@ -176,6 +178,9 @@ def either[R](compiled: Callable[..., R | None] | None, read: Callable[..., R], 
 # or None where only the Python one reads it: callers ask them through `either`.
 # `signature(element, keyed=None)`: `locators._signature(element, keyed)`.
 signature: Callable[..., str | None] | None = _function("_signature", "signature")
+# `wrap_candidates(body, wrappable, fixed_parents, protected, keyed, read, prefix, memo, below)`:
+# `locators._wrap_candidates_read(body, seed, protected, keyed, below)`, its coins drawn in C
+wrap_candidates: Callable[..., list[Any] | None] | None = _function("_signature", "wrap_candidates")
 interactive_elements: Callable[[etree._Element], list[etree._Element] | None] | None = _function(
     "_walks", "interactive_elements"
 )

@@ -1,4 +1,4 @@
-/* A wrap candidate's signature, in C: what `shifts.perceptual.locators._signature` returns for
+/* A wrap candidate's signature and its seeded coin, in C: what `shifts.perceptual.locators._signature` returns for
  * an element, read off libxml2's tree without a Python object per string (but one per id and
  * class where names are keyed: each is looked up).
  *
@@ -11,13 +11,17 @@
  * (a namespaced tag, an attribute whose value is no single text, an entity reference, a text
  * whose start is mostly whitespace), and the caller then asks the Python one. The patterns
  * mirrored here are `volatile.mask`, `volatile.mask_text` and `volatile.name_key`; the tests
- * compare the two on every saved page and on generated trees and texts. */
+ * compare the two on every saved page and on generated trees and texts.
+ *
+ * `wrap_candidates` walks a page's body for the elements `_wrap` may wrap and draws each one's
+ * coin (`coin.h`), so that only those it asks about become Python objects. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <libxml/tree.h>
 
-#include "etree.h" /* lxml's public element struct: its node is `_c_node` */
+#include "coin.h"
+#include "module.h" /* lxml's element struct (its node is `_c_node`), `elementFactory` */
 #include "tree.h"
 
 #define CUT 40   /* the characters of its masked text a coin reads (`_CUT`) */
@@ -26,28 +30,46 @@
 
 static PyTypeObject *element_type; /* lxml.etree._Element */
 
-/* A growable buffer of code points. */
+/* A growable buffer of code points, in its own storage until it outgrows it (a signature's
+ * parts are short: no allocation for most). Made empty by `text_empty` (not `{0}`, which
+ * would clear its storage), freed by `text_free`. */
 typedef struct {
     Py_UCS4 *data;
     Py_ssize_t length, capacity;
+    Py_UCS4 local[256];
 } Text;
 
+static inline void text_empty(Text *text) {
+    text->data = NULL;
+    text->length = text->capacity = 0;
+}
+
 static int text_reserve(Text *text, Py_ssize_t more) {
+    if (text->data == NULL) {
+        text->data = text->local;
+        text->capacity = sizeof text->local / sizeof *text->local;
+    }
     if (text->length + more <= text->capacity) return 0;
-    Py_ssize_t capacity = text->capacity ? text->capacity : 256;
+    Py_ssize_t capacity = text->capacity;
     while (capacity < text->length + more) capacity *= 2;
-    Py_UCS4 *data = PyMem_Realloc(text->data, capacity * sizeof(Py_UCS4));
+    Py_UCS4 *data = text->data == text->local ? PyMem_Malloc(capacity * sizeof(Py_UCS4))
+                                               : PyMem_Realloc(text->data, capacity * sizeof(Py_UCS4));
     if (data == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    if (text->data == text->local) memcpy(data, text->local, text->length * sizeof(Py_UCS4));
     text->data = data;
     text->capacity = capacity;
     return 0;
 }
 
-static int text_put(Text *text, Py_UCS4 c) {
-    if (text_reserve(text, 1) < 0) return -1;
+static void text_free(Text *text) {
+    if (text->data != text->local) PyMem_Free(text->data);
+}
+
+static inline int text_put(Text *text, Py_UCS4 c) {
+    if (text->length >= text->capacity && text_reserve(text, 1) < 0) return -1;
     text->data[text->length++] = c;
     return 0;
 }
@@ -212,7 +234,9 @@ static int text_start_into(Text *out, xmlNode *element) {
 /* `locators._masked`: the start of a text normalized (`" ".join(start.split())`) and masked,
  * if `whole` or it holds its first `CUT` masked characters; 0 (nothing appended) otherwise. */
 static int masked_into(Text *out, const Text *start, int whole) {
-    Text words = {0}, masked = {0};
+    Text words, masked;
+    text_empty(&words);
+    text_empty(&masked);
     int result = -1;
     for (Py_ssize_t i = 0; i < start->length;) { /* split on whitespace, joined by a space */
         while (i < start->length && Py_UNICODE_ISSPACE(start->data[i])) i++;
@@ -243,8 +267,8 @@ found:
     out->length += masked.length;
     result = 1;
 done:
-    PyMem_Free(masked.data);
-    PyMem_Free(words.data);
+    text_free(&masked);
+    text_free(&words);
     return result;
 }
 
@@ -275,7 +299,8 @@ static int keyed_into(Text *out, const Py_UCS4 *in, Py_ssize_t n, PyObject *keye
 /* `_signature_read`'s keyed names: "{keyed.get(id, id)}|{' '.join(keyed.get(c, c) for c in
  * classes.split())}" appended to `names`; 1, 0 (fall back) or -1 as `attribute_into`. */
 static int keyed_names_into(Text *names, xmlNode *node, PyObject *keyed) {
-    Text value = {0};
+    Text value;
+    text_empty(&value);
     int read;
     if ((read = attribute_into(&value, node, "id")) <= 0) goto done;
     if ((read = keyed_into(names, value.data, value.length, keyed)) <= 0) goto done;
@@ -297,29 +322,21 @@ static int keyed_names_into(Text *names, xmlNode *node, PyObject *keyed) {
 failed:
     read = -1;
 done:
-    PyMem_Free(value.data);
+    text_free(&value);
     return read;
 }
 
-static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs < 1 || nargs > 2) {
-        PyErr_SetString(PyExc_TypeError, "signature() takes an element and keyed names");
-        return NULL;
-    }
-    PyObject *arg = args[0], *keyed = nargs == 2 ? args[1] : Py_None;
-    if (!PyObject_TypeCheck(arg, element_type)) {
-        PyErr_SetString(PyExc_TypeError, "signature() takes an lxml element");
-        return NULL;
-    }
-    /* (a dict's subclass may answer `get` or `len` its own way: the Python asks it) */
-    if (keyed != Py_None && !PyDict_CheckExact(keyed)) Py_RETURN_NONE;
-    /* (an empty dict reads as none, as the Python's `if keyed:` does: no class is split) */
-    if (keyed != Py_None && PyDict_GET_SIZE(keyed) == 0) keyed = Py_None;
-    xmlNode *node = ((struct LxmlElement *)arg)->_c_node;
+/* An element's signature, as a new string; None (a new reference) where only the Python reads
+ * it; NULL with the error (no memory). `keyed`: None, or a non-empty dict of exactly that type. */
+static PyObject *signature_of(xmlNode *node, PyObject *keyed) {
     if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL ||
         declares_attributes(node->doc))
         Py_RETURN_NONE;
-    Text out = {0}, names = {0}, values = {0}, start = {0};
+    Text out, names, values, start;
+    text_empty(&out);
+    text_empty(&names);
+    text_empty(&values);
+    text_empty(&start);
     PyObject *result = NULL;
     int read;
     /* "{tag}|{name_key(id|classes)}|" */
@@ -347,33 +364,204 @@ static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t n
 fallback: /* None, or NULL with the error (no memory) set */
     if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
 done:
-    PyMem_Free(out.data);
-    PyMem_Free(names.data);
-    PyMem_Free(values.data);
-    PyMem_Free(start.data);
+    text_free(&out);
+    text_free(&names);
+    text_free(&values);
+    text_free(&start);
     return result;
+}
+
+/* The keyed names as `signature_of` takes them: None for none (an empty dict reads as none, as
+ * the Python's `if keyed:` does: no class is split); NULL where the Python must read them (a
+ * dict's subclass may answer `get` or `len` its own way). Borrowed. */
+static PyObject *keyed_names(PyObject *keyed) {
+    if (keyed == Py_None) return Py_None;
+    if (!PyDict_CheckExact(keyed)) return NULL;
+    return PyDict_GET_SIZE(keyed) == 0 ? Py_None : keyed;
+}
+
+static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "signature() takes an element and keyed names");
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[0], element_type)) {
+        PyErr_SetString(PyExc_TypeError, "signature() takes an lxml element");
+        return NULL;
+    }
+    PyObject *keyed = keyed_names(nargs == 2 ? args[1] : Py_None);
+    if (keyed == NULL) Py_RETURN_NONE;
+    return signature_of(((struct LxmlElement *)args[0])->_c_node, keyed);
+}
+
+/* A tuple of strings as the UTF-8 texts it holds (each the tuple's own: valid while it is), or
+ * 0 with nothing written where it is no tuple of at most `room` plain strings. */
+static int texts_of(PyObject *tuple, const char **texts, Py_ssize_t room) {
+    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) > room) return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *text = PyTuple_GET_ITEM(tuple, i);
+        if (!PyUnicode_CheckExact(text) || (texts[i] = PyUnicode_AsUTF8(text)) == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    texts[n] = NULL;
+    return 1;
+}
+
+static int is_one_of(const xmlChar *name, const char *const *texts) {
+    for (; *texts; texts++)
+        if (strcmp((const char *)name, *texts) == 0) return 1;
+    return 0;
+}
+
+/* The element's coin: `memo[signature]`, drawn and kept there if it is not yet. A new float, or
+ * NULL with the error. */
+static PyObject *coin_of(PyObject *signature, const char *prefix, Py_ssize_t prefix_length,
+                         PyObject *memo) {
+    PyObject *coin = PyDict_GetItemWithError(memo, signature); /* (borrowed) */
+    if (coin != NULL) return Py_NewRef(coin);
+    if (PyErr_Occurred()) return NULL;
+    Py_ssize_t length;
+    const char *text = PyUnicode_AsUTF8AndSize(signature, &length);
+    if (text == NULL) return NULL; /* (as the Python's `encode` fails: a lone surrogate) */
+    coin = PyFloat_FromDouble(seeded_coin((const uint8_t *)prefix, (size_t)prefix_length,
+                                          (const uint8_t *)text, (size_t)length));
+    if (coin != NULL && PyDict_SetItem(memo, signature, coin) < 0) Py_CLEAR(coin);
+    return coin;
+}
+
+#define TAGS 64 /* (more tags than a caller's sets hold: the Python reads them) */
+
+/* `locators._wrap_candidates_read`: see `wrap_candidates` in the method table. */
+static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "wrap_candidates() takes body, wrappable, fixed_parents, protected, "
+                        "keyed, read, prefix, memo, below");
+        return NULL;
+    }
+    PyObject *body = args[0], *protected = args[3], *read = args[5], *prefix_object = args[6],
+             *memo = args[7], *below_object = args[8];
+    if (!PyObject_TypeCheck(body, element_type)) {
+        PyErr_SetString(PyExc_TypeError, "wrap_candidates() takes an lxml element");
+        return NULL;
+    }
+    const char *wrappable[TAGS + 1], *fixed_parents[TAGS + 1];
+    PyObject *keyed = keyed_names(args[4]);
+    struct LxmlElement *top_element = (struct LxmlElement *)body;
+    xmlNode *top = top_element->_c_node;
+    if (keyed == NULL || !texts_of(args[1], wrappable, TAGS) ||
+        !texts_of(args[2], fixed_parents, TAGS) || !PyAnySet_Check(protected) ||
+        !PyBytes_CheckExact(prefix_object) || !PyDict_CheckExact(memo) ||
+        (below_object != Py_None && !PyFloat_CheckExact(below_object)) || top == NULL ||
+        declares_attributes(top->doc))
+        Py_RETURN_NONE;
+    /* (a namespaced element: which of them `iterdescendants(*tags)` yields is lxml's to say) */
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1))
+        if (node->type == XML_ELEMENT_NODE && node->ns != NULL) Py_RETURN_NONE;
+    const char *prefix = PyBytes_AS_STRING(prefix_object);
+    Py_ssize_t prefix_length = PyBytes_GET_SIZE(prefix_object);
+    int all = below_object == Py_None;
+    double below = all ? 0.0 : PyFloat_AS_DOUBLE(below_object);
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    /* `read` (the Python signature) must not change the tree: the walk holds its nodes. */
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
+        if (node->type != XML_ELEMENT_NODE || !is_one_of(node->name, wrappable)) continue;
+        xmlNode *parent = node->parent; /* (an element: `top` or one below it) */
+        if (is_one_of(parent->name, fixed_parents)) continue;
+        PyObject *element = NULL, *signature = NULL, *coin = NULL;
+        if (node->_private != NULL) { /* (no proxy, no member of `protected`) */
+            element = (PyObject *)elementFactory(top_element->_doc, node);
+            if (element == NULL) goto error;
+            int skip = PySet_Contains(protected, element);
+            if (skip != 0) {
+                Py_DECREF(element);
+                if (skip < 0) goto error;
+                continue;
+            }
+        }
+        signature = signature_of(node, keyed);
+        if (signature == Py_None) { /* (the Python reads it) */
+            Py_CLEAR(signature);
+            if (element == NULL &&
+                (element = (PyObject *)elementFactory(top_element->_doc, node)) == NULL)
+                goto failed;
+            signature = PyObject_CallFunctionObjArgs(read, element, args[4], NULL);
+            if (signature != NULL && !PyUnicode_CheckExact(signature)) {
+                PyErr_SetString(PyExc_TypeError, "a signature is a string");
+                Py_CLEAR(signature);
+            }
+        }
+        if (signature == NULL || (coin = coin_of(signature, prefix, prefix_length, memo)) == NULL)
+            goto failed;
+        int wanted = all || PyFloat_AS_DOUBLE(coin) < below;
+        if (wanted && element == NULL &&
+            (element = (PyObject *)elementFactory(top_element->_doc, node)) == NULL)
+            goto failed;
+        int appended = 0;
+        if (all) {
+            PyObject *pair = PyTuple_Pack(2, coin, element);
+            appended = pair == NULL ? -1 : PyList_Append(found, pair);
+            Py_XDECREF(pair);
+        } else if (wanted) {
+            appended = PyList_Append(found, element);
+        }
+        Py_XDECREF(element);
+        Py_DECREF(signature);
+        Py_DECREF(coin);
+        if (appended < 0) goto error;
+        continue;
+    failed:
+        Py_XDECREF(element);
+        Py_XDECREF(signature);
+        Py_XDECREF(coin);
+        goto error;
+    }
+    return found;
+error:
+    Py_DECREF(found);
+    return NULL;
+}
+
+/* `rng.chance`'s coin for the keys' text `prefix` + `text`: what the tests compare. */
+static PyObject *coin(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *prefix, *text;
+    Py_ssize_t prefix_length, text_length;
+    if (!PyArg_ParseTuple(args, "y#y#:coin", &prefix, &prefix_length, &text, &text_length))
+        return NULL;
+    return PyFloat_FromDouble(seeded_coin((const uint8_t *)prefix, (size_t)prefix_length,
+                                          (const uint8_t *)text, (size_t)text_length));
 }
 
 static PyMethodDef methods[] = {
     {"signature", (PyCFunction)(void (*)(void))signature, METH_FASTCALL,
      "signature(element, keyed=None) -> str | None: a wrap candidate's signature, as "
      "locators._signature(element, keyed) reads it, or None where only the Python reads it."},
+    {"wrap_candidates", (PyCFunction)(void (*)(void))wrap_candidates, METH_FASTCALL,
+     "wrap_candidates(body, wrappable, fixed_parents, protected, keyed, read, prefix, memo, "
+     "below) -> list | None: the elements below `body` of a tag in `wrappable` (a tuple), "
+     "their parent's not in `fixed_parents`, not in `protected`, in document order, each with "
+     "its coin: drawn from `prefix` (bytes) and its signature, read as `signature` reads it "
+     "with `keyed` (and by `read(element, keyed)` where that declines), kept in `memo` "
+     "(signature: coin). `below` None: every (coin, element); a float: the elements whose "
+     "coin is below it. None where only the Python reads them (locators._wrap_candidates)."},
+    {"coin", coin, METH_VARARGS,
+     "coin(prefix, text) -> float: rng.chance's coin for the keys' text prefix + text."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_definition = {
-    PyModuleDef_HEAD_INIT, "_signature", "A wrap candidate's signature, in C.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_signature", "A wrap candidate's signature and coin, in C.", -1,
+    methods,
 };
 
 PyMODINIT_FUNC PyInit__signature(void) {
-    PyObject *etree = PyImport_ImportModule("lxml.etree");
-    if (etree == NULL) return NULL;
-    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
-    Py_DECREF(etree);
-    if (element_type == NULL) return NULL;
-    if (!PyType_Check(element_type)) {
-        PyErr_SetString(PyExc_ImportError, "lxml.etree._Element is no type");
-        return NULL;
-    }
-    return PyModule_Create(&module_definition);
+    element_type = imported_element_type();
+    return element_type == NULL ? NULL : PyModule_Create(&module_definition);
 }

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from lxml import etree
 from pydantic import BaseModel, Field
@@ -39,7 +39,7 @@ from shifts.base import ShiftKind, register
 from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument, settable
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
-from shifts.rng import chance, token_for
+from shifts.rng import chance, drawn_coins, keys_prefix, token_for
 from shifts.selectors import descendants, matcher, protected_in, with_any_attributes
 from shifts.shift_context import ShiftContext
 
@@ -508,13 +508,12 @@ def _wrap(
     body = root.find("body")
     if body is None:
         body = root
-    # Not one whose parent fixes its children (`wrap_if_safe` refuses it before anything else,
-    # and that parent stays its parent until it is wrapped itself): no coin to draw for it.
-    candidates = [
-        (chance(ctx.seed, "wrap", _signature(element, keyed)), element)
-        for element in body.iterdescendants(*WRAPPABLE)  # (the tags tested in C)
-        if element not in protected and _parent_tag(element) not in FIXED_PARENTS
-    ]
+    # Every candidate with its coin where more are wrapped past the coins' choice (below);
+    # else only those the coins choose, as elements: most candidates never become one.
+    every = (not targets and params.min_share > 0) or bool(
+        targets and len(changed) < params.min_share * len(targets)
+    )
+    drawn = _wrap_candidates(body, ctx.seed, protected, keyed, None if every else params.wrap_rate)
     ask = WrapQuestions.of(refs)
     looks_inside = _once_per_node(refs.looks_inside) if refs.has_subtree else _never
     inside_matters = looks_inside is not _never  # (else not asked: a call per candidate)
@@ -565,7 +564,12 @@ def _wrap(
     # The subtrees of wrapped elements are searched for targets by their tags, in C: a node
     # of another tag is not one, and costs a Python object to look at.
     target_tags = {element.tag for element in targets}
-    first = [e for coin, e in candidates if coin < params.wrap_rate and wrap_if_safe(e)]
+    if every:
+        candidates = cast(list[tuple[float, etree._Element]], drawn)
+        chosen = [e for coin, e in candidates if coin < params.wrap_rate]
+    else:
+        candidates, chosen = [], cast(list[etree._Element], drawn)
+    first = [e for e in chosen if wrap_if_safe(e)]
     wrapped = len(first)
     if not targets and params.min_share > 0:
         # A single-page app's shell: its controls are all rendered later into a mount point,
@@ -595,6 +599,55 @@ def _wrap(
             wrapped += 1
             changed.update(moved)
     return wrapped
+
+
+def _wrap_candidates(
+    body: etree._Element,
+    seed: int,
+    protected: set[etree._Element],
+    keyed: dict[str, str],
+    below: float | None,
+) -> list[tuple[float, etree._Element]] | list[etree._Element]:
+    """`_wrap_candidates_read`, in C where it can be (`shifts.native`: a page's candidates are
+    most of its elements, and only those the coins choose then become Python objects)."""
+    if native.wrap_candidates is not None:
+        found = native.wrap_candidates(
+            body,
+            _WRAPPABLE_TAGS,
+            _FIXED_PARENT_TAGS,
+            protected,
+            keyed,
+            _signature_read,
+            keys_prefix(seed, "wrap"),
+            drawn_coins(seed, "wrap"),
+            None if below is None else float(below),
+        )
+        if found is not None:
+            return found
+    return _wrap_candidates_read(body, seed, protected, keyed, below)
+
+
+# (The sets as tuples, which the C one reads.)
+_WRAPPABLE_TAGS, _FIXED_PARENT_TAGS = tuple(sorted(WRAPPABLE)), tuple(sorted(FIXED_PARENTS))
+
+
+def _wrap_candidates_read(
+    body: etree._Element,
+    seed: int,
+    protected: set[etree._Element],
+    keyed: dict[str, str],
+    below: float | None,
+) -> list[tuple[float, etree._Element]] | list[etree._Element]:
+    """The elements `_wrap` may wrap, in document order, each with its seeded coin (`below`
+    None), or only those whose coin is below `below`. Not one whose parent fixes its children
+    (`wrap_if_safe` refuses it before anything else, and that parent stays its parent until it
+    is wrapped itself): no coin to draw for it."""
+    candidates = [
+        (chance(seed, "wrap", _signature(element, keyed)), element)
+        for element in body.iterdescendants(*WRAPPABLE)
+        if element not in protected and _parent_tag(element) not in FIXED_PARENTS
+    ]
+    return candidates if below is None else [e for coin, e in candidates if coin < below]
 
 
 def _in_subtrees(nodes: list[etree._Element], tops: set[etree._Element]) -> list[etree._Element]:

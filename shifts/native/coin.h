@@ -1,0 +1,170 @@
+/* The seeded coin `shifts.rng.chance` draws, in C: `_random.Random(derive_seed(...)).random()`,
+ * the first draw of CPython's Mersenne Twister seeded with the 64-bit BLAKE2b digest of the
+ * keys' text. A first load under a new seed draws one for every element it may wrap, and in
+ * Python each costs a hash object, a generator and a memo's tuple.
+ *
+ * BLAKE2b follows RFC 7693 (unkeyed, an 8-byte digest); the generator follows CPython's
+ * `_randommodule.c` (`init_by_array` with the seed's 32-bit words, least significant first,
+ * then `random()`'s two draws). The tests compare `coin` with `rng.chance` on generated keys. */
+
+#ifndef SKILLSHIFT_NATIVE_COIN_H
+#define SKILLSHIFT_NATIVE_COIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static const uint64_t blake2b_iv[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
+};
+
+static const uint8_t blake2b_sigma[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+};
+
+static inline uint64_t rotate_right(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
+
+static inline uint64_t load_little_endian(const uint8_t *p) {
+    uint64_t x = 0;
+    for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
+    return x;
+}
+
+#define BLAKE2B_G(a, b, c, d, x, y)              \
+    do {                                         \
+        v[a] = v[a] + v[b] + (x);                \
+        v[d] = rotate_right(v[d] ^ v[a], 32);    \
+        v[c] = v[c] + v[d];                      \
+        v[b] = rotate_right(v[b] ^ v[c], 24);    \
+        v[a] = v[a] + v[b] + (y);                \
+        v[d] = rotate_right(v[d] ^ v[a], 16);    \
+        v[c] = v[c] + v[d];                      \
+        v[b] = rotate_right(v[b] ^ v[c], 63);    \
+    } while (0)
+
+/* One block into the state `h`: `counted`, the bytes read so far with it; `last`, the final. */
+static void blake2b_compress(uint64_t h[8], const uint8_t block[128], uint64_t counted, int last) {
+    uint64_t v[16], m[16];
+    for (int i = 0; i < 16; i++) m[i] = load_little_endian(block + 8 * i);
+    for (int i = 0; i < 8; i++) {
+        v[i] = h[i];
+        v[i + 8] = blake2b_iv[i];
+    }
+    v[12] ^= counted; /* (the counter's high word stays 0: no key text is 2^64 bytes) */
+    if (last) v[14] = ~v[14];
+    for (int round = 0; round < 12; round++) {
+        const uint8_t *s = blake2b_sigma[round];
+        BLAKE2B_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
+        BLAKE2B_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
+        BLAKE2B_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
+        BLAKE2B_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
+        BLAKE2B_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
+        BLAKE2B_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
+        BLAKE2B_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
+        BLAKE2B_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
+    }
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+/* BLAKE2b-64 of `prefix` then `text` (read as one message), as the integer
+ * `int.from_bytes(hashlib.blake2b(prefix + text, digest_size=8).digest(), "big")`. */
+static uint64_t blake2b_64(const uint8_t *prefix, size_t prefix_length, const uint8_t *text,
+                           size_t text_length) {
+    uint64_t h[8];
+    memcpy(h, blake2b_iv, sizeof h);
+    h[0] ^= 0x01010000ULL ^ 8; /* (fanout 1, depth 1, no key, an 8-byte digest) */
+    uint8_t block[128];
+    size_t filled = 0, total = prefix_length + text_length;
+    uint64_t counted = 0;
+    for (size_t at = 0; at < total; at++) {
+        if (filled == sizeof block) { /* (a full block is compressed once more bytes follow) */
+            counted += sizeof block;
+            blake2b_compress(h, block, counted, 0);
+            filled = 0;
+        }
+        block[filled++] = at < prefix_length ? prefix[at] : text[at - prefix_length];
+    }
+    memset(block + filled, 0, sizeof block - filled);
+    blake2b_compress(h, block, counted + filled, 1);
+    /* (the digest is h[0]'s bytes, little-endian; read big-endian, they are h[0] swapped) */
+    uint64_t swapped = 0;
+    for (int i = 0; i < 8; i++) swapped = (swapped << 8) | ((h[0] >> (8 * i)) & 0xff);
+    return swapped;
+}
+
+#define MT_N 624
+#define MT_M 397
+
+/* The state `init_genrand(19650218)` makes, where every seeding starts: made once. */
+static const uint32_t *mt_start(void) {
+    static uint32_t start[MT_N];
+    static int made = 0; /* (the GIL is held: one caller at a time) */
+    if (!made) {
+        start[0] = 19650218U;
+        for (int i = 1; i < MT_N; i++)
+            start[i] = 1812433253U * (start[i - 1] ^ (start[i - 1] >> 30)) + i;
+        made = 1;
+    }
+    return start;
+}
+
+/* CPython's `random.Random(seed).random()` for a non-negative `seed` below 2^64. Only the
+ * state's words the first two draws read are generated anew: 0, 1 and 2, 397 and 398. */
+static double first_draw(uint64_t seed) {
+    uint32_t mt[MT_N], key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    size_t key_length = seed >> 32 ? 2 : 1; /* (the seed's words: at least one) */
+    memcpy(mt, mt_start(), sizeof mt); /* then init_by_array(key) */
+    int i = 1;
+    size_t j = 0;
+    for (int k = MT_N; k; k--) { /* (N > key_length) */
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+        if (j >= key_length) j = 0;
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - i;
+        i++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+    uint32_t drawn[2];
+    for (int kk = 0; kk < 2; kk++) { /* (the twist of words 0 and 1, then tempering) */
+        uint32_t y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+        y = mt[kk + MT_M] ^ (y >> 1) ^ (y & 1U ? 0x9908b0dfU : 0U);
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c5680U;
+        y ^= (y << 15) & 0xefc60000U;
+        y ^= y >> 18;
+        drawn[kk] = y;
+    }
+    uint32_t a = drawn[0] >> 5, b = drawn[1] >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+/* `rng.chance`'s coin for the keys' text `prefix` + `text` ("{seed}\x1f{key}\x1f..." in UTF-8). */
+static inline double seeded_coin(const uint8_t *prefix, size_t prefix_length, const uint8_t *text,
+                                 size_t text_length) {
+    return first_draw(blake2b_64(prefix, prefix_length, text, text_length));
+}
+
+#endif

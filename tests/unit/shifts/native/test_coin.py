@@ -1,0 +1,73 @@
+"""The seeded coin in C (`shifts/native/coin.h`, asked through `_signature.coin`) against its
+definition, `rng.chance`: BLAKE2b-64 of the keys' text, then CPython's Mersenne Twister's
+first draw, the same float for every seed and text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shifts import native, rng
+
+
+def compiled_coin(prefix: bytes, text: bytes) -> float:
+    module = native._modules.get("_signature")
+    assert module is not None, native.why_not
+    coin: float = module.coin(prefix, text)
+    return coin
+
+
+def python_coin(seed: int, rule: str, key: str) -> float:
+    return rng._chance.__wrapped__(seed, (rule, key))  # (not memoized: drawn afresh)
+
+
+# Seeds around the generator's key words: one 32-bit word, two, and their edges.
+SEEDS = st.one_of(
+    st.sampled_from([0, 1, 2**31, 2**32 - 1, 2**32, 2**63, 2**64 - 1]),
+    st.integers(min_value=0, max_value=2**64 - 1),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(seed=SEEDS, rule=st.sampled_from(["wrap", "id", "é"]), key=st.text(max_size=300))
+def test_every_coin_is_the_pythons(seed: int, rule: str, key: str) -> None:
+    try:
+        text = key.encode()
+    except UnicodeEncodeError:  # (a lone surrogate: neither draws)
+        return
+    assert compiled_coin(rng.keys_prefix(seed, rule), text) == python_coin(seed, rule, key)
+
+
+def test_texts_across_the_hash_blocks_edges() -> None:
+    # BLAKE2b reads 128-byte blocks, the last one apart: a text that ends one, one short of it
+    # and one past it, for two blocks and more, with the prefix's bytes counted in.
+    prefix = rng.keys_prefix(7, "wrap")
+    for total in (0, 1, 127, 128, 129, 255, 256, 257, 384, 1000):
+        length = max(total - len(prefix), 0)
+        key = ("ab|é" * 400)[:length]
+        assert compiled_coin(prefix, key.encode()) == python_coin(7, "wrap", key), total
+
+
+def test_the_prefix_is_what_derive_seed_hashes_before_the_last_key() -> None:
+    # (a change to how keys are joined would draw other coins in C than in Python)
+    assert rng.keys_prefix(12, "wrap") + b"x" == b"12\x1fwrap\x1fx"
+    assert compiled_coin(rng.keys_prefix(12, "wrap"), b"x") == rng.chance(12, "wrap", "x")
+
+
+def test_the_coins_memo_keeps_coins_per_seed_and_rule_within_its_bound() -> None:
+    first = rng.drawn_coins(101, "wrap")
+    first["k"] = 0.25
+    assert rng.drawn_coins(101, "wrap") is first  # (kept for the next call)
+    assert rng.drawn_coins(101, "id") is not first and rng.drawn_coins(102, "wrap") is not first
+    first.update((str(n), 0.5) for n in range(rng.MEMO))  # (past the bound: made anew)
+    again = rng.drawn_coins(101, "wrap")
+    assert again is not first and not again
+    # Other memos are dropped, least recently asked first, to keep the coins within MEMO.
+    older, newer = rng.drawn_coins(103, "wrap"), rng.drawn_coins(104, "wrap")
+    older.update((str(n), 0.5) for n in range(rng.MEMO // 2))
+    newer.update((str(n), 0.5) for n in range(rng.MEMO // 2))
+    rng.drawn_coins(104, "wrap")  # (asked again: the newest)
+    grown = rng.drawn_coins(105, "wrap")
+    grown.update((str(n), 0.5) for n in range(10))
+    assert rng.drawn_coins(104, "wrap") is newer
+    assert rng.drawn_coins(103, "wrap") is not older  # (dropped: the least recently asked)

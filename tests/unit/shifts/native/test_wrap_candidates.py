@@ -1,0 +1,160 @@
+"""A page's wrap candidates and their coins in C (`shifts.native.wrap_candidates`) against
+their definition (`locators._wrap_candidates_read`): the same elements in the same order with
+the same coins, on every saved page, with protected elements, keyed names and a memo filled
+before; and None (the Python reads them) where the C one says it cannot."""
+
+from __future__ import annotations
+
+import random
+
+from lxml import etree
+
+from shifts import native, rng
+from shifts.perceptual import locators
+from shifts.perceptual.locators import _wrap_candidates, _wrap_candidates_read
+from tests.helpers.fixtures import fixture_pages
+
+
+def compiled(
+    body: etree._Element,
+    seed: int,
+    protected: set[etree._Element],
+    keyed: object,
+    below: float | None,
+    memo: dict[str, float] | None = None,
+) -> list[object] | None:
+    assert native.wrap_candidates is not None, native.why_not
+    return native.wrap_candidates(
+        body,
+        locators._WRAPPABLE_TAGS,
+        locators._FIXED_PARENT_TAGS,
+        protected,
+        keyed,
+        locators._signature_read,
+        rng.keys_prefix(seed, "wrap"),
+        {} if memo is None else memo,
+        below,
+    )
+
+
+def body_of(raw: bytes | str) -> etree._Element:
+    root = etree.fromstring(raw, etree.HTMLParser())
+    body = root.find("body")
+    return root if body is None else body
+
+
+def test_every_saved_page_draws_the_same_candidates_and_coins() -> None:
+    chooser = random.Random(3)
+    for page in fixture_pages():
+        body = body_of(page.read_bytes())
+        every = list(body.iter())
+        names = {n for e in every for n in [*(e.get("class") or "").split(), e.get("id") or ""]}
+        keyed = {name: f"k{index}-#" for index, name in enumerate(sorted(names)[::3]) if name}
+        protected = set(chooser.sample(every, len(every) // 5))
+        for seed in (1, 2**40 + 7):
+            for keys in ({}, keyed):
+                want = _wrap_candidates_read(body, seed, protected, keys, None)
+                assert len(want) > 10, page.name
+                memo: dict[str, float] = {}
+                assert compiled(body, seed, protected, keys, None, memo) == want, page.name
+                # Again with the coins kept from the first: the same, and none drawn anew.
+                kept = dict(memo)
+                assert compiled(body, seed, protected, keys, None, memo) == want
+                assert memo == kept and len(memo) <= len(want)
+                for below in (0.0, 0.3, 0.5, 1.0):
+                    chosen = [e for coin, e in want if coin < below]
+                    assert compiled(body, seed, protected, keys, below, memo) == chosen
+                    assert _wrap_candidates_read(body, seed, protected, keys, below) == chosen
+                    assert _wrap_candidates(body, seed, protected, keys, below) == chosen
+
+
+def test_protected_elements_and_fixed_parents_are_no_candidates() -> None:
+    body = body_of(
+        "<body><div id=a><p>one</p><ul><li><div>in a list</div></li></ul>"
+        "<a href=/x><span>in a link</span></a><section>kept</section></div></body>"
+    )
+    section = body.find(".//section")
+    found = [e for _, e in compiled(body, 1, {section}, {}, None) or []]
+    # (not the list item's child, the span in a link, the protected section)
+    assert [e.tag for e in found] == ["div", "p", "ul", "div", "a"], found
+    assert found == [e for _, e in _wrap_candidates_read(body, 1, {section}, {}, None)]
+
+
+def test_a_signature_the_c_one_declines_is_read_by_the_python() -> None:
+    # A container whose text starts with a long stretch of whitespace: its signature is the
+    # Python's to read (`signature` declines it), and its coin is drawn from that.
+    body = body_of(f"<body><div><p>{' ' * 150}<b>x</b>{' ' * 100}late words</p></div></body>")
+    paragraph = body.find(".//p")
+    assert native.signature is not None and native.signature(paragraph) is None
+    assert native.signature(body[0]) is None  # (the div's text starts as the paragraph's)
+    asked: list[etree._Element] = []
+
+    def read(element: etree._Element, keyed: dict[str, str]) -> str:
+        asked.append(element)
+        return locators._signature_read(element, keyed)
+
+    assert native.wrap_candidates is not None
+    found = native.wrap_candidates(
+        body,
+        locators._WRAPPABLE_TAGS,
+        locators._FIXED_PARENT_TAGS,
+        set(),
+        {},
+        read,
+        rng.keys_prefix(5, "wrap"),
+        {},
+        None,
+    )
+    assert asked == [body[0], paragraph]
+    assert found == _wrap_candidates_read(body, 5, set(), {}, None)
+
+
+def test_what_it_cannot_read_is_left_to_the_python() -> None:
+    body = body_of("<body><div><p>x</p></div></body>")
+
+    class Keys(dict[str, str]):
+        pass
+
+    assert compiled(body, 1, set(), Keys(x="y"), None) is None  # (its `get` may be its own)
+    assert compiled(body, 1, [], {}, None) is None  # type: ignore[arg-type]  # (no set)
+    assert compiled(body, 1, set(), {}, 1) is None  # (no float)
+    namespaced = etree.fromstring('<r xmlns="urn:x"><div><p>x</p></div></r>')
+    assert compiled(namespaced, 1, set(), {}, None) is None
+    # ... and the callers then read them in Python: the same candidates.
+    assert _wrap_candidates(namespaced, 1, set(), {}, None) == _wrap_candidates_read(
+        namespaced, 1, set(), {}, None
+    )
+    assert native.wrap_candidates is not None
+    assert compiled(body, 1, set(), {}, None) is not None
+    assert native.wrap_candidates(body, ["div"], (), set(), {}, str, b"", {}, None) is None
+    for wrong in ((), ("div",), ("div", (), (), set(), {}, str, b"", {}, None)):
+        try:
+            native.wrap_candidates(*wrong)
+        except TypeError:
+            continue
+        raise AssertionError(f"wrap_candidates{wrong!r} was read")
+
+
+def test_a_failing_read_is_raised_and_a_wrong_one_refused() -> None:
+    body = body_of(f"<body><div><p>{' ' * 150}<b>x</b>{' ' * 100}late words</p></div></body>")
+    assert native.wrap_candidates is not None
+
+    def fails(element: etree._Element, keyed: dict[str, str]) -> str:
+        raise ValueError("read")
+
+    for read, error in ((fails, ValueError), (lambda e, k: 3, TypeError)):
+        try:
+            native.wrap_candidates(
+                body,
+                locators._WRAPPABLE_TAGS,
+                locators._FIXED_PARENT_TAGS,
+                set(),
+                {},
+                read,
+                b"1\x1fwrap\x1f",
+                {},
+                None,
+            )
+        except error:
+            continue
+        raise AssertionError(f"{read} was taken")
