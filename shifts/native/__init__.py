@@ -15,6 +15,8 @@ with or without it (the tests compare the two on every saved page and on generat
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them;
+- `wrappers.c`: a wrapper put in an element's place (`locators._place_wrapper_read`), without
+  lxml's walk of the moved subtree;
 - `markup.c`: the end tags of a page that may close nothing (`parsing._end_tags`), found past
   its comments, raw text and tags.
 
@@ -60,6 +62,7 @@ SOURCES = {
     "_words": "words.c",
     "_locators": "locators.c",
     "_markup": "markup.c",
+    "_wrappers": "wrappers.c",
 }
 
 
@@ -212,6 +215,10 @@ locators: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | No
 # `names(elements)`: `[locators._names(e) for e in elements]`
 names: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | None = _function(
     "_locators", "names"
+)
+# `place_wrapper(element, tag)`: `locators._place_wrapper_read(element, tag)`
+place_wrapper: Callable[[etree._Element, str], etree._Element | None] | None = _function(
+    "_wrappers", "place_wrapper"
 )
 # `end_tags(page)`: `parsing._end_tags(page)` (it never declines)
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")

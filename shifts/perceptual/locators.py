@@ -549,11 +549,7 @@ def _wrap(
             or wrap_refusal(element, parent, ask, mount_point) is not None
         ):
             return False
-        # Made in the page's own document: `etree.Element` makes a document per wrapper,
-        # which the move into the page then frees (a third of what placing a wrapper costs).
-        wrapper = element.makeelement(tag)
-        element.addprevious(wrapper)
-        wrapper.append(element)  # its tail moves with it, so text order stays
+        wrapper = _place_wrapper(element, tag)
         if ask.structured:
             ask.wrapped(parent, wrapper)
         if inside_matters and looks_inside(wrapper):  # (a `:has()` naming the wrapper's tag)
@@ -599,6 +595,22 @@ def _wrap(
             wrapped += 1
             changed.update(moved)
     return wrapped
+
+
+def _place_wrapper(element: etree._Element, tag: str) -> etree._Element:
+    """`_place_wrapper_read`, in C where it can be (`shifts.native`: lxml walks the subtree of
+    each element it moves, and a first load wraps hundreds of containers)."""
+    return native.either(native.place_wrapper, _place_wrapper_read, element, tag)
+
+
+def _place_wrapper_read(element: etree._Element, tag: str) -> etree._Element:
+    """A new `tag` element in `element`'s place, holding it and its tail (text order stays)."""
+    # Made in the page's own document: `etree.Element` makes a document per wrapper, which the
+    # move into the page then frees (a third of what placing a wrapper costs).
+    wrapper = element.makeelement(tag)
+    element.addprevious(wrapper)
+    wrapper.append(element)
+    return wrapper
 
 
 def _wrap_candidates(
