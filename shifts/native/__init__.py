@@ -16,7 +16,8 @@ with or without it (the tests compare the two on every saved page and on generat
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them;
 - `wrappers.c`: a wrapper put in an element's place (`locators._place_wrapper_read`), without
-  lxml's walk of the moved subtree;
+  lxml's walk of the moved subtree, and the first pass of the wrap decisions
+  (`locators._wrap_chosen`: `wrap_if_safe` of each element the coins chose);
 - `markup.c`: the end tags of a page that may close nothing (`parsing._end_tags`), found past
   its comments, raw text and tags.
 
@@ -219,6 +220,11 @@ names: Callable[[list[etree._Element]], list[tuple[object, ...]] | None] | None 
 # `place_wrapper(element, tag)`: `locators._place_wrapper_read(element, tag)`
 place_wrapper: Callable[[etree._Element, str], etree._Element | None] | None = _function(
     "_wrappers", "place_wrapper"
+)
+# `wrap_chosen(chosen, tag, fixed_parents, foreign, names, widget, structure, steps, place)`:
+# `locators._wrap`'s first pass (`locators._wrap_chosen`)
+wrap_chosen: Callable[..., list[etree._Element] | None] | None = _function(
+    "_wrappers", "wrap_chosen"
 )
 # `end_tags(page)`: `parsing._end_tags(page)` (it never declines)
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")

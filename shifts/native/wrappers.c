@@ -38,13 +38,9 @@ static int tail_is_one_text_at_most(xmlNode *node) {
                             next->type != XML_XINCLUDE_START && next->type != XML_XINCLUDE_END);
 }
 
-static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], element_type) || !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "place_wrapper() takes an lxml element and a tag");
-        return NULL;
-    }
-    struct LxmlElement *element = (struct LxmlElement *)args[0];
+/* The wrapper placed (a new reference), Py_None where lxml must place it (nothing changed), or
+ * NULL with the error. */
+static PyObject *placed(struct LxmlElement *element, PyObject *tag) {
     xmlNode *node = element->_c_node;
     if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL ||
         node->nsDef != NULL || node->parent == NULL || node->parent->type != XML_ELEMENT_NODE ||
@@ -52,7 +48,7 @@ static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize
         Py_RETURN_NONE;
     /* (as `element.makeelement(tag)`: a new element of the element's document, in no place) */
     struct LxmlElement *made =
-        makeElement(args[1], element->_doc, Py_None, Py_None, Py_None, Py_None, Py_None);
+        makeElement(tag, element->_doc, Py_None, Py_None, Py_None, Py_None, Py_None);
     if (made == NULL) return NULL;
     xmlNode *wrapper = made->_c_node, *parent = node->parent;
     if (wrapper == NULL || wrapper->doc != node->doc || wrapper->ns != NULL ||
@@ -83,10 +79,283 @@ static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize
     return (PyObject *)made;
 }
 
+static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], element_type) || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "place_wrapper() takes an lxml element and a tag");
+        return NULL;
+    }
+    return placed((struct LxmlElement *)args[0], args[1]);
+}
+
+/* What `locators.wrap_refusal` asks of the page's references, as `wrap_chosen` gets them:
+ * each NULL where the answer is "no" for every element. */
+typedef struct {
+    /* `_referenced_by_scripts`: `reaches_id(id)`, `scripts_use(class)`, each answer kept in
+     * `id_answers` / `class_answers` (name: bool); `held` the Python question, asked of a node
+     * whose names are no single text. */
+    PyObject *reaches_id, *scripts_use, *id_answers, *class_answers, *held;
+    PyObject *node_answers; /* (a node's answer, by its address: parents are asked again) */
+    PyObject *widget;       /* `found_by_widget_attribute` */
+    PyObject *structure_matters, *a_child_structured, *wrapped;
+    PyObject *beside_after, *beside_before; /* `_beside_held(e, ask, True / False)` */
+} Questions;
+
+static int is_one_of(const xmlChar *name, const char *const *texts) {
+    for (; *texts; texts++)
+        if (strcmp((const char *)name, *texts) == 0) return 1;
+    return 0;
+}
+
+/* A tuple of strings as the UTF-8 texts it holds (each the tuple's own), or 0 where it is no
+ * tuple of at most `room` plain strings. */
+static int texts_of(PyObject *tuple, const char **texts, Py_ssize_t room) {
+    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) > room) return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *text = PyTuple_GET_ITEM(tuple, i);
+        if (!PyUnicode_CheckExact(text) || (texts[i] = PyUnicode_AsUTF8(text)) == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    texts[n] = NULL;
+    return 1;
+}
+
+/* Whether `ask(argument)` is true: 1, 0, or -1 with the error. */
+static int asked(PyObject *ask, PyObject *argument) {
+    PyObject *answer = PyObject_CallOneArg(ask, argument);
+    if (answer == NULL) return -1;
+    int truth = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    return truth;
+}
+
+/* `answers[name]`, asked of `ask(name)` and kept if it is not there: 1, 0, or -1. */
+static int name_answer(PyObject *name, PyObject *answers, PyObject *ask) {
+    PyObject *known = PyDict_GetItemWithError(answers, name); /* (borrowed) */
+    if (known != NULL) return known == Py_True;
+    if (PyErr_Occurred()) return -1;
+    int truth = asked(ask, name);
+    if (truth >= 0 && PyDict_SetItem(answers, name, truth ? Py_True : Py_False) < 0) return -1;
+    return truth;
+}
+
+/* An attribute's value as a new string, NULL with no attribute (no error), or NULL with the
+ * error; `*single` 0 where the value is no single text (the Python reads the node). */
+static PyObject *value_of(xmlNode *node, const char *name, int *single) {
+    xmlAttr *attribute = attribute_named(node, name);
+    *single = 1;
+    if (attribute == NULL) return NULL;
+    const char *text = attribute_text(attribute);
+    if (text == NULL) {
+        *single = 0;
+        return NULL;
+    }
+    return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+}
+
+/* `locators._referenced_by_scripts` of `node` (`of_document`: any element of its document):
+ * whether a script may hold it by its id or a class. 1, 0, or -1 with the error. */
+static int held_by_name(xmlNode *node, struct LxmlElement *of_document, Questions *ask) {
+    PyObject *key = PyLong_FromVoidPtr(node);
+    if (key == NULL) return -1;
+    PyObject *known = PyDict_GetItemWithError(ask->node_answers, key); /* (borrowed) */
+    if (known != NULL || PyErr_Occurred()) {
+        Py_DECREF(key);
+        return known == NULL ? -1 : known == Py_True;
+    }
+    int answer = 0, single_id, single_class;
+    PyObject *id = value_of(node, "id", &single_id);
+    if (id == NULL && PyErr_Occurred()) goto failed;
+    PyObject *classes = value_of(node, "class", &single_class);
+    if (classes == NULL && PyErr_Occurred()) {
+        Py_XDECREF(id);
+        goto failed;
+    }
+    if (!single_id || !single_class) { /* (an entity reference in a name: the Python reads it) */
+        PyObject *element = (PyObject *)elementFactory(of_document->_doc, node);
+        answer = element == NULL ? -1 : asked(ask->held, element);
+        Py_XDECREF(element);
+    } else {
+        if (id != NULL && PyUnicode_GET_LENGTH(id) > 0)
+            answer = name_answer(id, ask->id_answers, ask->reaches_id);
+        if (answer == 0 && classes != NULL) {
+            PyObject *names = PyUnicode_Split(classes, NULL, -1); /* (`str.split()`) */
+            if (names == NULL) answer = -1;
+            for (Py_ssize_t i = 0; names != NULL && answer == 0 && i < PyList_GET_SIZE(names); i++)
+                answer = name_answer(PyList_GET_ITEM(names, i), ask->class_answers,
+                                     ask->scripts_use);
+            Py_XDECREF(names);
+        }
+    }
+    Py_XDECREF(id);
+    Py_XDECREF(classes);
+    if (answer < 0 || PyDict_SetItem(ask->node_answers, key, answer ? Py_True : Py_False) < 0)
+        goto failed;
+    Py_DECREF(key);
+    return answer;
+failed:
+    Py_DECREF(key);
+    return -1;
+}
+
+/* `ask.used_by_scripts` of a node, then `found_by_widget_attribute` (`walked`: the latter too,
+ * as `walked_by_scripts` asks): 1, 0, or -1 with the error. */
+static int held(xmlNode *node, struct LxmlElement *of_document, Questions *ask, int walked) {
+    if (ask->reaches_id != NULL) {
+        int by_name = held_by_name(node, of_document, ask);
+        if (by_name != 0) return by_name;
+    }
+    if (!walked || ask->widget == NULL) return 0;
+    PyObject *element = (PyObject *)elementFactory(of_document->_doc, node);
+    if (element == NULL) return -1;
+    int found = asked(ask->widget, element);
+    Py_DECREF(element);
+    return found;
+}
+
+#define TAGS 64 /* (more tags than a caller's sets hold: the Python decides) */
+
+/* `wrap_if_safe` of one element of the first pass: 1 wrapped, 0 refused, -1 with the error. */
+static int wrapped_if_safe(struct LxmlElement *element, PyObject *tag, const char *const *fixed,
+                           const char *const *foreign, Questions *ask, PyObject *place) {
+    xmlNode *node = element->_c_node, *parent = node->parent;
+    if (parent == NULL || parent->type != XML_ELEMENT_NODE || is_one_of(parent->name, fixed))
+        return 0; /* (no parent element: `getparent()` is None) */
+    /* `clear_above`: no ancestor is SVG or MathML (no `:has()` rule: the caller's condition) */
+    for (xmlNode *above = parent; above != NULL && above->type == XML_ELEMENT_NODE;
+         above = above->parent)
+        if (is_one_of(above->name, foreign)) return 0;
+    /* `wrap_refusal`, its questions in its order */
+    if (attribute_named(node, "slot") != NULL || strchr((const char *)parent->name, '-') != NULL)
+        return 0;
+    PyObject *parent_element = (PyObject *)elementFactory(element->_doc, parent);
+    if (parent_element == NULL) return -1;
+    int refused = 0;
+    if (ask->structure_matters != NULL) {
+        refused = asked(ask->structure_matters, (PyObject *)element);
+        if (refused == 0) refused = asked(ask->a_child_structured, parent_element);
+    }
+    if (refused == 0) refused = held(parent, element, ask, 1);
+    if (refused == 0) refused = held(node, element, ask, 0);
+    if (refused == 0 && ask->beside_after != NULL)
+        refused = asked(ask->beside_after, (PyObject *)element);
+    if (refused == 0 && ask->beside_before != NULL)
+        refused = asked(ask->beside_before, (PyObject *)element);
+    if (refused != 0) {
+        Py_DECREF(parent_element);
+        return refused < 0 ? -1 : 0;
+    }
+    PyObject *wrapper = placed(element, tag);
+    if (wrapper == Py_None) { /* (a move lxml makes) */
+        Py_DECREF(wrapper);
+        wrapper = PyObject_CallFunctionObjArgs(place, (PyObject *)element, tag, NULL);
+    }
+    int done = wrapper == NULL ? -1 : 1;
+    if (done > 0 && ask->wrapped != NULL) {
+        PyObject *result = PyObject_CallFunctionObjArgs(ask->wrapped, parent_element, wrapper, NULL);
+        done = result == NULL ? -1 : 1;
+        Py_XDECREF(result);
+    }
+    Py_XDECREF(wrapper);
+    Py_DECREF(parent_element);
+    return done;
+}
+
+/* A tuple of `n` items, or None: the items into `slots` (borrowed), NULL for None items; 0
+ * where it is neither (the Python decides), 1 otherwise. */
+static int unpacked(PyObject *arg, Py_ssize_t n, PyObject **slots) {
+    if (arg == Py_None) {
+        for (Py_ssize_t i = 0; i < n; i++) slots[i] = NULL;
+        return 1;
+    }
+    if (!PyTuple_CheckExact(arg) || PyTuple_GET_SIZE(arg) != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(arg, i);
+        slots[i] = item == Py_None ? NULL : item;
+    }
+    return 1;
+}
+
+static PyObject *wrap_chosen(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "wrap_chosen() takes chosen, tag, fixed_parents, foreign, names, widget, "
+                        "structure, steps, place");
+        return NULL;
+    }
+    PyObject *chosen = args[0], *tag = args[1], *place = args[8];
+    const char *fixed[TAGS + 1], *foreign[TAGS + 1];
+    Questions ask = {0};
+    PyObject *names[5], *structure[3], *steps[2];
+    if (!PyList_CheckExact(chosen) || !PyUnicode_CheckExact(tag) ||
+        !texts_of(args[2], fixed, TAGS) || !texts_of(args[3], foreign, TAGS) ||
+        !unpacked(args[4], 5, names) || !unpacked(args[6], 3, structure) ||
+        !unpacked(args[7], 2, steps))
+        Py_RETURN_NONE;
+    if ((names[0] == NULL) != (names[4] == NULL) || (names[0] && (!names[2] || !names[3] ||
+        !PyDict_CheckExact(names[2]) || !PyDict_CheckExact(names[3]))))
+        Py_RETURN_NONE;
+    if (structure[0] != NULL && (structure[1] == NULL || structure[2] == NULL)) Py_RETURN_NONE;
+    /* Each an element with no namespace, nor any element above it (their tags are compared
+     * as names), of a document that declares no attribute defaults (what `get` reads of an
+     * element without its own): else the Python decides them all. */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(chosen); i++) {
+        PyObject *item = PyList_GET_ITEM(chosen, i);
+        if (!PyObject_TypeCheck(item, element_type)) Py_RETURN_NONE;
+        xmlNode *node = ((struct LxmlElement *)item)->_c_node;
+        if (node == NULL || node->type != XML_ELEMENT_NODE || declares_attributes(node->doc))
+            Py_RETURN_NONE;
+        for (; node != NULL && node->type == XML_ELEMENT_NODE; node = node->parent)
+            if (node->ns != NULL) Py_RETURN_NONE;
+    }
+    ask.reaches_id = names[0];
+    ask.scripts_use = names[1];
+    ask.id_answers = names[2];
+    ask.class_answers = names[3];
+    ask.held = names[4];
+    ask.widget = args[5] == Py_None ? NULL : args[5];
+    ask.structure_matters = structure[0];
+    ask.a_child_structured = structure[1];
+    ask.wrapped = structure[2];
+    ask.beside_after = steps[0];
+    ask.beside_before = steps[1];
+    PyObject *wrapped = PyList_New(0);
+    ask.node_answers = PyDict_New();
+    if (wrapped == NULL || ask.node_answers == NULL) goto error;
+    /* (`chosen` is the caller's list: held while the questions, Python, are asked) */
+    Py_INCREF(chosen);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(chosen); i++) {
+        PyObject *element = PyList_GET_ITEM(chosen, i);
+        Py_INCREF(element);
+        int done = wrapped_if_safe((struct LxmlElement *)element, tag, fixed, foreign, &ask, place);
+        if (done > 0 && PyList_Append(wrapped, element) < 0) done = -1;
+        Py_DECREF(element);
+        if (done < 0) {
+            Py_DECREF(chosen);
+            goto error;
+        }
+    }
+    Py_DECREF(chosen);
+    Py_DECREF(ask.node_answers);
+    return wrapped;
+error:
+    Py_XDECREF(wrapped);
+    Py_XDECREF(ask.node_answers);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"place_wrapper", (PyCFunction)(void (*)(void))place_wrapper, METH_FASTCALL,
      "place_wrapper(element, tag) -> element | None: locators._place_wrapper_read(element, "
      "tag), the wrapper, or None (nothing changed) where only the Python places it."},
+    {"wrap_chosen", (PyCFunction)(void (*)(void))wrap_chosen, METH_FASTCALL,
+     "wrap_chosen(chosen, tag, fixed_parents, foreign, names, widget, structure, steps, place) "
+     "-> list | None: the first pass of locators._wrap where no `:has()` rule looks inside "
+     "(locators._wrap_chosen), the elements wrapped; None where only the Python decides."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,6 +24,7 @@ Form field names, link targets, labels and protected entities are never touched.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import itertools
 import re
 from collections import Counter
@@ -565,7 +566,9 @@ def _wrap(
         chosen = [e for coin, e in candidates if coin < params.wrap_rate]
     else:
         candidates, chosen = [], cast(list[etree._Element], drawn)
-    first = [e for e in chosen if wrap_if_safe(e)]
+    first = None if inside_matters else _wrap_chosen(chosen, tag, ask, refs)
+    if first is None:
+        first = [e for e in chosen if wrap_if_safe(e)]
     wrapped = len(first)
     if not targets and params.min_share > 0:
         # A single-page app's shell: its controls are all rendered later into a mount point,
@@ -595,6 +598,35 @@ def _wrap(
             wrapped += 1
             changed.update(moved)
     return wrapped
+
+
+def _wrap_chosen(
+    chosen: list[etree._Element], tag: str, ask: WrapQuestions, refs: PageRefs
+) -> list[etree._Element] | None:
+    """`_wrap`'s first pass in C (`shifts.native`): `wrap_if_safe` of each element the coins
+    chose, in order, asking `wrap_refusal`'s questions (a script's names in C, each name asked
+    of `refs` once; the others of `ask`); the elements wrapped. None where only `wrap_if_safe`
+    decides (no compiled shifts; a tree the C one cannot read). Not where a `:has()` rule may
+    look inside a node: a wrapper can change those answers."""
+    if native.wrap_chosen is None:
+        return None
+    held = ask.used_by_scripts
+    return native.wrap_chosen(
+        chosen,
+        tag,
+        _FIXED_PARENT_TAGS,
+        _FOREIGN_TAGS,
+        None if held is _never else (refs.reaches_id, refs.scripts_use, {}, {}, held),
+        None if ask.found_by_widget_attribute is _never else ask.found_by_widget_attribute,
+        (ask.structure_matters, ask.a_child_structured, ask.wrapped) if ask.structured else None,
+        tuple(
+            functools.partial(_beside_held, ask=ask, held_before=held_before)
+            if ask.steps_reach[held_before]
+            else None
+            for held_before in (True, False)
+        ),
+        _place_wrapper_read,
+    )
 
 
 def _place_wrapper(element: etree._Element, tag: str) -> etree._Element:
@@ -639,8 +671,9 @@ def _wrap_candidates(
     return _wrap_candidates_read(body, seed, protected, keyed, below)
 
 
-# (The sets as tuples, which the C one reads.)
+# (The sets as tuples, which the C ones read.)
 _WRAPPABLE_TAGS, _FIXED_PARENT_TAGS = tuple(sorted(WRAPPABLE)), tuple(sorted(FIXED_PARENTS))
+_FOREIGN_TAGS = tuple(sorted(FOREIGN))
 
 
 def _wrap_candidates_read(
