@@ -19,8 +19,8 @@ the next loads of each page in a process that shifted it once (the token fresh a
 swapped into that shift), its `x parse`, and the share of them that were swapped (100%: none
 shifted afresh); `1st next`: the first of those next loads, apart (it reads the page it is
 swapped into once for them all). `coins x`: a floor, what the parse, each wrap candidate's
-seeded coin (its signature, in C where it can be, and the coin memoized as in the shift) and
-the serialization cost alone, over the bare parse: the share of the target the shift's present
+seeded coin (drawn as the shift draws them: in C where it can be, memoized) and the
+serialization cost alone, over the bare parse: the share of the target the shift's present
 semantics take before deciding anything. Last, 12 pages of 200 KB loaded again in turn, as an agent
 browses: a next load's median in each round (the first reads each page for its next loads).
 
@@ -48,8 +48,7 @@ from lxml import etree
 from bench.fixtures import parse_and_serialize_ms, timed_rewrite
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages
-from shifts.perceptual.locators import FIXED_PARENTS, WRAPPABLE, _parent_tag, _signature
-from shifts.rng import chance
+from shifts.perceptual.locators import LocatorParams, _wrap_candidates
 from tests.helpers.fixtures import fixture_pages
 
 TOKEN = b"@@TOKEN@@"  # where each load's fresh value goes
@@ -141,13 +140,12 @@ def fresh(template: bytes) -> bytes:
 
 def coins_floor_ms(raw: bytes, seed: int) -> float:
     """The CPU ms of a parse, every wrap candidate's seeded coin (as `_wrap` draws them, the
-    page having no protected element), and a serialization: nothing else of the shift."""
+    page having no protected element: in C where it can, memoized), and a serialization:
+    nothing else of the shift."""
     started = time.process_time()
     root = etree.fromstring(raw, etree.HTMLParser())
     body = root.find("body")
-    for element in body.iterdescendants(*WRAPPABLE) if body is not None else ():
-        if _parent_tag(element) not in FIXED_PARENTS:
-            chance(seed, "wrap", _signature(element))
+    _wrap_candidates(root if body is None else body, seed, set(), {}, LocatorParams().wrap_rate)
     etree.tostring(root.getroottree(), method="html")
     return (time.process_time() - started) * 1000
 
