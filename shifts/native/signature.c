@@ -1,6 +1,7 @@
-/* A wrap candidate's signature and its seeded coin, in C: what `shifts.perceptual.locators._signature` returns for
- * an element, read off libxml2's tree without a Python object per string (but one per id and
- * class where names are keyed: each is looked up).
+/* A wrap candidate's signature and its seeded coin, in C: what
+ * `shifts.perceptual.locators._signature` returns for an element, read off libxml2's tree
+ * without a Python object per string (but one per id and class where names are keyed: each is
+ * looked up).
  *
  * A first load draws a seeded coin for every element it may wrap (thousands on a large page),
  * and the coin reads the element's signature: its tag, its id and classes with their random
@@ -52,8 +53,9 @@ static int text_reserve(Text *text, Py_ssize_t more) {
     if (text->length + more <= text->capacity) return 0;
     Py_ssize_t capacity = text->capacity;
     while (capacity < text->length + more) capacity *= 2;
-    Py_UCS4 *data = text->data == text->local ? PyMem_Malloc(capacity * sizeof(Py_UCS4))
-                                               : PyMem_Realloc(text->data, capacity * sizeof(Py_UCS4));
+    size_t size = capacity * sizeof(Py_UCS4);
+    Py_UCS4 *data =
+        text->data == text->local ? PyMem_Malloc(size) : PyMem_Realloc(text->data, size);
     if (data == NULL) {
         PyErr_NoMemory();
         return -1;

@@ -21,6 +21,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <dlfcn.h>
 #include <libxml/tree.h>
 
 #include "module.h" /* lxml's element struct, and `makeElement` for the wrapper */
@@ -38,23 +39,70 @@ static int tail_is_one_text_at_most(xmlNode *node) {
                             next->type != XML_XINCLUDE_START && next->type != XML_XINCLUDE_END);
 }
 
-/* The wrapper placed (a new reference), Py_None where lxml must place it (nothing changed), or
- * NULL with the error. */
-static PyObject *placed(struct LxmlElement *element, PyObject *tag) {
+/* libxml2's `xmlNewDocNode`, as lxml's own `makeelement` calls it (from the libxml2 that lxml
+ * is built with: the one its documents are of), found where lxml's module is loaded; NULL where
+ * it is not found, and lxml's `makeElement` makes each wrapper (and its Python object, which
+ * costs as much again). */
+typedef xmlNode *(*NewDocNode)(xmlDoc *, xmlNs *, const xmlChar *, const xmlChar *);
+static NewDocNode new_doc_node;
+
+static NewDocNode found_new_doc_node(void) {
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    PyObject *file = etree == NULL ? NULL : PyObject_GetAttrString(etree, "__file__");
+    const char *path = file != NULL && PyUnicode_Check(file) ? PyUnicode_AsUTF8(file) : NULL;
+    void *loaded = path == NULL ? NULL : dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    NewDocNode found = loaded == NULL ? NULL : (NewDocNode)dlsym(loaded, "xmlNewDocNode");
+    if (loaded != NULL) dlclose(loaded); /* (lxml's module stays loaded: it was before) */
+    Py_XDECREF(file);
+    Py_XDECREF(etree);
+    PyErr_Clear(); /* (not found: lxml makes them) */
+    return found;
+}
+
+/* Whether `makeelement` would take the tag as it is, with no namespace and nothing to check:
+ * lower-case letters, then letters, digits and hyphens (HTML's names, custom elements'). */
+static int plain_tag(const char *tag) {
+    if (*tag < 'a' || *tag > 'z') return 0;
+    for (; *tag; tag++)
+        if (!((*tag >= 'a' && *tag <= 'z') || (*tag >= '0' && *tag <= '9') || *tag == '-'))
+            return 0;
+    return 1;
+}
+
+/* A new `tag` element in `element`'s place, holding it and its tail: 1 with `*wrapper` its node
+ * and `*made` its Python object (a new reference) or NULL if none was made; 0 where lxml must
+ * place it (nothing changed); -1 with the error. */
+static int placed(struct LxmlElement *element, PyObject *tag, xmlNode **wrapper_node,
+                  PyObject **made) {
     xmlNode *node = element->_c_node;
+    *made = NULL;
     if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL ||
         node->nsDef != NULL || node->parent == NULL || node->parent->type != XML_ELEMENT_NODE ||
         !tail_is_one_text_at_most(node))
-        Py_RETURN_NONE;
-    /* (as `element.makeelement(tag)`: a new element of the element's document, in no place) */
-    struct LxmlElement *made =
-        makeElement(tag, element->_doc, Py_None, Py_None, Py_None, Py_None, Py_None);
-    if (made == NULL) return NULL;
-    xmlNode *wrapper = made->_c_node, *parent = node->parent;
-    if (wrapper == NULL || wrapper->doc != node->doc || wrapper->ns != NULL ||
-        wrapper->parent != NULL || wrapper->children != NULL) {
-        Py_DECREF(made); /* (the wrapper is lxml's to place: none of its own) */
-        Py_RETURN_NONE;
+        return 0;
+    const char *name = PyUnicode_AsUTF8(tag);
+    if (name == NULL) return -1;
+    xmlNode *wrapper, *parent = node->parent;
+    if (new_doc_node != NULL && plain_tag(name)) {
+        /* (as `element.makeelement(tag)` makes its node: lxml's `_createElement`) */
+        wrapper = new_doc_node(node->doc, NULL, (const xmlChar *)name, NULL);
+        if (wrapper == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    } else {
+        /* (as `element.makeelement(tag)`: a new element of the element's document, in no
+         * place) */
+        struct LxmlElement *element_made =
+            makeElement(tag, element->_doc, Py_None, Py_None, Py_None, Py_None, Py_None);
+        if (element_made == NULL) return -1;
+        wrapper = element_made->_c_node;
+        if (wrapper == NULL || wrapper->doc != node->doc || wrapper->ns != NULL ||
+            wrapper->parent != NULL || wrapper->children != NULL) {
+            Py_DECREF(element_made); /* (the wrapper is lxml's to place: none of its own) */
+            return 0;
+        }
+        *made = (PyObject *)element_made;
     }
     xmlNode *last = node->next != NULL && node->next->type == XML_TEXT_NODE ? node->next : node;
     /* The wrapper where the element was (`addprevious`)... */
@@ -76,7 +124,13 @@ static PyObject *placed(struct LxmlElement *element, PyObject *tag) {
     node->parent = last->parent = wrapper;
     wrapper->children = node;
     wrapper->last = last;
-    return (PyObject *)made;
+    *wrapper_node = wrapper;
+    return 1;
+}
+
+/* The Python object of a wrapper `placed` placed (a new reference), or NULL with the error. */
+static PyObject *wrapper_element(struct LxmlElement *element, xmlNode *wrapper, PyObject *made) {
+    return made != NULL ? made : (PyObject *)elementFactory(element->_doc, wrapper);
 }
 
 static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -85,7 +139,15 @@ static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_TypeError, "place_wrapper() takes an lxml element and a tag");
         return NULL;
     }
-    return placed((struct LxmlElement *)args[0], args[1]);
+    struct LxmlElement *element = (struct LxmlElement *)args[0];
+    xmlNode *wrapper;
+    PyObject *made;
+    int done = placed(element, args[1], &wrapper, &made);
+    if (done <= 0) {
+        if (done == 0) Py_RETURN_NONE;
+        return NULL;
+    }
+    return wrapper_element(element, wrapper, made);
 }
 
 /* What `locators.wrap_refusal` asks of the page's references, as `wrap_chosen` gets them:
@@ -248,14 +310,19 @@ static int wrapped_if_safe(struct LxmlElement *element, PyObject *tag, const cha
         Py_DECREF(parent_element);
         return refused < 0 ? -1 : 0;
     }
-    PyObject *wrapper = placed(element, tag);
-    if (wrapper == Py_None) { /* (a move lxml makes) */
-        Py_DECREF(wrapper);
+    xmlNode *wrapper_node;
+    PyObject *wrapper = NULL;
+    int done = placed(element, tag, &wrapper_node, &wrapper);
+    if (done == 0) { /* (a move lxml makes) */
         wrapper = PyObject_CallFunctionObjArgs(place, (PyObject *)element, tag, NULL);
+        done = wrapper == NULL ? -1 : 1;
+    } else if (done > 0 && ask->wrapped != NULL && wrapper == NULL) {
+        wrapper = wrapper_element(element, wrapper_node, NULL);
+        done = wrapper == NULL ? -1 : 1;
     }
-    int done = wrapper == NULL ? -1 : 1;
     if (done > 0 && ask->wrapped != NULL) {
-        PyObject *result = PyObject_CallFunctionObjArgs(ask->wrapped, parent_element, wrapper, NULL);
+        PyObject *result =
+            PyObject_CallFunctionObjArgs(ask->wrapped, parent_element, wrapper, NULL);
         done = result == NULL ? -1 : 1;
         Py_XDECREF(result);
     }
@@ -365,5 +432,12 @@ static struct PyModuleDef module_definition = {
 
 PyMODINIT_FUNC PyInit__wrappers(void) {
     element_type = imported_element_type();
-    return element_type == NULL ? NULL : PyModule_Create(&module_definition);
+    if (element_type == NULL) return NULL;
+    new_doc_node = found_new_doc_node();
+    PyObject *module = PyModule_Create(&module_definition);
+    /* (what the tests check: the wrappers' nodes made as lxml makes them, without lxml) */
+    if (module != NULL &&
+        PyModule_AddIntConstant(module, "makes_its_nodes", new_doc_node != NULL) < 0)
+        Py_CLEAR(module);
+    return module;
 }

@@ -58,6 +58,23 @@ def wrapped_both_ways(raw: bytes | str, choose: random.Random, share: float = 0.
 
 def test_it_is_built_here() -> None:
     assert native.place_wrapper is not None, native.why_not
+    # (and makes each wrapper's node itself, with lxml's libxml2: else lxml makes each)
+    assert native._modules["_wrappers"].makes_its_nodes == 1
+
+
+def test_a_tag_lxml_would_check_is_made_by_lxml() -> None:
+    # Not a plain lower-case name: lxml's `makeelement` is asked, and refuses what it refuses.
+    for tag in ("Upper", "x y", ""):
+        root = etree.fromstring("<div><p>a</p></div>", etree.HTMLParser())
+        paragraph = root.find(".//p")
+        try:
+            wrapper = compiled(paragraph, tag)
+        except ValueError:
+            assert tag != "Upper", tag
+            assert etree.tostring(root) == b"<html><body><div><p>a</p></div></body></html>"
+            continue
+        assert wrapper is not None and wrapper.tag == tag == "Upper"
+        assert paragraph.getparent() is wrapper
 
 
 def test_every_saved_page_is_wrapped_as_lxml_wraps_it() -> None:
