@@ -419,12 +419,13 @@ static int is_one_of(const xmlChar *name, const char *const *texts) {
     return 0;
 }
 
-/* The element's coin: `memo[signature]`, drawn and kept there if it is not yet. A new float, or
- * NULL with the error. */
+/* The element's coin: `memo[signature]`, drawn and kept there if it is not yet. A new float,
+ * None where the memo holds something else (the Python draws them all), or NULL with the
+ * error. */
 static PyObject *coin_of(PyObject *signature, const char *prefix, Py_ssize_t prefix_length,
                          PyObject *memo) {
     PyObject *coin = PyDict_GetItemWithError(memo, signature); /* (borrowed) */
-    if (coin != NULL) return Py_NewRef(coin);
+    if (coin != NULL) return PyFloat_CheckExact(coin) ? Py_NewRef(coin) : Py_NewRef(Py_None);
     if (PyErr_Occurred()) return NULL;
     Py_ssize_t length;
     const char *text = PyUnicode_AsUTF8AndSize(signature, &length);
@@ -457,13 +458,14 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
     struct LxmlElement *top_element = (struct LxmlElement *)body;
     xmlNode *top = top_element->_c_node;
     if (keyed == NULL || !texts_of(args[1], wrappable, TAGS) ||
-        !texts_of(args[2], fixed_parents, TAGS) || !PyAnySet_Check(protected) ||
+        !texts_of(args[2], fixed_parents, TAGS) || !PyAnySet_CheckExact(protected) ||
         !PyBytes_CheckExact(prefix_object) || !PyDict_CheckExact(memo) ||
         (below_object != Py_None && !PyFloat_CheckExact(below_object)) || top == NULL ||
         declares_attributes(top->doc))
         Py_RETURN_NONE;
-    /* (a namespaced element: which of them `iterdescendants(*tags)` yields is lxml's to say) */
-    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1))
+    /* (a namespaced element: which of them `iterdescendants(*tags)` yields, and what its tag
+     * is as a parent, are lxml's to say) */
+    for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1))
         if (node->type == XML_ELEMENT_NODE && node->ns != NULL) Py_RETURN_NONE;
     const char *prefix = PyBytes_AS_STRING(prefix_object);
     Py_ssize_t prefix_length = PyBytes_GET_SIZE(prefix_object);
@@ -495,12 +497,19 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
                 goto failed;
             signature = PyObject_CallFunctionObjArgs(read, element, args[4], NULL);
             if (signature != NULL && !PyUnicode_CheckExact(signature)) {
-                PyErr_SetString(PyExc_TypeError, "a signature is a string");
-                Py_CLEAR(signature);
+                /* (as `derive_seed` reads a key: its `str`) */
+                Py_SETREF(signature, PyObject_Str(signature));
             }
         }
         if (signature == NULL || (coin = coin_of(signature, prefix, prefix_length, memo)) == NULL)
             goto failed;
+        if (coin == Py_None) { /* (not a coin the C drew: the Python draws them all) */
+            Py_XDECREF(element);
+            Py_DECREF(signature);
+            Py_DECREF(coin);
+            Py_DECREF(found);
+            Py_RETURN_NONE;
+        }
         int wanted = all || PyFloat_AS_DOUBLE(coin) < below;
         if (wanted && element == NULL &&
             (element = (PyObject *)elementFactory(top_element->_doc, node)) == NULL)

@@ -1,30 +1,35 @@
 /* A wrapper put in an element's place, in C: what `locators._place_wrapper_read` does with
- * lxml (`makeelement`, `addprevious`, `append`), without its walks of the moved subtree.
+ * lxml (`makeelement`, `addprevious`, `append`), and the first pass of the wrap decisions
+ * (`wrap_chosen`, below).
  *
- * lxml's `append` moves an element within its document as it would move one from another: it
- * walks the element's whole subtree to fix namespace pointers, proxies' documents and document
- * links (`moveNodeToDocument`, `_setTreeDoc`). A first load wraps hundreds to thousands of
- * elements, many of them containers, so the walks cost more than the rest of the move. Here
+ * lxml's `append` moves an element within its document as it would move one from another:
+ * for each node of the moved subtree it fixes namespace pointers, proxies' documents and
+ * document links (`moveNodeToDocument`, `_setTreeDoc`), through Python-level machinery. Here
  * the element stays in its document and under the same ancestors (the wrapper declares no
- * namespace), so each of those is already what the walk would set, and the move is the links
- * of the element, its tail and the wrapper alone.
+ * namespace), so of that walk only two things can change anything: a namespace declared in
+ * the subtree that an ancestor declares already (lxml strips it), and libxml2's table of the
+ * document's ids (lxml unregisters each `id` attribute of the subtree, `_setTreeDoc`). A
+ * subtree that declares or uses a namespace is left to lxml; the ids are unregistered here as
+ * lxml does it, with lxml's own libxml2. A first load wraps hundreds to thousands of elements,
+ * many of them containers: the move costs a fifth of lxml's.
  *
- * The one thing the walk does that this does not: libxml2's table of an HTML document's ids
- * loses the moved subtree's ids (`_setTreeDoc` unregisters each `id` attribute). Nothing here
- * reads that table (no XPath `id()`), and libxml2 keeps it consistent either way: an attribute
- * still marked as an id is unregistered when it is freed.
+ * The wrapper's node is made as `makeelement` makes it (`xmlNewDocNode` in the element's
+ * document), and its Python object only where a caller needs one. Both libxml2 functions are
+ * those of the libxml2 lxml is built with (its documents' allocator and dictionary), found
+ * where lxml's module is loaded; where they are not, lxml places every wrapper.
  *
  * The Python function is the definition: this one returns None, having changed nothing, where
- * the move would be lxml's to make (a namespaced element, a tail of more than one text node, a
- * CDATA section or an XInclude marker beside it). The tests compare the trees both make on
- * every saved page and on generated ones. */
+ * the move would be lxml's to make (a namespace in the subtree, a tail of more than one text
+ * node, a CDATA section or an XInclude marker beside it, a tag lxml would check). The tests
+ * compare the trees both make, and the ids libxml2 finds, on every saved page and on
+ * generated ones. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <dlfcn.h>
 #include <libxml/tree.h>
 
-#include "module.h" /* lxml's element struct, and `makeElement` for the wrapper */
+#include "module.h" /* lxml's element struct, and `elementFactory` for the wrapper */
 #include "tree.h"
 
 static PyTypeObject *element_type; /* lxml.etree._Element */
@@ -39,24 +44,49 @@ static int tail_is_one_text_at_most(xmlNode *node) {
                             next->type != XML_XINCLUDE_START && next->type != XML_XINCLUDE_END);
 }
 
-/* libxml2's `xmlNewDocNode`, as lxml's own `makeelement` calls it (from the libxml2 that lxml
- * is built with: the one its documents are of), found where lxml's module is loaded; NULL where
- * it is not found, and lxml's `makeElement` makes each wrapper (and its Python object, which
- * costs as much again). */
-typedef xmlNode *(*NewDocNode)(xmlDoc *, xmlNs *, const xmlChar *, const xmlChar *);
-static NewDocNode new_doc_node;
+/* Whether no element of `top`'s subtree (it included) declares or uses a namespace, nor any of
+ * their attributes: what lxml's move would fix. */
+static int without_namespaces(xmlNode *top) {
+    for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
+        if (node->type != XML_ELEMENT_NODE) continue;
+        if (node->ns != NULL || node->nsDef != NULL) return 0;
+        for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
+            if (attribute->ns != NULL) return 0;
+    }
+    return 1;
+}
 
-static NewDocNode found_new_doc_node(void) {
+/* libxml2's functions, from the libxml2 lxml is built with (NULL where not found). */
+typedef xmlNode *(*NewDocNode)(xmlDoc *, xmlNs *, const xmlChar *, const xmlChar *);
+typedef int (*RemoveId)(xmlDoc *, xmlAttr *);
+static NewDocNode new_doc_node;
+static RemoveId remove_id;
+
+static void *lxml_symbol(void *loaded, const char *name) {
+    return loaded == NULL ? NULL : dlsym(loaded, name);
+}
+
+static void find_libxml2(void) {
     PyObject *etree = PyImport_ImportModule("lxml.etree");
     PyObject *file = etree == NULL ? NULL : PyObject_GetAttrString(etree, "__file__");
     const char *path = file != NULL && PyUnicode_Check(file) ? PyUnicode_AsUTF8(file) : NULL;
     void *loaded = path == NULL ? NULL : dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    NewDocNode found = loaded == NULL ? NULL : (NewDocNode)dlsym(loaded, "xmlNewDocNode");
+    new_doc_node = (NewDocNode)lxml_symbol(loaded, "xmlNewDocNode");
+    remove_id = (RemoveId)lxml_symbol(loaded, "xmlRemoveID");
     if (loaded != NULL) dlclose(loaded); /* (lxml's module stays loaded: it was before) */
     Py_XDECREF(file);
     Py_XDECREF(etree);
-    PyErr_Clear(); /* (not found: lxml makes them) */
-    return found;
+    PyErr_Clear(); /* (not found: lxml places the wrappers) */
+}
+
+/* As lxml's `_setTreeDoc` does of a moved subtree: each attribute libxml2 took for an id is
+ * unregistered from the document's table of ids. */
+static void unregister_ids(xmlNode *top) {
+    for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
+        if (node->type != XML_ELEMENT_NODE) continue;
+        for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
+            if (attribute->atype == XML_ATTRIBUTE_ID) remove_id(node->doc, attribute);
+    }
 }
 
 /* Whether `makeelement` would take the tag as it is, with no namespace and nothing to check:
@@ -69,40 +99,24 @@ static int plain_tag(const char *tag) {
     return 1;
 }
 
-/* A new `tag` element in `element`'s place, holding it and its tail: 1 with `*wrapper` its node
- * and `*made` its Python object (a new reference) or NULL if none was made; 0 where lxml must
- * place it (nothing changed); -1 with the error. */
-static int placed(struct LxmlElement *element, PyObject *tag, xmlNode **wrapper_node,
-                  PyObject **made) {
+/* A new `tag` element in `element`'s place, holding it and its tail: 1 with `*wrapper_node` its
+ * node (no Python object made); 0 where lxml must place it (nothing changed); -1 with the
+ * error. */
+static int placed(struct LxmlElement *element, PyObject *tag, xmlNode **wrapper_node) {
     xmlNode *node = element->_c_node;
-    *made = NULL;
-    if (node == NULL || node->type != XML_ELEMENT_NODE || node->ns != NULL ||
-        node->nsDef != NULL || node->parent == NULL || node->parent->type != XML_ELEMENT_NODE ||
-        !tail_is_one_text_at_most(node))
+    if (new_doc_node == NULL || remove_id == NULL || node == NULL ||
+        node->type != XML_ELEMENT_NODE || node->parent == NULL ||
+        node->parent->type != XML_ELEMENT_NODE || !tail_is_one_text_at_most(node))
         return 0;
     const char *name = PyUnicode_AsUTF8(tag);
     if (name == NULL) return -1;
-    xmlNode *wrapper, *parent = node->parent;
-    if (new_doc_node != NULL && plain_tag(name)) {
-        /* (as `element.makeelement(tag)` makes its node: lxml's `_createElement`) */
-        wrapper = new_doc_node(node->doc, NULL, (const xmlChar *)name, NULL);
-        if (wrapper == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    } else {
-        /* (as `element.makeelement(tag)`: a new element of the element's document, in no
-         * place) */
-        struct LxmlElement *element_made =
-            makeElement(tag, element->_doc, Py_None, Py_None, Py_None, Py_None, Py_None);
-        if (element_made == NULL) return -1;
-        wrapper = element_made->_c_node;
-        if (wrapper == NULL || wrapper->doc != node->doc || wrapper->ns != NULL ||
-            wrapper->parent != NULL || wrapper->children != NULL) {
-            Py_DECREF(element_made); /* (the wrapper is lxml's to place: none of its own) */
-            return 0;
-        }
-        *made = (PyObject *)element_made;
+    if (!plain_tag(name) || !without_namespaces(node)) return 0;
+    xmlNode *parent = node->parent;
+    /* (as `element.makeelement(tag)` makes its node: lxml's `_createElement`) */
+    xmlNode *wrapper = new_doc_node(node->doc, NULL, (const xmlChar *)name, NULL);
+    if (wrapper == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
     xmlNode *last = node->next != NULL && node->next->type == XML_TEXT_NODE ? node->next : node;
     /* The wrapper where the element was (`addprevious`)... */
@@ -124,30 +138,31 @@ static int placed(struct LxmlElement *element, PyObject *tag, xmlNode **wrapper_
     node->parent = last->parent = wrapper;
     wrapper->children = node;
     wrapper->last = last;
+    unregister_ids(node);
     *wrapper_node = wrapper;
     return 1;
 }
 
 /* The Python object of a wrapper `placed` placed (a new reference), or NULL with the error. */
-static PyObject *wrapper_element(struct LxmlElement *element, xmlNode *wrapper, PyObject *made) {
-    return made != NULL ? made : (PyObject *)elementFactory(element->_doc, wrapper);
+static PyObject *wrapper_element(struct LxmlElement *element, xmlNode *wrapper) {
+    return (PyObject *)elementFactory(element->_doc, wrapper);
 }
 
 static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], element_type) || !PyUnicode_Check(args[1])) {
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], element_type)) {
         PyErr_SetString(PyExc_TypeError, "place_wrapper() takes an lxml element and a tag");
         return NULL;
     }
+    if (!PyUnicode_CheckExact(args[1])) Py_RETURN_NONE; /* (bytes, a QName: lxml reads them) */
     struct LxmlElement *element = (struct LxmlElement *)args[0];
     xmlNode *wrapper;
-    PyObject *made;
-    int done = placed(element, args[1], &wrapper, &made);
+    int done = placed(element, args[1], &wrapper);
     if (done <= 0) {
         if (done == 0) Py_RETURN_NONE;
         return NULL;
     }
-    return wrapper_element(element, wrapper, made);
+    return wrapper_element(element, wrapper);
 }
 
 /* What `locators.wrap_refusal` asks of the page's references, as `wrap_chosen` gets them:
@@ -312,12 +327,12 @@ static int wrapped_if_safe(struct LxmlElement *element, PyObject *tag, const cha
     }
     xmlNode *wrapper_node;
     PyObject *wrapper = NULL;
-    int done = placed(element, tag, &wrapper_node, &wrapper);
+    int done = placed(element, tag, &wrapper_node);
     if (done == 0) { /* (a move lxml makes) */
         wrapper = PyObject_CallFunctionObjArgs(place, (PyObject *)element, tag, NULL);
         done = wrapper == NULL ? -1 : 1;
-    } else if (done > 0 && ask->wrapped != NULL && wrapper == NULL) {
-        wrapper = wrapper_element(element, wrapper_node, NULL);
+    } else if (done > 0 && ask->wrapped != NULL) {
+        wrapper = wrapper_element(element, wrapper_node);
         done = wrapper == NULL ? -1 : 1;
     }
     if (done > 0 && ask->wrapped != NULL) {
@@ -433,11 +448,11 @@ static struct PyModuleDef module_definition = {
 PyMODINIT_FUNC PyInit__wrappers(void) {
     element_type = imported_element_type();
     if (element_type == NULL) return NULL;
-    new_doc_node = found_new_doc_node();
+    find_libxml2();
     PyObject *module = PyModule_Create(&module_definition);
-    /* (what the tests check: the wrappers' nodes made as lxml makes them, without lxml) */
-    if (module != NULL &&
-        PyModule_AddIntConstant(module, "makes_its_nodes", new_doc_node != NULL) < 0)
+    /* (what the tests check: the wrappers placed here, with lxml's libxml2, not by lxml) */
+    if (module != NULL && PyModule_AddIntConstant(module, "places_wrappers",
+                                                  new_doc_node != NULL && remove_id != NULL) < 0)
         Py_CLEAR(module);
     return module;
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from lxml import etree
 
 from shifts import native, rng
@@ -116,10 +117,24 @@ def test_what_it_cannot_read_is_left_to_the_python() -> None:
         pass
 
     assert compiled(body, 1, set(), Keys(x="y"), None) is None  # (its `get` may be its own)
+
+    class Everything(set[etree._Element]):
+        def __contains__(self, element: object) -> bool:
+            return True
+
     assert compiled(body, 1, [], {}, None) is None  # type: ignore[arg-type]  # (no set)
+    assert compiled(body, 1, Everything(), {}, None) is None  # (its own `in`)
     assert compiled(body, 1, set(), {}, 1) is None  # (no float)
+    # A memo holding what is no coin: the Python draws them (with its own memo).
+    assert compiled(body, 1, set(), {}, 0.5, {locators._signature(body[0][0]): "x"}) is None
     namespaced = etree.fromstring('<r xmlns="urn:x"><div><p>x</p></div></r>')
     assert compiled(namespaced, 1, set(), {}, None) is None
+    # (a namespaced top: its tag, as the parent of its children, is lxml's to say)
+    fixed = etree.fromstring('<ul xmlns="urn:x"><div xmlns=""/></ul>')
+    assert compiled(fixed, 1, set(), {}, None) is None
+    assert _wrap_candidates(fixed, 1, set(), {}, None) == _wrap_candidates_read(
+        fixed, 1, set(), {}, None
+    )
     # ... and the callers then read them in Python: the same candidates.
     assert _wrap_candidates(namespaced, 1, set(), {}, None) == _wrap_candidates_read(
         namespaced, 1, set(), {}, None
@@ -135,26 +150,35 @@ def test_what_it_cannot_read_is_left_to_the_python() -> None:
         raise AssertionError(f"wrap_candidates{wrong!r} was read")
 
 
-def test_a_failing_read_is_raised_and_a_wrong_one_refused() -> None:
+def test_a_failing_read_is_raised_and_another_string_read_as_its_str() -> None:
     body = body_of(f"<body><div><p>{' ' * 150}<b>x</b>{' ' * 100}late words</p></div></body>")
     assert native.wrap_candidates is not None
+
+    def read_with(read: object) -> list[object] | None:
+        assert native.wrap_candidates is not None
+        return native.wrap_candidates(
+            body,
+            locators._WRAPPABLE_TAGS,
+            locators._FIXED_PARENT_TAGS,
+            set(),
+            {},
+            read,
+            rng.keys_prefix(1, "wrap"),
+            {},
+            None,
+        )
 
     def fails(element: etree._Element, keyed: dict[str, str]) -> str:
         raise ValueError("read")
 
-    for read, error in ((fails, ValueError), (lambda e, k: 3, TypeError)):
-        try:
-            native.wrap_candidates(
-                body,
-                locators._WRAPPABLE_TAGS,
-                locators._FIXED_PARENT_TAGS,
-                set(),
-                {},
-                read,
-                b"1\x1fwrap\x1f",
-                {},
-                None,
-            )
-        except error:
-            continue
-        raise AssertionError(f"{read} was taken")
+    with pytest.raises(ValueError):
+        read_with(fails)
+
+    class Text(str):
+        def __str__(self) -> str:
+            return "its own"
+
+    # (as `derive_seed` reads a key, by its `str`: the coin of "its own", and of "3")
+    for read, key in ((lambda e, k: Text("x"), "its own"), (lambda e, k: 3, "3")):
+        found = read_with(read)
+        assert found is not None and [coin for coin, _ in found] == [rng.chance(1, "wrap", key)] * 2
