@@ -56,6 +56,13 @@ static int without_namespaces(xmlNode *top) {
     return 1;
 }
 
+/* Whether no element of the document declares or uses a namespace (`without_namespaces`). */
+static int document_without_namespaces(xmlDoc *doc) {
+    for (xmlNode *top = doc->children; top != NULL; top = top->next)
+        if (top->type == XML_ELEMENT_NODE && !without_namespaces(top)) return 0;
+    return 1;
+}
+
 /* libxml2's functions, from the libxml2 lxml is built with (NULL where not found). */
 typedef xmlNode *(*NewDocNode)(xmlDoc *, xmlNs *, const xmlChar *, const xmlChar *);
 typedef int (*RemoveId)(xmlDoc *, xmlAttr *);
@@ -101,8 +108,9 @@ static int plain_tag(const char *tag) {
 
 /* A new `tag` element in `element`'s place, holding it and its tail: 1 with `*wrapper_node` its
  * node (no Python object made); 0 where lxml must place it (nothing changed); -1 with the
- * error. */
-static int placed(struct LxmlElement *element, PyObject *tag, xmlNode **wrapper_node) {
+ * error. `plain`: the whole document is known to hold no namespace (its subtree not looked
+ * at again). */
+static int placed(struct LxmlElement *element, PyObject *tag, int plain, xmlNode **wrapper_node) {
     xmlNode *node = element->_c_node;
     if (new_doc_node == NULL || remove_id == NULL || node == NULL ||
         node->type != XML_ELEMENT_NODE || node->parent == NULL ||
@@ -110,7 +118,7 @@ static int placed(struct LxmlElement *element, PyObject *tag, xmlNode **wrapper_
         return 0;
     const char *name = PyUnicode_AsUTF8(tag);
     if (name == NULL) return -1;
-    if (!plain_tag(name) || !without_namespaces(node)) return 0;
+    if (!plain_tag(name) || (!plain && !without_namespaces(node))) return 0;
     xmlNode *parent = node->parent;
     /* (as `element.makeelement(tag)` makes its node: lxml's `_createElement`) */
     xmlNode *wrapper = new_doc_node(node->doc, NULL, (const xmlChar *)name, NULL);
@@ -157,7 +165,7 @@ static PyObject *place_wrapper(PyObject *module, PyObject *const *args, Py_ssize
     if (!PyUnicode_CheckExact(args[1])) Py_RETURN_NONE; /* (bytes, a QName: lxml reads them) */
     struct LxmlElement *element = (struct LxmlElement *)args[0];
     xmlNode *wrapper;
-    int done = placed(element, args[1], &wrapper);
+    int done = placed(element, args[1], 0, &wrapper);
     if (done <= 0) {
         if (done == 0) Py_RETURN_NONE;
         return NULL;
@@ -297,7 +305,8 @@ static int held(xmlNode *node, struct LxmlElement *of_document, Questions *ask, 
 
 /* `wrap_if_safe` of one element of the first pass: 1 wrapped, 0 refused, -1 with the error. */
 static int wrapped_if_safe(struct LxmlElement *element, PyObject *tag, const char *const *fixed,
-                           const char *const *foreign, Questions *ask, PyObject *place) {
+                           const char *const *foreign, Questions *ask, PyObject *place,
+                           int plain) {
     xmlNode *node = element->_c_node, *parent = node->parent;
     if (parent == NULL || parent->type != XML_ELEMENT_NODE || is_one_of(parent->name, fixed))
         return 0; /* (no parent element: `getparent()` is None) */
@@ -327,7 +336,7 @@ static int wrapped_if_safe(struct LxmlElement *element, PyObject *tag, const cha
     }
     xmlNode *wrapper_node;
     PyObject *wrapper = NULL;
-    int done = placed(element, tag, &wrapper_node);
+    int done = placed(element, tag, plain, &wrapper_node);
     if (done == 0) { /* (a move lxml makes) */
         wrapper = PyObject_CallFunctionObjArgs(place, (PyObject *)element, tag, NULL);
         done = wrapper == NULL ? -1 : 1;
@@ -385,15 +394,20 @@ static PyObject *wrap_chosen(PyObject *module, PyObject *const *args, Py_ssize_t
     /* Each an element with no namespace, nor any element above it (their tags are compared
      * as names), of a document that declares no attribute defaults (what `get` reads of an
      * element without its own): else the Python decides them all. */
+    xmlDoc *document = NULL; /* (theirs, if they are all of one: a page's) */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(chosen); i++) {
         PyObject *item = PyList_GET_ITEM(chosen, i);
         if (!PyObject_TypeCheck(item, element_type)) Py_RETURN_NONE;
         xmlNode *node = ((struct LxmlElement *)item)->_c_node;
         if (node == NULL || node->type != XML_ELEMENT_NODE || declares_attributes(node->doc))
             Py_RETURN_NONE;
+        document = i == 0 || node->doc == document ? node->doc : NULL;
         for (; node != NULL && node->type == XML_ELEMENT_NODE; node = node->parent)
             if (node->ns != NULL) Py_RETURN_NONE;
     }
+    /* (a page with no namespace, as an HTML parse makes it: no moved subtree is looked at for
+     * one, once for each wrapper) */
+    int plain = document != NULL && document_without_namespaces(document);
     ask.reaches_id = names[0];
     ask.scripts_use = names[1];
     ask.id_answers = names[2];
@@ -413,7 +427,8 @@ static PyObject *wrap_chosen(PyObject *module, PyObject *const *args, Py_ssize_t
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(chosen); i++) {
         PyObject *element = PyList_GET_ITEM(chosen, i);
         Py_INCREF(element);
-        int done = wrapped_if_safe((struct LxmlElement *)element, tag, fixed, foreign, &ask, place);
+        int done =
+            wrapped_if_safe((struct LxmlElement *)element, tag, fixed, foreign, &ask, place, plain);
         if (done > 0 && PyList_Append(wrapped, element) < 0) done = -1;
         Py_DECREF(element);
         if (done < 0) {

@@ -162,3 +162,26 @@ def test_what_it_cannot_read_is_left_to_wrap_if_safe() -> None:
         assert native.wrap_chosen(*wrong) is None
     with pytest.raises(TypeError):
         native.wrap_chosen(*args[:8])
+
+
+def test_a_subtree_with_a_namespace_is_placed_by_lxml() -> None:
+    # A document with a namespace somewhere (no HTML parse makes one): each moved subtree is
+    # looked at, and the one that declares a namespace is lxml's to move (it strips what an
+    # ancestor declares again).
+    raw = b'<r xmlns:x="u"><d><p/></d><d><q xmlns:x="u"/></d></r>'
+    trees = [etree.fromstring(raw), etree.fromstring(raw)]
+    placed_by_lxml: list[etree._Element] = []
+
+    def place(element: etree._Element, tag: str) -> etree._Element:
+        placed_by_lxml.append(element)
+        return locators._place_wrapper_read(element, tag)
+
+    assert native.wrap_chosen is not None
+    chosen = list(trees[0])
+    args = ("w-x", locators._FIXED_PARENT_TAGS, locators._FOREIGN_TAGS, None, None, None)
+    assert native.wrap_chosen(chosen, *args, (None, None), place) == chosen
+    assert placed_by_lxml == [chosen[1]]
+    for element in list(trees[1]):
+        locators._place_wrapper_read(element, "w-x")
+    assert etree.tostring(trees[0]) == etree.tostring(trees[1])
+    assert b'<q xmlns:x="u"/>' not in etree.tostring(trees[0])  # (lxml's move stripped it)
