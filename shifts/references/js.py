@@ -170,6 +170,11 @@ def _structural_alone(literal: str) -> str | None:
     """A literal read as a selector of its own (`_completed`), if it is a structural one."""
     if len(literal) > 300:  # (no selector, completed or not: not kept below)
         return None
+    # (Nor one with no combinator nor positional pseudo-class: completing adds none. Most of a
+    # page's values are such, each its own, `data-id="item-123"`: not asked of the memo, where
+    # thousands of them would push out the site's repeated literals.)
+    if not _SELECTORISH.search(literal):
+        return None
     return _short_structural_alone(literal)
 
 
