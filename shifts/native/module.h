@@ -1,7 +1,7 @@
 /* What the compiled modules that hand lxml's objects to Python share: what each does when it is
  * imported (lxml's C API imported, for `elementFactory` and `setAttributeValue`, and lxml's
- * element type, which its functions check their arguments against), and an attribute's value
- * as a Python string. */
+ * element type, which its functions check their arguments against), an attribute's value as a
+ * Python string, and a tuple's strings as C texts. */
 
 #ifndef SKILLSHIFT_NATIVE_MODULE_H
 #define SKILLSHIFT_NATIVE_MODULE_H
@@ -24,6 +24,23 @@ static inline PyTypeObject *imported_element_type(void) {
         return NULL;
     }
     return (PyTypeObject *)type;
+}
+
+/* A tuple of strings as the UTF-8 texts it holds (each the tuple's own: valid while it is),
+ * NULL-terminated in `texts`; 0 where it is no tuple of at most `room` plain strings (the
+ * caller leaves the work to the Python). */
+static inline int texts_of(PyObject *tuple, const char **texts, Py_ssize_t room) {
+    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) > room) return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *text = PyTuple_GET_ITEM(tuple, i);
+        if (!PyUnicode_CheckExact(text) || (texts[i] = PyUnicode_AsUTF8(text)) == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    texts[n] = NULL;
+    return 1;
 }
 
 /* An attribute's value as `get` reads it, as a new string; None (a new reference) where the

@@ -397,28 +397,6 @@ static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t n
     return signature_of(((struct LxmlElement *)args[0])->_c_node, keyed);
 }
 
-/* A tuple of strings as the UTF-8 texts it holds (each the tuple's own: valid while it is), or
- * 0 with nothing written where it is no tuple of at most `room` plain strings. */
-static int texts_of(PyObject *tuple, const char **texts, Py_ssize_t room) {
-    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) > room) return 0;
-    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *text = PyTuple_GET_ITEM(tuple, i);
-        if (!PyUnicode_CheckExact(text) || (texts[i] = PyUnicode_AsUTF8(text)) == NULL) {
-            PyErr_Clear();
-            return 0;
-        }
-    }
-    texts[n] = NULL;
-    return 1;
-}
-
-static int is_one_of(const xmlChar *name, const char *const *texts) {
-    for (; *texts; texts++)
-        if (strcmp((const char *)name, *texts) == 0) return 1;
-    return 0;
-}
-
 /* The element's coin: `memo[signature]`, drawn and kept there if it is not yet. A new float,
  * None where the memo holds something else (the Python draws them all), or NULL with the
  * error. */
@@ -475,9 +453,10 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
     if (found == NULL) return NULL;
     /* `read` (the Python signature) must not change the tree: the walk holds its nodes. */
     for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
-        if (node->type != XML_ELEMENT_NODE || !is_one_of(node->name, wrappable)) continue;
+        if (node->type != XML_ELEMENT_NODE || !is_one_of((const char *)node->name, wrappable))
+            continue;
         xmlNode *parent = node->parent; /* (an element: `top` or one below it) */
-        if (is_one_of(parent->name, fixed_parents)) continue;
+        if (is_one_of((const char *)parent->name, fixed_parents)) continue;
         PyObject *element = NULL, *signature = NULL, *coin = NULL;
         if (node->_private != NULL) { /* (no proxy, no member of `protected`) */
             element = (PyObject *)elementFactory(top_element->_doc, node);

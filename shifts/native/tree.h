@@ -34,6 +34,13 @@ static inline int declares_attributes(xmlDoc *doc) {
                            (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
 }
 
+/* Whether `text` is one of `texts` (NULL-terminated). */
+static inline int is_one_of(const char *text, const char *const *texts) {
+    for (; *texts; texts++)
+        if (strcmp(text, *texts) == 0) return 1;
+    return 0;
+}
+
 /* The next node after `node` in document order, within `top`'s subtree (`descend`: into its
  * children if it has any), or NULL. Only an element's children are walked, as lxml's
  * iterators do. */

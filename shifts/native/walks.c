@@ -23,12 +23,6 @@ static int value_is(xmlAttr *attribute, const char *text) {
     return value == NULL ? -1 : strcmp(value, text) == 0;
 }
 
-static int is_one_of(const char *text, const char *const *texts) {
-    for (; *texts; texts++)
-        if (strcmp(text, *texts) == 0) return 1;
-    return 0;
-}
-
 /* `shifts.interactive`'s members: `_TAGS` and `ROLES`. */
 static const char *const member_tags[] = {"button", "select", "textarea", "summary", NULL};
 static const char *const member_roles[] = {"button", "link", "tab", "menuitem", "checkbox", NULL};

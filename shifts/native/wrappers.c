@@ -186,28 +186,6 @@ typedef struct {
     PyObject *beside_after, *beside_before; /* `_beside_held(e, ask, True / False)` */
 } Questions;
 
-static int is_one_of(const xmlChar *name, const char *const *texts) {
-    for (; *texts; texts++)
-        if (strcmp((const char *)name, *texts) == 0) return 1;
-    return 0;
-}
-
-/* A tuple of strings as the UTF-8 texts it holds (each the tuple's own), or 0 where it is no
- * tuple of at most `room` plain strings. */
-static int texts_of(PyObject *tuple, const char **texts, Py_ssize_t room) {
-    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) > room) return 0;
-    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *text = PyTuple_GET_ITEM(tuple, i);
-        if (!PyUnicode_CheckExact(text) || (texts[i] = PyUnicode_AsUTF8(text)) == NULL) {
-            PyErr_Clear();
-            return 0;
-        }
-    }
-    texts[n] = NULL;
-    return 1;
-}
-
 /* Whether `ask(argument)` is true: 1, 0, or -1 with the error. */
 static int asked(PyObject *ask, PyObject *argument) {
     PyObject *answer = PyObject_CallOneArg(ask, argument);
@@ -308,12 +286,13 @@ static int wrapped_if_safe(struct LxmlElement *element, PyObject *tag, const cha
                            const char *const *foreign, Questions *ask, PyObject *place,
                            int plain) {
     xmlNode *node = element->_c_node, *parent = node->parent;
-    if (parent == NULL || parent->type != XML_ELEMENT_NODE || is_one_of(parent->name, fixed))
+    if (parent == NULL || parent->type != XML_ELEMENT_NODE ||
+        is_one_of((const char *)parent->name, fixed))
         return 0; /* (no parent element: `getparent()` is None) */
     /* `clear_above`: no ancestor is SVG or MathML (no `:has()` rule: the caller's condition) */
     for (xmlNode *above = parent; above != NULL && above->type == XML_ELEMENT_NODE;
          above = above->parent)
-        if (is_one_of(above->name, foreign)) return 0;
+        if (is_one_of((const char *)above->name, foreign)) return 0;
     /* `wrap_refusal`, its questions in its order */
     if (attribute_named(node, "slot") != NULL || strchr((const char *)parent->name, '-') != NULL)
         return 0;
