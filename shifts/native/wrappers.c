@@ -349,6 +349,13 @@ static int unpacked(PyObject *arg, Py_ssize_t n, PyObject **slots) {
     return 1;
 }
 
+/* Whether the `n` slots are all set or all NULL. */
+static int whole_or_absent(PyObject *const *slots, Py_ssize_t n) {
+    for (Py_ssize_t i = 1; i < n; i++)
+        if ((slots[i] == NULL) != (slots[0] == NULL)) return 0;
+    return 1;
+}
+
 static PyObject *wrap_chosen(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     if (nargs != 9) {
@@ -366,10 +373,10 @@ static PyObject *wrap_chosen(PyObject *module, PyObject *const *args, Py_ssize_t
         !unpacked(args[4], 5, names) || !unpacked(args[6], 3, structure) ||
         !unpacked(args[7], 2, steps))
         Py_RETURN_NONE;
-    if ((names[0] == NULL) != (names[4] == NULL) || (names[0] && (!names[2] || !names[3] ||
-        !PyDict_CheckExact(names[2]) || !PyDict_CheckExact(names[3]))))
+    /* (each group whole or absent: its questions are asked of one another) */
+    if (!whole_or_absent(names, 5) || !whole_or_absent(structure, 3) ||
+        (names[0] != NULL && (!PyDict_CheckExact(names[2]) || !PyDict_CheckExact(names[3]))))
         Py_RETURN_NONE;
-    if (structure[0] != NULL && (structure[1] == NULL || structure[2] == NULL)) Py_RETURN_NONE;
     /* Each an element with no namespace, nor any element above it (their tags are compared
      * as names), of a document that declares no attribute defaults (what `get` reads of an
      * element without its own): else the Python decides them all. */

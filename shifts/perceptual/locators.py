@@ -382,11 +382,15 @@ def _drift_classes(
         return drifted_names[name]
 
     def drifted(value: str) -> str | None:
-        """The attribute's new value; None if it keeps its own."""
+        """The attribute's new value; None if it keeps its own (also where lxml could not set
+        it: a kept name holds a character XML forbids, which libxml2's HTML parser keeps)."""
         if value not in drifted_values:
             classes = value.split()
             names = [renamed(name) for name in classes]
-            drifted_values[value] = None if names == classes else " ".join(names)
+            new_value = None if names == classes else " ".join(names)
+            if new_value is not None and not settable(root, [("class", new_value)]):
+                new_value = None
+            drifted_values[value] = new_value
         return drifted_values[value]
 
     drifted_elements = _set_drifted(root, "class", protected, drifted)

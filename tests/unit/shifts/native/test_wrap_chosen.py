@@ -157,7 +157,10 @@ def test_what_it_cannot_read_is_left_to_wrap_if_safe() -> None:
         (tuple(chosen), *args[1:]),  # (no list)
         (chosen, "w-x", [], *args[3:]),  # (tags not in a tuple)
         (*args[:4], (len, len, {}, {}), *args[5:]),  # (names of the wrong shape)
+        (*args[:4], (len, None, {}, {}, len), *args[5:]),  # (one of them missing)
+        (*args[:4], (len, len, [], {}, len), *args[5:]),  # (an answers' memo no dict)
         (*args[:6], (len, None, None), *args[7:]),  # (structure without its other questions)
+        (*args[:6], (len, len, None), *args[7:]),
     ):
         assert native.wrap_chosen(*wrong) is None
     with pytest.raises(TypeError):
