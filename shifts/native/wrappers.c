@@ -180,7 +180,10 @@ typedef struct {
      * `id_answers` / `class_answers` (name: bool); `held` the Python question, asked of a node
      * whose names are no single text. */
     PyObject *reaches_id, *scripts_use, *id_answers, *class_answers, *held;
-    PyObject *node_answers; /* (a node's answer, by its address: parents are asked again) */
+    /* A node's answer by its address, for the pass (parents are asked again for each child):
+     * no element is freed while it runs (wrappers are added; only lxml's merges of text nodes
+     * free any), so no address is another element's. */
+    PyObject *node_answers;
     PyObject *widget;       /* `found_by_widget_attribute` */
     PyObject *structure_matters, *a_child_structured, *wrapped;
     PyObject *beside_after, *beside_before; /* `_beside_held(e, ask, True / False)` */
