@@ -117,7 +117,10 @@ static int placed(struct LxmlElement *element, PyObject *tag, int plain, xmlNode
         node->parent->type != XML_ELEMENT_NODE || !tail_is_one_text_at_most(node))
         return 0;
     const char *name = PyUnicode_AsUTF8(tag);
-    if (name == NULL) return -1;
+    if (name == NULL) { /* (a lone surrogate: lxml refuses it in its own words) */
+        PyErr_Clear();
+        return 0;
+    }
     if (!plain_tag(name) || (!plain && !without_namespaces(node))) return 0;
     xmlNode *parent = node->parent;
     /* (as `element.makeelement(tag)` makes its node: lxml's `_createElement`) */
