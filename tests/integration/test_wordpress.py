@@ -97,7 +97,10 @@ def browse(
     page.wait_for_url("**/wp-admin/**", timeout=90_000)
     seen: dict[str, dict[str, Any]] = {}
     for name, path in PAGES.items():
-        response = page.goto(f"{base}{path}", wait_until="domcontentloaded")
+        # (A bound against a hang, not a speed: the block editor's page waits on dozens of
+        # scripts, each shifted on its first load under -Perc, and a CI run beside the lab's
+        # apps once took past playwright's default 30 s to reach its DOMContentLoaded.)
+        response = page.goto(f"{base}{path}", wait_until="domcontentloaded", timeout=120_000)
         assert response is not None and response.status == 200, (condition, name)
         # Loaded (every script and stylesheet the page names, each shifted on its first load
         # under -Perc: a bound of its own), and the popup its runtime plans up.
