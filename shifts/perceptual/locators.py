@@ -515,9 +515,10 @@ def _wrap(
         body = root
     # Every candidate with its coin where more are wrapped past the coins' choice (below);
     # else only those the coins choose, as elements: most candidates never become one.
-    every = (not targets and params.min_share > 0) or bool(
-        targets and len(changed) < params.min_share * len(targets)
-    )
+    # (`changed` holds what the names moved: the first wrappers add to it only below.)
+    shell = not targets and params.min_share > 0
+    short = bool(targets) and len(changed) < params.min_share * len(targets)
+    every = shell or short
     drawn = _wrap_candidates(body, ctx.seed, protected, keyed, None if every else params.wrap_rate)
     ask = WrapQuestions.of(refs)
     looks_inside = _once_per_node(refs.looks_inside) if refs.has_subtree else _never
@@ -574,7 +575,7 @@ def _wrap(
     if first is None:
         first = [e for e in chosen if wrap_if_safe(e)]
     wrapped = len(first)
-    if not targets and params.min_share > 0:
+    if shell:
         # A single-page app's shell: its controls are all rendered later into a mount point,
         # so wrapping the mount point is what moves every one of their element paths. No
         # coin is drawn for one of a custom element's name (Angular's `<app-root>`): those
@@ -587,7 +588,7 @@ def _wrap(
             if _is_mount_point(element) and parent is not None and parent.tag != tag:
                 wrapped += wrap_if_safe(element, mount_point=True)  # (unless wrapped above)
         return wrapped
-    if not targets or len(changed) >= params.min_share * len(targets):
+    if not short:
         return wrapped  # (met by the names alone: which targets moved is not asked)
     # Those the first wrappers moved, asked once for them all: nested wrappers would search
     # the same subtrees again and again.
