@@ -13,6 +13,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <libxml/tree.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "module.h" /* lxml's element struct */
@@ -30,12 +31,103 @@ static int same_step(const xmlNode *a, const xmlNode *b) {
                                                                   (const char *)b->name) == 0;
 }
 
+/* A node's same-named siblings before it, counted: the next of its name asked under the same
+ * parent counts on from it, not from the first (a long list's items, read in order, were a
+ * walk of the list each). */
+typedef struct {
+    const xmlNode *parent, *node; /* (NULL: none counted) */
+    const xmlChar *name;          /* `node`'s: a key (the same text at another address misses) */
+    long before;
+} SiblingCount;
+
+#define COUNTED 16
+
+/* The paths of the nodes one call has read, by node: a page's interactive elements share their
+ * ancestors, whose steps (each a walk of its siblings) are then written once, not once per
+ * element below them. Valid for one call: nothing changes the tree meanwhile. */
+typedef struct {
+    const xmlNode *node; /* NULL: a free slot */
+    size_t at, length;   /* its path in `text` */
+} KnownPath;
+
+typedef struct {
+    KnownPath *slots;
+    size_t size, used; /* (open addressing by the node's address, at most half full) */
+    char *text;
+    size_t text_length, text_capacity;
+    /* The last step counted under a few parents, by parent and name (`step_index`). */
+    SiblingCount counted[COUNTED];
+} PathMemo;
+
+static void memo_free(PathMemo *memo) {
+    PyMem_Free(memo->slots);
+    PyMem_Free(memo->text);
+}
+
+static size_t slot_of(const PathMemo *memo, const xmlNode *node) {
+    size_t at = ((uintptr_t)node >> 4) * 0x9E3779B97F4A7C15ULL >> 7; /* (addresses: aligned) */
+    for (at &= memo->size - 1; memo->slots[at].node != NULL && memo->slots[at].node != node;)
+        at = (at + 1) & (memo->size - 1);
+    return at;
+}
+
+static const KnownPath *memo_find(const PathMemo *memo, const xmlNode *node) {
+    if (memo->size == 0) return NULL;
+    const KnownPath *known = &memo->slots[slot_of(memo, node)];
+    return known->node == node ? known : NULL;
+}
+
+/* Keep `node`'s path (`path`, `length` bytes): 0, or -1 with no memory (the error set). */
+static int memo_add(PathMemo *memo, const xmlNode *node, const char *path, size_t length) {
+    if (2 * (memo->used + 1) > memo->size) {
+        size_t size = memo->size ? 2 * memo->size : 64;
+        KnownPath *slots = PyMem_Calloc(size, sizeof(KnownPath));
+        if (slots == NULL) goto no_memory;
+        PathMemo grown = *memo;
+        grown.slots = slots, grown.size = size;
+        for (size_t i = 0; i < memo->size; i++)
+            if (memo->slots[i].node != NULL)
+                slots[slot_of(&grown, memo->slots[i].node)] = memo->slots[i];
+        PyMem_Free(memo->slots);
+        memo->slots = slots, memo->size = size;
+    }
+    if (memo->text_length + length > memo->text_capacity) {
+        size_t capacity = memo->text_capacity ? memo->text_capacity : 4096;
+        while (capacity < memo->text_length + length) capacity *= 2;
+        char *text = PyMem_Realloc(memo->text, capacity);
+        if (text == NULL) goto no_memory;
+        memo->text = text, memo->text_capacity = capacity;
+    }
+    memcpy(memo->text + memo->text_length, path, length);
+    memo->slots[slot_of(memo, node)] = (KnownPath){node, memo->text_length, length};
+    memo->text_length += length;
+    memo->used++;
+    return 0;
+no_memory:
+    PyErr_NoMemory();
+    return -1;
+}
+
 /* A path step's index as `xmlGetNodePath` gives it: 0 (no index: no sibling of its name),
- * else its place among the siblings of its name, from 1. */
-static long step_index(const xmlNode *node) {
-    long before = 0;
-    for (const xmlNode *sibling = node->prev; sibling != NULL; sibling = sibling->prev)
-        before += same_step(sibling, node);
+ * else its place among the siblings of its name, from 1. Counted on from the last sibling of
+ * its name counted in `memo`, where that one is before it. */
+static long step_index(const xmlNode *node, PathMemo *memo) {
+    SiblingCount *last =
+        &memo->counted[(((uintptr_t)node->parent ^ (uintptr_t)node->name) >> 4) % COUNTED];
+    long before = -1;
+    if (last->node != NULL && last->parent == node->parent && last->name == node->name) {
+        long between = 0;
+        const xmlNode *sibling = last->node->next;
+        for (; sibling != NULL && sibling != node; sibling = sibling->next)
+            between += same_step(sibling, node);
+        if (sibling == node) before = last->before + 1 + between; /* (`last` is of its name) */
+    }
+    if (before < 0) {
+        before = 0;
+        for (const xmlNode *sibling = node->prev; sibling != NULL; sibling = sibling->prev)
+            before += same_step(sibling, node);
+    }
+    *last = (SiblingCount){node->parent, node, node->name, before};
     if (before > 0) return before + 1;
     for (const xmlNode *sibling = node->next; sibling != NULL; sibling = sibling->next)
         if (same_step(sibling, node)) return 1;
@@ -43,13 +135,19 @@ static long step_index(const xmlNode *node) {
 }
 
 /* `tree.getpath(element)`: `/html/body/div[2]/a`, from the node up to its document (or to the
- * top of a subtree taken out of it). A new string; None (a new reference) where the Python is
- * to read it; NULL with an error. */
-static PyObject *path_of(xmlNode *node) {
+ * top of a subtree taken out of it). The path of each node above it is kept in `memo`, and
+ * read from there where an element read before shares it. A new string; None (a new
+ * reference) where the Python is to read it; NULL with an error. */
+static PyObject *path_of(xmlNode *node, PathMemo *memo) {
     size_t length = 0;
     int steps = 0;
+    const KnownPath *known = NULL; /* (the nearest node above whose path is kept) */
     for (const xmlNode *at = node; at != NULL; at = at->parent) {
         if (at->type == XML_DOCUMENT_NODE || at->type == XML_HTML_DOCUMENT_NODE) break;
+        if ((known = memo_find(memo, at)) != NULL) {
+            length += known->length;
+            break;
+        }
         size_t name_length;
         if (at->type != XML_ELEMENT_NODE || at->ns != NULL ||
             (name_length = strlen((const char *)at->name)) >= LONGEST_NAME)
@@ -59,30 +157,36 @@ static PyObject *path_of(xmlNode *node) {
     }
     char *path = PyMem_Malloc(length + 1);
     const xmlNode **chain = PyMem_Malloc(sizeof(*chain) * (steps ? steps : 1));
+    PyObject *text = NULL;
     if (path == NULL || chain == NULL) {
-        PyMem_Free(path);
-        PyMem_Free(chain);
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        goto done;
     }
     int step = 0;
     for (const xmlNode *at = node; step < steps; at = at->parent) chain[step++] = at;
     size_t written = 0;
+    if (known != NULL) {
+        memcpy(path, memo->text + known->at, known->length);
+        written = known->length;
+    }
     while (step-- > 0) { /* (from the top down) */
-        long index = step_index(chain[step]);
+        long index = step_index(chain[step], memo);
         int wrote = index ? snprintf(path + written, length + 1 - written, "/%s[%ld]",
                                      (const char *)chain[step]->name, index)
                           : snprintf(path + written, length + 1 - written, "/%s",
                                      (const char *)chain[step]->name);
         written += (size_t)wrote;
+        if (step > 0 && memo_add(memo, chain[step], path, written) < 0) goto done;
     }
     path[written] = '\0';
-    PyObject *text = PyUnicode_DecodeUTF8(path, (Py_ssize_t)written, "strict");
-    PyMem_Free(path);
-    PyMem_Free(chain);
+    text = PyUnicode_DecodeUTF8(path, (Py_ssize_t)written, "strict");
     if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
         PyErr_Clear(); /* (what lxml makes of such a name, it says) */
-        Py_RETURN_NONE;
+        text = Py_NewRef(Py_None);
     }
+done:
+    PyMem_Free(path);
+    PyMem_Free(chain);
     return text;
 }
 
@@ -143,13 +247,13 @@ error:
 /* `_locators(tree, element)` of one element, (id, classes, hooks, path), or with `with_path`
  * 0 its `_names(element)`, (id, classes, hooks): a new tuple; None (a new reference) where the
  * Python is to read it; NULL with an error. */
-static PyObject *read_locators(xmlNode *node, int with_path) {
+static PyObject *read_locators(xmlNode *node, int with_path, PathMemo *memo) {
     int declined = 0;
     PyObject *found[4] = {NULL, NULL, NULL, NULL};
     found[0] = get(node, "id", &declined);
     found[1] = found[0] ? get(node, "class", &declined) : NULL;
     found[2] = found[1] ? hooks_of(node, &declined) : NULL;
-    found[3] = found[2] && with_path ? path_of(node) : NULL;
+    found[3] = found[2] && with_path ? path_of(node, memo) : NULL;
     PyObject *result = NULL;
     if (found[2] != NULL && (found[3] != NULL || !with_path)) {
         if (declined || found[3] == Py_None)
@@ -162,13 +266,15 @@ static PyObject *read_locators(xmlNode *node, int with_path) {
     return result;
 }
 
-static PyObject *locators_of(xmlNode *node) { return read_locators(node, 1); }
+static PyObject *locators_of(xmlNode *node, PathMemo *memo) {
+    return read_locators(node, 1, memo);
+}
 
-static PyObject *names_of(xmlNode *node) { return read_locators(node, 0); }
+static PyObject *names_of(xmlNode *node, PathMemo *memo) { return read_locators(node, 0, memo); }
 
 /* Each element's answer (`one` of its node) in a list, or None where one is the Python's to
  * read (a proxy with no node, a node that is no element, a DTD's attribute defaults). */
-static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
+static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *, PathMemo *)) {
     if (!PyList_Check(elements)) {
         PyErr_SetString(PyExc_TypeError, "takes a list of lxml elements");
         return NULL;
@@ -178,6 +284,7 @@ static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
     if (held == NULL) return NULL;
     Py_ssize_t count = PyList_GET_SIZE(held);
     PyObject *answers = NULL;
+    PathMemo memo = {0}; /* (the paths above the elements read: `path_of`) */
     int declined = 0; /* (every element's type checked all the same: a wrong one is an error) */
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *element = PyList_GET_ITEM(held, i);
@@ -195,7 +302,8 @@ static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
     }
     answers = PyList_New(count);
     for (Py_ssize_t i = 0; answers != NULL && i < count; i++) {
-        PyObject *answer = one(((struct LxmlElement *)PyList_GET_ITEM(held, i))->_c_node);
+        xmlNode *node = ((struct LxmlElement *)PyList_GET_ITEM(held, i))->_c_node;
+        PyObject *answer = one(node, &memo);
         if (answer == NULL || answer == Py_None) { /* (an error; or the Python reads them all) */
             Py_SETREF(answers, answer);
             break;
@@ -203,6 +311,7 @@ static PyObject *each(PyObject *elements, PyObject *(*one)(xmlNode *)) {
         PyList_SET_ITEM(answers, i, answer);
     }
 done:
+    memo_free(&memo);
     Py_DECREF(held);
     return answers;
 }

@@ -33,6 +33,10 @@ def read_alike(root: etree._Element) -> int:
     elements = [element for element in root.iter() if isinstance(element.tag, str)]
     assert native.locators(elements) == [_locators(tree, element) for element in elements]
     assert native.paths(elements) == [tree.getpath(element) for element in elements]
+    # In another order: a step's siblings are counted on from one read before it where that
+    # one comes before it, and each path above is kept from the elements read before.
+    shuffled = elements[::-1] + elements[::3] + elements[1::2]
+    assert native.paths(shuffled) == [tree.getpath(element) for element in shuffled]
     assert native.names is not None
     assert native.names(elements) == [_names(element) for element in elements]
     return len(elements)
@@ -77,6 +81,24 @@ def test_an_index_counts_the_siblings_of_its_name_alone() -> None:
         == ["/div", "/div/a"]
         == _paths(root.getroottree(), [taken, taken[0]])
     )
+
+
+def test_a_long_list_counts_its_items_in_any_order() -> None:
+    items = "".join(f"<li>{i}</li><p>x</p>" if i % 7 else f"<li>{i}</li>" for i in range(300))
+    root = etree.fromstring(
+        f"<html><body><ul>{items}</ul><p>y</p></body></html>", etree.HTMLParser()
+    )
+    tree = root.getroottree()
+    elements = list(root.iter("li", "p"))
+    for order in (elements, elements[::-1], elements[::5] + elements[2::3], elements[:1] * 3):
+        assert native.paths is not None
+        assert native.paths(order) == [tree.getpath(element) for element in order]
+    # A name set anew (at another address than the parser's) is a sibling of its name still.
+    root[0][0][4].tag = "li"
+    root[0][0][9].tag = "p"
+    elements = list(root.iter("li", "p"))
+    assert native.paths(elements) == [tree.getpath(element) for element in elements]
+    assert native.paths(elements[::-1]) == [tree.getpath(element) for element in elements[::-1]]
 
 
 def test_what_only_the_python_reads() -> None:
