@@ -201,6 +201,10 @@ links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] 
 )
 # `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
 set_drifted: Callable[..., list[etree._Element] | None] | None = _function("_walks", "set_drifted")
+# `drop_attributes(root, names, protected)`: `locators._drop_attributes`
+drop_attributes: Callable[..., tuple[list[etree._Element], int] | None] | None = _function(
+    "_walks", "drop_attributes"
+)
 # `with_any_attributes(root, *name_sets)`
 with_any_attributes: Callable[..., tuple[list[etree._Element], ...] | None] | None = _function(
     "_walks", "with_any_attributes"

@@ -115,6 +115,54 @@ typedef struct {
     Py_ssize_t count;
 } NameSet;
 
+/* Read `names_object` (an iterable) into `set`, each distinct name once: 0, or -1 with the
+ * error. A name that is no string, that UTF-8 cannot write (a lone surrogate) or that holds a
+ * NUL is no attribute's name: it matches nothing, as in Python. `set->names` is the caller's
+ * to free (also after an error). */
+static int name_set_of(PyObject *names_object, PyObject *keep, NameSet *set) {
+    PyObject *names = PySequence_List(names_object);
+    if (names == NULL) return -1;
+    Py_ssize_t count = PyList_GET_SIZE(names);
+    set->names = PyMem_Calloc(count ? count : 1, sizeof(char *));
+    if (set->names == NULL) {
+        PyErr_NoMemory();
+        goto error;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *name = PyList_GET_ITEM(names, k);
+        if (!PyUnicode_Check(name)) continue;
+        PyObject *utf8 = PyUnicode_AsUTF8String(name);
+        if (utf8 == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) goto error;
+            PyErr_Clear();
+            continue;
+        }
+        const char *text = PyBytes_AS_STRING(utf8);
+        int known = (Py_ssize_t)strlen(text) != PyBytes_GET_SIZE(utf8);
+        for (Py_ssize_t i = 0; i < set->count && !known; i++) known = !strcmp(set->names[i], text);
+        if (known || PyList_Append(keep, utf8) < 0) {
+            Py_DECREF(utf8);
+            if (known) continue;
+            goto error;
+        }
+        set->names[set->count++] = text; /* (`keep` holds it) */
+        Py_DECREF(utf8);
+    }
+    Py_DECREF(names);
+    return 0;
+error:
+    Py_DECREF(names);
+    return -1;
+}
+
+/* Whether an element has an attribute in a namespace (its name is `{ns}name` to Python: rare,
+ * and left to it). */
+static int namespaced_attribute(xmlNode *node) {
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
+        if (attribute->ns != NULL) return 1;
+    return 0;
+}
+
 static PyObject *with_any_attributes(PyObject *module, PyObject *args) {
     (void)module;
     Py_ssize_t sets = PyTuple_GET_SIZE(args) - 1;
@@ -134,52 +182,15 @@ static PyObject *with_any_attributes(PyObject *module, PyObject *args) {
         PyObject *list = PyList_New(0);
         if (list == NULL) goto error;
         PyTuple_SET_ITEM(result, i, list);
-        PyObject *names = PySequence_List(PyTuple_GET_ITEM(args, i + 1));
-        if (names == NULL) goto error;
-        Py_ssize_t count = PyList_GET_SIZE(names);
-        wanted[i].names = PyMem_Calloc(count ? count : 1, sizeof(char *));
-        if (wanted[i].names == NULL) {
-            PyErr_NoMemory();
-            Py_DECREF(names);
-            goto error;
-        }
-        for (Py_ssize_t k = 0; k < count; k++) {
-            /* A name that is no string, that UTF-8 cannot write (a lone surrogate) or that
-             * holds a NUL is no attribute's name: it matches nothing, as in Python. */
-            PyObject *name = PyList_GET_ITEM(names, k);
-            if (!PyUnicode_Check(name)) continue;
-            PyObject *utf8 = PyUnicode_AsUTF8String(name);
-            if (utf8 == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-                    Py_DECREF(names);
-                    goto error;
-                }
-                PyErr_Clear();
-                continue;
-            }
-            if ((Py_ssize_t)strlen(PyBytes_AS_STRING(utf8)) != PyBytes_GET_SIZE(utf8)) {
-                Py_DECREF(utf8);
-                continue;
-            }
-            if (PyList_Append(keep, utf8) < 0) {
-                Py_DECREF(utf8);
-                Py_DECREF(names);
-                goto error;
-            }
-            wanted[i].names[wanted[i].count++] = PyBytes_AS_STRING(utf8); /* (`keep` holds it) */
-            Py_DECREF(utf8);
-        }
-        Py_DECREF(names);
+        if (name_set_of(PyTuple_GET_ITEM(args, i + 1), keep, &wanted[i]) < 0) goto error;
     }
     xmlNode *top = root->_c_node;
     for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
         if (node->type != XML_ELEMENT_NODE) continue;
-        for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
-            if (attribute->ns != NULL) { /* (its name is `{ns}name` to Python: rare, not here) */
-                Py_CLEAR(result);
-                result = Py_NewRef(Py_None);
-                goto done;
-            }
+        if (namespaced_attribute(node)) {
+            Py_CLEAR(result);
+            result = Py_NewRef(Py_None);
+            goto done;
         }
         for (Py_ssize_t i = 0; i < sets; i++) {
             int any = 0;
@@ -198,6 +209,63 @@ done:
     if (wanted != NULL)
         for (Py_ssize_t i = 0; i < sets; i++) PyMem_Free(wanted[i].names);
     PyMem_Free(wanted);
+    Py_XDECREF(keep);
+    return result;
+}
+
+/* `locators._drop_attributes`: from each element below `root` not in `protected`, the first
+ * attribute of each of `names` (as `del element.attrib[name]` drops it); the elements dropped
+ * from, in document order, and how many attributes were dropped. None, with nothing dropped,
+ * where only the Python drops them (an attribute in a namespace, a name lxml would read as
+ * one). */
+static PyObject *drop_attributes(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *root_object, *names_object, *protected;
+    if (!PyArg_ParseTuple(args, "OOO:drop_attributes", &root_object, &names_object, &protected))
+        return NULL;
+    struct LxmlElement *root = element_of(root_object);
+    if (root == NULL) return NULL;
+    if (left_to_python(root) || !PyAnySet_Check(protected)) Py_RETURN_NONE;
+    PyObject *keep = PyList_New(0), *dropped_from = NULL, *result = NULL;
+    NameSet wanted = {NULL, 0};
+    if (keep == NULL || name_set_of(names_object, keep, &wanted) < 0) goto done;
+    for (Py_ssize_t k = 0; k < wanted.count; k++)
+        if (strchr(wanted.names[k], '{') != NULL) { /* (`{ns}name`: lxml's to parse) */
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    if ((dropped_from = PyList_New(0)) == NULL) goto done;
+    /* (The elements to drop from, first: nothing is dropped unless the Python has none to.) */
+    xmlNode *top = root->_c_node;
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
+        if (node->type != XML_ELEMENT_NODE) continue;
+        if (namespaced_attribute(node)) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        int held = 0;
+        for (Py_ssize_t k = 0; k < wanted.count && !held; k++)
+            held = attribute_named(node, wanted.names[k]) != NULL;
+        if (!held) continue;
+        PyObject *element = (PyObject *)elementFactory(root->_doc, node);
+        if (element == NULL) goto done;
+        int skip = PySet_Contains(protected, element);
+        if (skip == 0) skip = PyList_Append(dropped_from, element);
+        Py_DECREF(element);
+        if (skip < 0) goto done;
+    }
+    Py_ssize_t dropped = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dropped_from); i++) {
+        xmlNode *node = ((struct LxmlElement *)PyList_GET_ITEM(dropped_from, i))->_c_node;
+        for (Py_ssize_t k = 0; k < wanted.count; k++) {
+            const xmlChar *name = (const xmlChar *)wanted.names[k];
+            dropped += delAttributeFromNsName(node, NULL, name) == 0;
+        }
+    }
+    result = Py_BuildValue("(On)", dropped_from, dropped);
+done:
+    PyMem_Free(wanted.names);
+    Py_XDECREF(dropped_from);
     Py_XDECREF(keep);
     return result;
 }
@@ -463,6 +531,9 @@ static PyMethodDef methods[] = {
     {"links_to_keep", links_to_keep, METH_O,
      "links_to_keep(root) -> list | None: document._links_to_keep, or None where only the "
      "Python reads it."},
+    {"drop_attributes", drop_attributes, METH_VARARGS,
+     "drop_attributes(root, names, protected) -> tuple[list, int] | None: "
+     "locators._drop_attributes, or None (nothing dropped) where only the Python drops them."},
     {"set_drifted", set_drifted, METH_VARARGS,
      "set_drifted(root, name, protected, drifted) -> list | None: locators._set_drifted, or "
      "None (nothing set) where only the Python reads it."},

@@ -138,12 +138,12 @@ class LocatorDrift:
         # token is another at each load, so a wrapper's coin reads the name, keyed, not it.
         keyed: dict[str, str] = {}
         if refs.complete:
-            # The elements holding the hooks and those naming ids, found in one walk: the
-            # drifts before the ids' add no reference (a site that calls one a hook has it
-            # dropped first: its element then names none, as if it had not been found).
-            holding, referring = with_any_attributes(root, hooks, ID_REFERENCES)
+            # The elements naming ids, found before the drifts: those before the ids' add no
+            # reference (a site that calls one a hook has it dropped first: its element then
+            # names none, as if it had not been found).
+            (referring,) = with_any_attributes(root, ID_REFERENCES)
             counts = {
-                "hooks": _drift_hooks(holding, hooks, protected, touched),
+                "hooks": _drift_hooks(root, hooks, protected, touched),
                 "classes": _drift_classes(root, ctx, params, protected, refs, touched, keyed),
                 "ids": _drift_ids(
                     root, doc.original, ctx, params, protected, refs, touched, referring, keyed
@@ -316,25 +316,43 @@ def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
 
 
 def _drift_hooks(
-    holding: list[etree._Element],
+    root: etree._Element,
     dropped: list[str],
     protected: set[etree._Element],
     touched: set[etree._Element],
 ) -> int:
-    """Drop the `dropped` hooks (those no asset reads) from the elements `holding` any."""
-    changed = 0
-    names = frozenset(dropped)
-    for element in holding:
-        if element not in protected:
-            # (its names met in C, not each hook asked of it: it holds few of them)
+    """Drop the `dropped` hooks (those no asset reads) from the elements below `root` that
+    hold any and are not protected."""
+    dropped_from, count = _drop_attributes(root, dropped, protected)
+    touched.update(dropped_from)
+    return count
+
+
+def _drop_attributes(
+    root: etree._Element, names: list[str], protected: set[etree._Element]
+) -> tuple[list[etree._Element], int]:
+    """Drop the attributes `names` from every element below `root` that holds any and is not
+    in `protected`: those elements, in document order, and how many attributes were dropped.
+    In C where it can be (`shifts.native`): a page's every control may hold a hook, and in
+    Python each cost a proxy of its attributes and a set of their names."""
+    return native.either(native.drop_attributes, _drop_attributes_read, root, names, protected)
+
+
+def _drop_attributes_read(
+    root: etree._Element, names: list[str], protected: set[etree._Element]
+) -> tuple[list[etree._Element], int]:
+    """`_drop_attributes` in Python: its definition, which the C one follows."""
+    wanted = frozenset(names)
+    dropped_from, dropped = [], 0
+    for element in root.iterdescendants():
+        held = wanted.intersection(element.keys())
+        if held and element not in protected:
             attributes = element.attrib
-            held = names.intersection(attributes)
             for name in held:
                 del attributes[name]
-            if held:
-                touched.add(element)
-                changed += len(held)
-    return changed
+            dropped_from.append(element)
+            dropped += len(held)
+    return dropped_from, dropped
 
 
 def drifted_id(seed: int, name: str) -> str:
