@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -176,6 +177,23 @@ def _structural_alone(literal: str) -> str | None:
     if not _SELECTORISH.search(literal):
         return None
     return _short_structural_alone(literal)
+
+
+def _structural_pieces(pieces: list[str]) -> list[str]:
+    """The pieces read as selectors of their own that are structural (`_structural_alone`), in
+    their order. Only a piece with a combinator or a positional pseudo-class can be one, and
+    one search of them all finds those: a page's thousands of values (`data-id="item-123"`),
+    each searched apart, cost a first load more than the rest of its scripts' references."""
+    joined = "\n".join(pieces)  # (no match runs across a line's end: `:` then `nth`, say)
+    starts = list(itertools.accumulate((len(piece) + 1 for piece in pieces), initial=0))
+    found, last = [], -1
+    for match in _SELECTORISH.finditer(joined):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index != last:  # (a piece with more than one match is read once)
+            last = index
+            if (selector := _structural_alone(pieces[index])) is not None:
+                found.append(selector)
+    return found
 
 
 # A site's scripts repeat their short literals on every page, and a page's scripts repeat
@@ -384,8 +402,7 @@ def _refs(text: str, values: Iterable[str], blocks: Sequence[str] | None) -> Ass
             pieces[relative] -= 1
     # A piece of a selector built from pieces (`"h2 + " + tag`), not read whole: what follows
     # the combinator is not known, so any element (`h2 + *`).
-    alone = map(_structural_alone, pieces.elements())
-    structural_selectors = [*joined, *(selector for selector in alone if selector is not None)]
+    structural_selectors = [*joined, *_structural_pieces(list(pieces.elements()))]
     parts = [
         _relative_to_held(part)
         for literal in structural_selectors

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from shifts import jslex
 from shifts.references import (
     js_refs,
     merge_refs,
 )
-from tests.helpers.fixtures import FIXTURES
+from shifts.references.js import _structural_alone, _structural_pieces
+from tests.helpers.fixtures import FIXTURES, fixture_pages
 from tests.unit.shifts.references.helpers import element
 
 
@@ -298,3 +304,34 @@ def test_a_step_to_a_sibling_of_a_held_element_is_read_with_what_it_steps_to() -
         "$(x).siblings(':visible'); $(y).siblings(':not(.deleted)')",  # (jQuery UI, Wagtail)
     ):
         assert js_refs(script).steps_held == frozenset(), script
+
+
+def one_by_one(pieces: list[str]) -> list[str]:
+    """`_structural_pieces`'s definition: each piece asked apart."""
+    return [found for found in map(_structural_alone, pieces) if found is not None]
+
+
+def test_a_pages_pieces_are_read_as_selectors_alike_in_one_search() -> None:
+    asked = 0
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        pieces = [value for element in root.iter() for value in element.values()]
+        for script in root.iter("script"):
+            try:
+                pieces += jslex.literals(script.text or "", set(), [])
+            except jslex.Unreadable:
+                continue
+        pieces += ["ul >", "li:nth-child(2)", "a + b", "x" * 301 + " > a", ":\nnth", ""]
+        assert _structural_pieces(pieces) == one_by_one(pieces)
+        asked += len(pieces)
+    assert asked > 10_000
+    assert _structural_pieces([]) == []
+
+
+PIECE = st.text(alphabet=" >+~:\nahtlsfirs-.#()*[]=", max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(PIECE, max_size=12))
+def test_generated_pieces_are_read_as_selectors_alike_in_one_search(pieces: list[str]) -> None:
+    assert _structural_pieces(pieces) == one_by_one(pieces)
