@@ -471,13 +471,15 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
         xmlAttr *attribute;
         if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, name)) == NULL)
             continue;
-        PyObject *element = (PyObject *)elementFactory(root->_doc, node);
-        if (element == NULL) goto error;
-        int skip = PySet_Contains(protected, element);
-        if (skip != 0) {
-            Py_DECREF(element);
-            if (skip < 0) goto error;
-            continue;
+        PyObject *element = NULL; /* (made only where it is asked of `protected`, or set) */
+        if (node->_private != NULL) { /* (no proxy, no member of `protected`) */
+            if ((element = (PyObject *)elementFactory(root->_doc, node)) == NULL) goto error;
+            int skip = PySet_Contains(protected, element);
+            if (skip != 0) {
+                Py_DECREF(element);
+                if (skip < 0) goto error;
+                continue;
+            }
         }
         const char *text = attribute_text(attribute); /* (a single text: asked above) */
         PyObject *value = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
@@ -494,15 +496,18 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
             Py_DECREF(value);
         }
         if (new_value == NULL) {
-            Py_DECREF(element);
+            Py_XDECREF(element);
             goto error;
         }
         int failed = 0;
-        if (new_value != Py_None)
-            failed = setAttributeValue((struct LxmlElement *)element, key, new_value) < 0 ||
+        if (new_value != Py_None) {
+            if (element == NULL) element = (PyObject *)elementFactory(root->_doc, node);
+            failed = element == NULL ||
+                     setAttributeValue((struct LxmlElement *)element, key, new_value) < 0 ||
                      PyList_Append(set, element) < 0;
+        }
         Py_DECREF(new_value);
-        Py_DECREF(element);
+        Py_XDECREF(element);
         if (failed) goto error;
     }
     Py_DECREF(key);
