@@ -111,7 +111,10 @@ class _Unordered:
     rest in one XPath pass."""
 
     def __init__(self, simples: list[_Simple], others: list[str]) -> None:
-        plain = [simple for simple in simples if not simple.classes]
+        # A tag alone (`h1`, `title`: every site's list) is found by lxml's own walk: an XPath
+        # test of every node took 20 times as long (1.1 ms of a 200 KB page's first load).
+        self.tags = tuple(sorted({str(s.tag) for s in simples if _is_a_tag_alone(s)}))
+        plain = [s for s in simples if not s.classes and not _is_a_tag_alone(s)]
         paths = [f"descendant-or-self::*[{_any_of(plain)}]"] if plain else []
         self.query = etree.XPath(" | ".join([*paths, *others])) if paths or others else None
         # (each filed under one of its classes: an element holds them all, so any will do)
@@ -122,6 +125,8 @@ class _Unordered:
 
     def __call__(self, root: etree._Element) -> set[etree._Element]:
         found = set(elements(self.query, root)) if self.query is not None else set()
+        if self.tags:  # (`root` and those below it, as `descendant-or-self` reads them)
+            found.update(root.iter(*self.tags))
         if not self.by_class:
             return found
         for element in _with_a_class_of(root, frozenset(self.by_class)):
@@ -135,6 +140,10 @@ class _Unordered:
             ):
                 found.add(element)
         return found
+
+
+def _is_a_tag_alone(simple: _Simple) -> bool:
+    return simple.tag is not None and not simple.classes and not simple.attributes
 
 
 def _with_a_class_of(root: etree._Element, names: frozenset[str]) -> list[etree._Element]:

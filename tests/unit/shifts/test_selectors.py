@@ -306,3 +306,13 @@ def test_an_element_matches_a_simple_selector_and_any_other_matches_all() -> Non
     assert matcher("span")(span) and matcher("span.a.b")(span) and matcher("[data-x]")(span)
     assert not matcher("span")(bold) and not matcher(".c")(span) and not matcher("b.a")(bold)
     assert matcher("p > span:first-child")(bold)  # (not simple: kept in place, as any)
+
+
+def test_matched_holds_the_element_asked_of_as_cssselect_does() -> None:
+    # (`descendant-or-self`: a tag alone is found by lxml's walk, which starts at `root`)
+    root = etree.HTML("<html><body><div id='a'><div>1</div><h1>t</h1></div><p/></body></html>")
+    top = root.find(".//div")
+    assert top is not None
+    for selector in ("div", "h1, div", "div[id], h1", "*", "p"):
+        assert matched(top, selector) == set(CSSSelector(selector)(top)), selector
+    assert top in matched(top, "div")
