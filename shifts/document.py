@@ -46,6 +46,7 @@ _DOCUMENT_END_TAG = re.compile(rb"</(?:body|html)\s*>", re.IGNORECASE)
 # A raw text element whose text may hold an end tag's bytes: found by its start tag, and ended
 # where `.*?</\1\s*>` would end it (`_raw_text_blocks`).
 _RAW_TEXT_START = re.compile(rb"<(script|style|textarea|title)\b[^>]*>", re.IGNORECASE)
+_RAW_TEXT_NAMES = (b"script", b"style", b"textarea", b"title")  # (its names: where it may match)
 _END_TAG_CLOSE = re.compile(rb"\s*>")
 _TAG_OR_COMMENT = re.compile(rb"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _RAW_TEXT = frozenset({b"script", b"style", b"title", b"noscript", b"template", b"textarea"})
@@ -608,6 +609,7 @@ _MARKER_SALT = "5f3a9c1e"  # (any fixed word: a page holding the prefix gets the
 _READ_BOOLEANS = ("checked", "selected", "disabled", "readonly", "multiple", "defer")
 # `name=` and a value that is not empty, its name's literal first (a pattern that starts with a
 # class of characters is tried at every byte: 2 ms per name on a 180 KB page, 0.1 ms so).
+_READ_BOOLEAN_NAMES = tuple(name.encode() for name in _READ_BOOLEANS)
 _VALUED = {
     name: re.compile(rf"""{name}=(?:"[^"]|'[^']|[^\s"'>])""".encode()) for name in _READ_BOOLEANS
 }
@@ -654,8 +656,11 @@ def _valued_booleans(markup: bytes) -> frozenset[str]:
     taken for bare, and so is `name=""`, which a browser reads as a bare one), in a tag: not
     in a script's, a style's or a comment's text (`var disabled=true;`), nor in text. A
     search for each in C first: a pattern of them all cost half a parse."""
+    assigned = _assigned_names(markup, _READ_BOOLEAN_NAMES)
+    found = [name for name in _READ_BOOLEANS if name.encode() in assigned]
+    if not found:
+        return frozenset()
     lowered = markup.lower()
-    found = [name for name in _READ_BOOLEANS if f"{name}=".encode() in lowered]
     # (Most pages that hold one hold it in a script, `t.defer=...`, `el.disabled=true`: after
     # no byte an attribute can follow, and no comment a tag's attributes could close around,
     # none is an attribute, and the page's raw texts and comments are not taken out to see.)
@@ -826,7 +831,11 @@ def _without_document_end_tags(body: bytes) -> bytes:
     that browsers still render into the body. Without the end tags it parses them where a
     browser does, and the serializer writes the end tags back once, at the end.
     """
-    ends = [match.span() for match in _DOCUMENT_END_TAG.finditer(body)]
+    ends = [
+        found.span()
+        for start in _tag_starts(body, (b"/body", b"/html"))
+        if (found := _DOCUMENT_END_TAG.match(body, start)) is not None
+    ]
     if not ends:
         return body
     # (An end tag never straddles a raw text element's start or end: each is in one or out.)
@@ -850,7 +859,9 @@ def _raw_text_blocks(body: bytes) -> Iterator[tuple[int, int]]:
     so. An element with no end tag is none, and the next is looked for after its `<`."""
     lowered = body.lower()
     position = 0
-    while (start := _RAW_TEXT_START.search(body, position)) is not None:
+    for candidate in _tag_starts(body, _RAW_TEXT_NAMES):
+        if candidate < position or (start := _RAW_TEXT_START.match(body, candidate)) is None:
+            continue
         end_tag = b"</" + start.group(1).lower()
         at = lowered.find(end_tag, start.end())
         while at != -1 and (close := _END_TAG_CLOSE.match(body, at + len(end_tag))) is None:
@@ -861,6 +872,39 @@ def _raw_text_blocks(body: bytes) -> Iterator[tuple[int, int]]:
         assert close is not None
         yield start.start(), close.end()
         position = close.end()
+
+
+def _tag_starts(page: bytes, names: tuple[bytes, ...]) -> list[int]:
+    """Where `<` and one of the lowercase `names` start in the page, in any case, in order:
+    where a pattern for such a tag can match. In C where it can be (`shifts.native`): a
+    pattern searched for in Python is tried at every `<` of the page, and a word found with
+    `bytes.find` is looked for at a tenth of a parse's speed in a page of attributes."""
+    return native.either(native.tag_starts, _tag_starts_read, page, names)
+
+
+def _tag_starts_read(page: bytes, names: tuple[bytes, ...]) -> list[int]:
+    """`_tag_starts` in Python: its definition, which the C one follows."""
+    lowered = page.lower()
+    found = set()
+    for name in names:
+        needle = b"<" + name
+        at = lowered.find(needle)
+        while at != -1:
+            found.add(at)
+            at = lowered.find(needle, at + 1)
+    return sorted(found)
+
+
+def _assigned_names(page: bytes, names: tuple[bytes, ...]) -> list[bytes]:
+    """Those of the lowercase `names` that the page holds with `=` right after them, in any
+    case, in their order. In C where it can be (`shifts.native`), as `_tag_starts`."""
+    return native.either(native.assigned_names, _assigned_names_read, page, names)
+
+
+def _assigned_names_read(page: bytes, names: tuple[bytes, ...]) -> list[bytes]:
+    """`_assigned_names` in Python: its definition, which the C one follows."""
+    lowered = page.lower()
+    return [name for name in names if name + b"=" in lowered]
 
 
 def _bom_of(raw: bytes) -> bytes:

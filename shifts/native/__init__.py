@@ -230,6 +230,14 @@ place_wrapper: Callable[[etree._Element, str], etree._Element | None] | None = _
 wrap_chosen: Callable[..., list[etree._Element] | None] | None = _function(
     "_wrappers", "wrap_chosen"
 )
+# `tag_starts(page, names)`: `document._tag_starts`
+tag_starts: Callable[[bytes, tuple[bytes, ...]], list[int] | None] | None = _function(
+    "_markup", "tag_starts"
+)
+# `assigned_names(page, names)`: `document._assigned_names`
+assigned_names: Callable[[bytes, tuple[bytes, ...]], list[bytes] | None] | None = _function(
+    "_markup", "assigned_names"
+)
 # `end_tags(page)`: `parsing._end_tags(page)` (it never declines)
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`

@@ -1,6 +1,9 @@
-"""The compiled scan for end tags (`shifts.native.end_tags`) against its definition, the pattern
-(`parsing._end_tags_read`): the same `</p>` and `</br>`, at the same places, in every saved page
-and in generated markup made of what the pattern tells apart."""
+"""The compiled scans of a page's markup against their definitions: the scan for end tags
+(`shifts.native.end_tags`) against the pattern (`parsing._end_tags_read`), the same `</p>` and
+`</br>` at the same places; where tags of some names start (`tag_starts`) and which names are
+followed by `=` (`assigned_names`) against `bytes.find` in the lowered page
+(`document._tag_starts_read`, `_assigned_names_read`). In every saved page and in generated
+markup made of what each tells apart."""
 
 from __future__ import annotations
 
@@ -8,6 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shifts import native
+from shifts.document import (
+    _RAW_TEXT_NAMES,
+    _READ_BOOLEAN_NAMES,
+    _assigned_names,
+    _assigned_names_read,
+    _tag_starts,
+    _tag_starts_read,
+)
 from shifts.parsing import _end_tags, _end_tags_read
 from tests.helpers.fixtures import fixture_pages
 
@@ -74,3 +85,65 @@ PIECES = st.sampled_from(
 @given(page=st.lists(PIECES, max_size=40).map(b"".join))
 def test_generated_markup_scans_alike(page: bytes) -> None:
     assert scanned(page) == _end_tags_read(page)
+
+
+# Names as the callers ask them, and what tells a scan's cases apart: a name that is another's
+# start, one with a capital (which no lowered page holds), the empty name, a name that is `<`.
+NAME_SETS = [
+    _RAW_TEXT_NAMES,
+    (b"/body", b"/html"),
+    _READ_BOOLEAN_NAMES,
+    (b"t", b"title", b"Title", b"", b"<", b"=", b"\xc3\xa9"),
+]
+
+
+def found_alike(page: bytes) -> int:
+    """Compare the scans on `page` for every set of names; how much they found."""
+    assert native.tag_starts is not None and native.assigned_names is not None
+    found = 0
+    for names in NAME_SETS:
+        starts = native.tag_starts(page, names)
+        assert starts == _tag_starts_read(page, names) == _tag_starts(page, names)
+        assigned = native.assigned_names(page, names)
+        assert assigned == _assigned_names_read(page, names) == _assigned_names(page, names)
+        assert starts is not None and assigned is not None
+        found += len(starts) + len(assigned)
+    return found
+
+
+def test_every_saved_page_finds_its_tags_and_names_alike() -> None:
+    assert sum(found_alike(page.read_bytes()) for page in fixture_pages()) > 1_000
+
+
+def test_the_names_are_found_in_any_case_and_kept_in_their_order() -> None:
+    page = b"<SCRIPT><Style x><tItLe>a</title><scripts DISABLED=1 Checked = x selected="
+    assert native.tag_starts is not None and native.assigned_names is not None
+    assert native.tag_starts(page, _RAW_TEXT_NAMES) == [0, 8, 17, 33]
+    assert native.assigned_names(page, _READ_BOOLEAN_NAMES) == [b"selected", b"disabled"]
+    assert native.assigned_names(page, (b"", b"x")) == [b""]  # (`=` alone: the empty name)
+    assert native.assigned_names(b"=", (b"a",)) == [] == native.tag_starts(b"<", (b"a",))
+    assert native.tag_starts(b"<a<b", (b"", b"b")) == [0, 2]  # (each `<` once)
+    assert native.assigned_names(b"a=b=", (b"b", b"a")) == [b"b", b"a"]  # (the last found too)
+
+
+def test_what_only_the_python_scans() -> None:
+    assert native.tag_starts is not None and native.assigned_names is not None
+    page = b"<script a=1>"
+    for names in ([b"script"], (b"script", "a"), (bytearray(b"a"),)):
+        assert native.tag_starts(page, names) is None  # type: ignore[arg-type]
+        assert native.assigned_names(page, names) is None  # type: ignore[arg-type]
+    assert native.tag_starts(bytearray(page), (b"script",)) is None  # type: ignore[arg-type]
+    assert _tag_starts(bytearray(page), (b"script",)) == [0]  # type: ignore[arg-type]
+    assert _assigned_names(bytearray(page), (b"a",)) == [b"a"]  # type: ignore[arg-type]
+
+
+SCANNED = st.sampled_from(
+    [b"<", b"=", b"<script", b"<SCRIPT", b"<scr", b"ipt", b"<title", b"<Title", b"/body>"]
+    + [b"</html", b"disabled", b"DISABLED", b"checked", b"d", b"<t", b"x", b" ", b"\xc3\xa9"]
+)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page=st.lists(SCANNED, max_size=30).map(b"".join))
+def test_generated_markup_finds_its_tags_and_names_alike(page: bytes) -> None:
+    found_alike(page)
