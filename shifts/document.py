@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from lxml import etree
 
@@ -412,12 +412,12 @@ class HtmlDocument:
             encoding=self.encoding,
             head_markup=tuple(self._head_markup),
             early_markup=tuple(self._early_markup),
-            notes=copy.deepcopy(self.notes),
+            notes=_copied(self.notes),
             # The entries themselves, not copies (thousands on a big page: a deep copy cost
             # half as much as the shift): settled above, no shift writes to them again, and
             # the document is not shifted further once frozen (`thaw` goes on from a copy).
             changes=list(self.changes),
-            runtime=copy.deepcopy(self.runtime),
+            runtime=_copied(self.runtime),
             changed=self.changed,
             splice_points=points if points is not None and points[0] <= points[1] else None,
             replaced=tuple(self._replaced),
@@ -434,11 +434,11 @@ class HtmlDocument:
         doc._frozen_changed = frozen.changed
         doc._head_markup = list(frozen.head_markup)
         doc._early_markup = list(frozen.early_markup)
-        doc.notes = copy.deepcopy(frozen.notes)
+        doc.notes = _copied(frozen.notes)
         # The frozen change entries are shared, not copied (hundreds on a big page): only the
         # entries a document recorded itself are ever written to (their after-paths).
         doc.changes = list(frozen.changes)
-        doc.runtime = copy.deepcopy(frozen.runtime)
+        doc.runtime = _copied(frozen.runtime)
         doc._replaced = list(frozen.replaced)
         doc._looked_for = list(frozen.looked_for)
         doc.data_attributes_tested = frozen.data_attributes_tested
@@ -872,6 +872,22 @@ def _raw_text_blocks(body: bytes) -> Iterator[tuple[int, int]]:
         assert close is not None
         yield start.start(), close.end()
         position = close.end()
+
+
+_NEVER_CHANGED = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def _copied(state: Any) -> Any:
+    """A deep copy of a document's notes or runtime rules: their dicts and lists copied, the
+    values no one changes in place kept (a fifth of `copy.deepcopy`'s time, which looks each
+    object up in a memo: a small page's first load copies them twice). Anything else is
+    `copy.deepcopy`'s to copy."""
+    kind = type(state)
+    if kind is dict:
+        return {key: _copied(value) for key, value in state.items()}
+    if kind is list:
+        return [_copied(value) for value in state]
+    return state if kind in _NEVER_CHANGED else copy.deepcopy(state)
 
 
 def _tag_starts(page: bytes, names: tuple[bytes, ...]) -> list[int]:

@@ -375,12 +375,7 @@ def _drift_classes(
     touched: set[etree._Element],
     keyed: dict[str, str],
 ) -> int:
-    patterns = ctx.site.drift_class_patterns
-    is_hook = (
-        re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
-        if patterns
-        else lambda name: None
-    )
+    is_hook = _class_hook_matcher(tuple(ctx.site.drift_class_patterns))
 
     drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
     drifted_values: dict[str, str | None] = {}  # and whole attributes ("text t3"): split once
@@ -414,6 +409,16 @@ def _drift_classes(
     drifted_elements = _set_drifted(root, "class", protected, drifted)
     touched.update(drifted_elements)
     return len(drifted_elements)
+
+
+@functools.lru_cache(maxsize=64)
+def _class_hook_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """Whether a class name is a site's hook (`drift_class_patterns`, globs): made once per
+    site, not at each page (each glob's translation cost a first load more than its class
+    names' questions)."""
+    if not patterns:
+        return lambda name: None
+    return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
 
 
 def _set_drifted(

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import copy
 import re
 import subprocess
 import sys
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from shifts.document import HtmlDocument, _valued_booleans, _without_document_end_tags
+from shifts.document import (
+    HtmlDocument,
+    _copied,
+    _valued_booleans,
+    _without_document_end_tags,
+)
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
 from shifts.parsing import UnparsablePage
 from tests.helpers.fixtures import FIXTURES, fixture_pages
@@ -609,3 +616,44 @@ def test_the_document_end_tags_of_saved_pages_are_taken_out_by_the_definition() 
     # an end tag in a script's text stays; an unended script is none
     body = b"<script>a='</body>'</script></body><script>b='</html>'</html>"
     assert _without_document_end_tags(body) == b"<script>a='</body>'</script><script>b=''"
+
+
+# A document's notes and runtime rules: JSON's values, and what a shift may put among them.
+STATE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.frozensets(st.integers(), max_size=2)
+        | st.builds(OrderedDict, st.dictionaries(st.text(max_size=2), inner, max_size=2))
+    ),
+    max_leaves=12,
+)
+
+
+def containers(value: object) -> list[object]:
+    """Every dict and list in `value`, itself too, through tuples and dict subclasses."""
+    found: list[object] = []
+    pending = [value]
+    while pending:
+        one = pending.pop()
+        if isinstance(one, dict):
+            found.append(one)
+            pending.extend(one.values())
+        elif isinstance(one, list | tuple):
+            found += [one] if isinstance(one, list) else []
+            pending.extend(one)
+    return found
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(state=STATE)
+def test_a_documents_state_is_copied_as_deeply_as_deepcopy_copies_it(state: object) -> None:
+    copied = _copied(state)
+    assert copied == copy.deepcopy(state) == state
+    assert type(copied) is type(state)
+    # (no dict or list of the copy is one of the original's: a shift that goes on from a
+    # frozen document changes its own)
+    originals = {id(one) for one in containers(state)}
+    assert not originals & {id(one) for one in containers(copied)}
