@@ -207,8 +207,19 @@ class LocatorDrift:
 
 
 def _short_text(element: etree._Element) -> str:
-    """The element's whitespace-normalized text, its first characters (a change map's)."""
-    text = (element.text or "") if len(element) == 0 else "".join(map(str, element.itertext()))
+    """The element's whitespace-normalized text, its first characters (a change map's). A
+    container's text is read part by part only as far as those characters go: the start of a
+    text, normalized, is the start of the whole one normalized (its last word may go on), and
+    an app's control may hold a whole panel (GitLab's, 9 us each read whole)."""
+    if len(element) == 0:
+        return " ".join((element.text or "").split())[:CHANGE_MAP_TEXT_CHARS]
+    text, checked = "", 0
+    for part in element.itertext():
+        text += str(part)
+        if len(text) >= checked + CHANGE_MAP_TEXT_CHARS:  # (normalized again only so often)
+            checked = len(text)
+            if len(short := " ".join(text.split())) >= CHANGE_MAP_TEXT_CHARS:
+                return short[:CHANGE_MAP_TEXT_CHARS]
     return " ".join(text.split())[:CHANGE_MAP_TEXT_CHARS]
 
 

@@ -13,10 +13,11 @@ from lxml import etree
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
 from shifts import ShiftContext, apply_shifts, volatile
-from shifts.document import HtmlDocument
+from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument
 from shifts.perceptual.locators import (
     LocatorDrift,
     WrapQuestions,
+    _short_text,
     drifted_class,
     drifted_id,
     wrapper_tag,
@@ -873,3 +874,33 @@ def test_names_made_anew_at_each_load_decide_alike_over_ten_seeds(loads: tuple[s
                 out = out.replace(f"n{k}-{value}".encode(), f"NAME{k}".encode())
             shapes.add(out)
         assert len(shapes) == 1, seed
+
+
+def whole_short_text(element: etree._Element) -> str:
+    """`_short_text`'s definition: the whole text, normalized, cut."""
+    return " ".join("".join(element.itertext()).split())[:CHANGE_MAP_TEXT_CHARS]
+
+
+def test_a_short_text_is_the_start_of_the_whole_text_normalized() -> None:
+    read = 0
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        for element in root.iter(etree.Element):
+            assert _short_text(element) == whole_short_text(element)
+            read += 1
+    assert read > 4_000
+
+
+# Parts that split a word, runs of spaces longer than the text kept, a text that ends inside
+# a word at the cut, elements with no text.
+TEXT_PART = st.sampled_from(["", " ", "  \n\t" * 12, "ab", "c", "word ", "x" * 45, "é\u00a0"])
+
+
+@given(parts=st.lists(TEXT_PART, max_size=14), leaf=st.booleans())
+def test_generated_texts_are_cut_alike(parts: list[str], leaf: bool) -> None:
+    root = etree.Element("div")
+    root.text = "".join(parts) if leaf else (parts[0] if parts else None)
+    for part in [] if leaf else parts[1:]:
+        child = etree.SubElement(root, "span")
+        child.text, child.tail = part[: len(part) // 2], part[len(part) // 2 :]
+    assert _short_text(root) == whole_short_text(root)
