@@ -204,10 +204,15 @@ class _StructureIndex:
             else:
                 universal.append(rule)
         self.by_key = {key: _grouped(filed) for key, filed in by_key.items()}
+        # (each kind's apart, by name: an element's names are looked up with no key made of
+        # each, and most elements are filed under none: GitLab's, three in five)
+        self.by_tag, self.by_attribute, self.by_class, self.by_id = (
+            {name: groups for (kind, name), groups in self.by_key.items() if kind == wanted}
+            for wanted in ("tag", "attr", "class", "id")
+        )
         # `*:first-child`, `P > *`: decided by position or parent (their compound names
         # nothing, which every element matches)
         self.universal = _grouped(universal)
-        self.kinds = frozenset(kind for kind, _ in self.by_key)
 
     def matching(
         self, element: etree._Element, kept: KeptMatches, first: bool
@@ -219,16 +224,20 @@ class _StructureIndex:
         if not isinstance(tag, str):
             return []
         # (only the kinds of key some rule is filed under are read of the element, each a
-        # string made by lxml)
-        kinds = self.kinds
-        keys = [("tag", tag.lower())] if "tag" in kinds else []
-        if "attr" in kinds:
-            keys += [("attr", str(name).lower()) for name in element.attrib]
-        if "class" in kinds:
-            keys += [("class", name) for name in (element.get("class") or "").split()]
-        if "id" in kinds and (element_id := element.get("id")):
-            keys.append(("id", element_id))
-        groups = [group for key in keys for group in self.by_key.get(key, ())]
+        # string made by lxml; in the order of `by_key`'s kinds: tag, attributes, classes, id)
+        groups: list[_Group] = []
+        if self.by_tag:
+            groups += self.by_tag.get(tag.lower(), ())
+        if self.by_attribute:
+            by_attribute = self.by_attribute
+            for name in element.attrib:
+                groups += by_attribute.get(str(name).lower(), ())
+        if self.by_class:
+            by_class = self.by_class
+            for name in (element.get("class") or "").split():
+                groups += by_class.get(name, ())
+        if self.by_id and (element_id := element.get("id")):
+            groups += self.by_id.get(element_id, ())
         groups += self.universal
         parent = element.getparent()
         found = []
