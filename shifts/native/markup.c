@@ -165,6 +165,12 @@ static int is_word_at(const unsigned char *s, Py_ssize_t at, const char *word, P
     return 1;
 }
 
+/* Where the next `c` is at or after `at` in s[0:n], or -1. */
+static Py_ssize_t next_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at, unsigned char c) {
+    const unsigned char *next = at < n ? memchr(s + at, c, n - at) : NULL;
+    return next == NULL ? -1 : next - s;
+}
+
 /* The page and a tuple of bytes as `tag_starts` and `assigned_names` take them: 1, or 0 where
  * they are of another kind (the Python reads them), -1 with the error. */
 static int page_and_names(PyObject *args, Py_buffer *page, PyObject **names) {
@@ -185,10 +191,8 @@ static PyObject *tag_starts(PyObject *module, PyObject *args) {
     const unsigned char *s = page.buf;
     Py_ssize_t n = page.len, count = PyTuple_GET_SIZE(names);
     PyObject *found = PyList_New(0);
-    for (Py_ssize_t at = 0; found != NULL && at < n; at++) {
-        const unsigned char *next = memchr(s + at, '<', n - at);
-        if (next == NULL) break;
-        at = next - s;
+    for (Py_ssize_t at = next_at(s, n, 0, '<'); found != NULL && at >= 0;
+         at = next_at(s, n, at + 1, '<')) {
         for (Py_ssize_t i = 0; i < count; i++) {
             PyObject *name = PyTuple_GET_ITEM(names, i);
             Py_ssize_t length = PyBytes_GET_SIZE(name);
@@ -217,10 +221,8 @@ static PyObject *assigned_names(PyObject *module, PyObject *args) {
         PyBuffer_Release(&page);
         return PyErr_NoMemory();
     }
-    for (Py_ssize_t at = 0; left > 0 && at < n; at++) {
-        const unsigned char *next = memchr(s + at, '=', n - at);
-        if (next == NULL) break;
-        at = next - s;
+    for (Py_ssize_t at = next_at(s, n, 0, '='); left > 0 && at >= 0;
+         at = next_at(s, n, at + 1, '=')) {
         for (Py_ssize_t i = 0; i < count; i++) {
             PyObject *name = PyTuple_GET_ITEM(names, i);
             Py_ssize_t length = PyBytes_GET_SIZE(name);

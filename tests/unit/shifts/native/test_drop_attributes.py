@@ -4,8 +4,6 @@ protected elements left alone; or None with nothing dropped where the C one decl
 
 from __future__ import annotations
 
-import random
-
 from hypothesis import HealthCheck, given, settings
 from lxml import etree
 
@@ -13,6 +11,7 @@ from shifts import native
 from shifts.perceptual.locators import _drift_hooks, _drop_attributes_read
 from tests.helpers.fixtures import fixture_pages
 from tests.helpers.generated import fragments
+from tests.helpers.twins import protected_twins
 
 HOOKS = ["data-testid", "data-qa-selector", "data-test", "data-cy", "id", "data-toggle"]
 
@@ -21,13 +20,7 @@ def drop_both(page: str | bytes, names: list[str], protect: float, seed: int) ->
     """Parse the page twice, protect the same elements of each, drop in C and in Python; the
     attributes dropped."""
     assert native.drop_attributes is not None, native.why_not
-    trees = [etree.fromstring(page, etree.HTMLParser()) for _ in range(2)]
-    chosen = random.Random(seed)
-    picks = [chosen.random() < protect for _ in trees[0].iter()]
-    protected = [
-        {element for element, pick in zip(tree.iter(), picks, strict=True) if pick}
-        for tree in trees
-    ]
+    trees, protected = protected_twins(page, protect, seed)
     compiled = native.drop_attributes(trees[0], names, protected[0])
     assert compiled is not None
     read = _drop_attributes_read(trees[1], names, protected[1])

@@ -6,7 +6,6 @@ nothing set where the C one declines."""
 from __future__ import annotations
 
 import hashlib
-import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,6 +14,7 @@ from lxml import etree
 from shifts import native
 from shifts.perceptual.locators import _set_drifted_read
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.twins import protected_twins
 
 
 class Drifted:
@@ -37,13 +37,7 @@ class Drifted:
 def set_both(page: str | bytes, name: str, protect: float, seed: int) -> None:
     """Parse the page twice, protect the same elements of each, set in C and in Python."""
     assert native.set_drifted is not None, native.why_not
-    trees = [etree.fromstring(page, etree.HTMLParser()) for _ in range(2)]
-    chosen = random.Random(seed)
-    picks = [chosen.random() < protect for _ in trees[0].iter()]
-    protected = [
-        {element for element, pick in zip(tree.iter(), picks, strict=True) if pick}
-        for tree in trees
-    ]
+    trees, protected = protected_twins(page, protect, seed)
     drifts = [Drifted(), Drifted()]
     compiled = native.set_drifted(trees[0], name, protected[0], drifts[0])
     assert compiled is not None
