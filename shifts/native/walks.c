@@ -257,9 +257,10 @@ static PyObject *drop_attributes(PyObject *module, PyObject *args) {
     Py_ssize_t dropped = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dropped_from); i++) {
         xmlNode *node = ((struct LxmlElement *)PyList_GET_ITEM(dropped_from, i))->_c_node;
-        for (Py_ssize_t k = 0; k < wanted.count; k++) {
-            const xmlChar *name = (const xmlChar *)wanted.names[k];
-            dropped += delAttributeFromNsName(node, NULL, name) == 0;
+        for (Py_ssize_t k = 0; k < wanted.count; k++) { /* (only those it holds, its own) */
+            const char *name = wanted.names[k];
+            if (attribute_named(node, name) != NULL)
+                dropped += delAttributeFromNsName(node, NULL, (const xmlChar *)name) == 0;
         }
     }
     result = Py_BuildValue("(On)", dropped_from, dropped);
