@@ -11,7 +11,7 @@ with or without it (the tests compare the two on every saved page and on generat
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
   the handlers and data values `references.inline` reads, the classes `locators._set_drifted`
-  sets);
+  sets, the hooks `locators._drop_attributes` drops);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them;
@@ -19,7 +19,8 @@ with or without it (the tests compare the two on every saved page and on generat
   lxml's walk of the moved subtree, and the first pass of the wrap decisions
   (`locators._wrap_chosen`: `wrap_if_safe` of each element the coins chose);
 - `markup.c`: the end tags of a page that may close nothing (`parsing._end_tags`), found past
-  its comments, raw text and tags.
+  its comments, raw text and tags; where tags of some names start (`document._tag_starts`) and
+  which attribute names the page writes with a value (`document._assigned_names`).
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
