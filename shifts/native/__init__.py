@@ -11,7 +11,8 @@ with or without it (the tests compare the two on every saved page and on generat
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
   the handlers and data values `references.inline` reads, the classes `locators._set_drifted`
-  sets, the hooks `locators._drop_attributes` drops);
+  sets, the hooks `locators._drop_attributes` drops, the texts of the inline styles and
+  scripts `references.inline` reads);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them;
@@ -202,6 +203,10 @@ links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] 
 )
 # `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
 set_drifted: Callable[..., list[etree._Element] | None] | None = _function("_walks", "set_drifted")
+# `inline_texts(root)`: `references.inline._inline_texts`
+inline_texts: Callable[[etree._Element], tuple[list[str], list[str]] | None] | None = _function(
+    "_walks", "inline_texts"
+)
 # `drop_attributes(root, names, protected)`: `locators._drop_attributes`
 drop_attributes: Callable[..., tuple[list[etree._Element], int] | None] | None = _function(
     "_walks", "drop_attributes"

@@ -443,6 +443,84 @@ error:
     return NULL;
 }
 
+/* Whether a `<script>` is one `inline._INLINE_SCRIPTS` reads, by its `type`: none, one that
+ * holds `javascript`, or `module`. 1, 0, or -1 where the Python is to say (its value is no
+ * single text, or it has two of that name: XPath's `=` asks each, `contains` the first). */
+static int is_read_script(xmlNode *node) {
+    xmlAttr *type = NULL;
+    for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
+        if (attribute->ns != NULL || strcmp((const char *)attribute->name, "type") != 0)
+            continue;
+        if (type != NULL) return -1;
+        type = attribute;
+    }
+    if (type == NULL) return 1;
+    const char *value = attribute_text(type);
+    if (value == NULL) return -1;
+    return strstr(value, "javascript") != NULL || strcmp(value, "module") == 0;
+}
+
+/* Append the texts of `node`'s text children (and CDATA's), as XPath's `text()` finds them, to
+ * `found`: 1, 0 where one is not UTF-8 (the Python reads them), -1 with the error. */
+static int append_texts(PyObject *found, xmlNode *node) {
+    for (xmlNode *child = node->children; child != NULL; child = child->next) {
+        if (child->type != XML_TEXT_NODE && child->type != XML_CDATA_SECTION_NODE) continue;
+        const char *text = child->content ? (const char *)child->content : "";
+        PyObject *value = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+        if (value == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+            PyErr_Clear();
+            return 0;
+        }
+        int appended = PyList_Append(found, value);
+        Py_DECREF(value);
+        if (appended < 0) return -1;
+    }
+    return 1;
+}
+
+/* `inline._inline_texts`: the texts of the document's `<style>` elements and of the
+ * `<script>` elements it reads, in document order, as its two XPath queries find them (`//`:
+ * in all of `root`'s document). None where only the Python reads them: a node XPath walks in
+ * its own way (an entity reference, an XInclude marker), a script's type of no single text. */
+static PyObject *inline_texts(PyObject *module, PyObject *arg) {
+    (void)module;
+    struct LxmlElement *root = element_of(arg);
+    if (root == NULL) return NULL;
+    if (left_to_python(root) || root->_c_node->doc == NULL) Py_RETURN_NONE;
+    PyObject *styles = PyList_New(0), *scripts = PyList_New(0);
+    if (styles == NULL || scripts == NULL) goto error;
+    for (xmlNode *top = root->_c_node->doc->children; top != NULL; top = top->next) {
+        for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
+            int read = 1;
+            if (node->type == XML_ENTITY_REF_NODE || node->type == XML_XINCLUDE_START ||
+                node->type == XML_XINCLUDE_END) {
+                read = 0;
+            } else if (node->type == XML_ELEMENT_NODE && node->ns == NULL) {
+                const char *name = (const char *)node->name;
+                if (strcmp(name, "style") == 0) {
+                    read = append_texts(styles, node);
+                } else if (strcmp(name, "script") == 0) {
+                    read = is_read_script(node);
+                    if (read > 0) read = append_texts(scripts, node);
+                    else if (read == 0) read = 1; /* (a script it does not read) */
+                }
+            }
+            if (read < 0 && PyErr_Occurred()) goto error;
+            if (read <= 0) {
+                Py_DECREF(styles);
+                Py_DECREF(scripts);
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    return Py_BuildValue("(NN)", styles, scripts);
+error:
+    Py_XDECREF(styles);
+    Py_XDECREF(scripts);
+    return NULL;
+}
+
 /* `locators._set_drifted`: for each element below `root` with the attribute `name`, in document
  * order, not in `protected`, the new value `drifted(value)` gives (None: it keeps its own) is
  * set; the elements set, in order. None, with nothing set, where a value is no single text.
@@ -537,6 +615,9 @@ static PyMethodDef methods[] = {
     {"links_to_keep", links_to_keep, METH_O,
      "links_to_keep(root) -> list | None: document._links_to_keep, or None where only the "
      "Python reads it."},
+    {"inline_texts", inline_texts, METH_O,
+     "inline_texts(root) -> tuple[list[str], list[str]] | None: references.inline._inline_texts, "
+     "or None where only the Python reads them."},
     {"drop_attributes", drop_attributes, METH_VARARGS,
      "drop_attributes(root, names, protected) -> tuple[list, int] | None: "
      "locators._drop_attributes, or None (nothing dropped) where only the Python drops them."},

@@ -47,13 +47,25 @@ def _handlers_and_data_values_read(root: etree._Element) -> tuple[list[str], lis
     return handlers, data_values
 
 
+def _inline_texts(root: etree._Element) -> tuple[list[str], list[str]]:
+    """The texts of the document's <style> blocks and of the <script> blocks it reads, in
+    document order. In C where it can be (`shifts.native`): two XPath queries of every node
+    cost a 200 KB page 0.35 ms, a walk a tenth of that."""
+    return native.either(native.inline_texts, _inline_texts_read, root)
+
+
+def _inline_texts_read(root: etree._Element) -> tuple[list[str], list[str]]:
+    """`_inline_texts` in Python: its definition, which the C one follows."""
+    return _texts(_INLINE_STYLES, root), _texts(_INLINE_SCRIPTS, root)
+
+
 def inline_refs(root: etree._Element) -> AssetRefs:
     """What the page's own <style> and <script> blocks, event handlers and data-* attribute
     values use."""
-    css = _texts(_INLINE_STYLES, root)
+    css, scripts = _inline_texts(root)
     handlers, data_values = _handlers_and_data_values(root)
     # Each block and handler on its own line: a statement ends where the next begins.
-    js = _texts(_INLINE_SCRIPTS, root) + handlers
+    js = scripts + handlers
     # Style attributes hold declarations, not selectors: nothing to index.
     return _inline_refs_of(tuple(css), tuple(js), tuple(data_values))
 
