@@ -56,4 +56,16 @@ static inline PyObject *attribute_value(xmlAttr *attribute) {
     return value;
 }
 
+/* Whether `node` is one of `protected` (a set of lxml elements): 1, 0, or -1 with the error.
+ * A node with no proxy (`_private`) is in no set, which holds its elements' proxies alive: none
+ * is made for it. Where one is, it is left in `*element` (a new reference; else NULL) for the
+ * caller to use or release. */
+static inline int is_protected(PyObject *protected, struct LxmlDocument *doc, xmlNode *node,
+                               PyObject **element) {
+    *element = NULL;
+    if (node->_private == NULL) return 0;
+    if ((*element = (PyObject *)elementFactory(doc, node)) == NULL) return -1;
+    return PySet_Contains(protected, *element);
+}
+
 #endif

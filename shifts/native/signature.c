@@ -458,15 +458,11 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
         xmlNode *parent = node->parent; /* (an element: `top` or one below it) */
         if (is_one_of((const char *)parent->name, fixed_parents)) continue;
         PyObject *element = NULL, *signature = NULL, *coin = NULL;
-        if (node->_private != NULL) { /* (no proxy, no member of `protected`) */
-            element = (PyObject *)elementFactory(top_element->_doc, node);
-            if (element == NULL) goto error;
-            int skip = PySet_Contains(protected, element);
-            if (skip != 0) {
-                Py_DECREF(element);
-                if (skip < 0) goto error;
-                continue;
-            }
+        int skip = is_protected(protected, top_element->_doc, node, &element);
+        if (skip != 0) {
+            Py_XDECREF(element);
+            if (skip < 0) goto error;
+            continue;
         }
         signature = signature_of(node, keyed);
         if (signature == Py_None) { /* (the Python reads it) */
