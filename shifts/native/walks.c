@@ -413,8 +413,10 @@ static PyObject *handlers_and_data_values(PyObject *module, PyObject *arg) {
     struct LxmlElement *root = element_of(arg);
     if (root == NULL) return NULL;
     if (left_to_python(root)) Py_RETURN_NONE;
-    PyObject *handlers = PyList_New(0), *data_values = PyList_New(0);
-    if (handlers == NULL || data_values == NULL) goto error;
+    PyObject *found_both = Py_BuildValue("([][])"); /* (handlers, data values) */
+    if (found_both == NULL) return NULL;
+    PyObject *handlers = PyTuple_GET_ITEM(found_both, 0);
+    PyObject *data_values = PyTuple_GET_ITEM(found_both, 1);
     xmlNode *top = root->_c_node;
     for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
         if (node->type != XML_ELEMENT_NODE) continue;
@@ -428,24 +430,19 @@ static PyObject *handlers_and_data_values(PyObject *module, PyObject *arg) {
             if (found == NULL) continue;
             /* (The value of the first of its name: `items` reads each by its name.) */
             int appended = append_value(found, attribute_named(node, name));
-            if (appended < 0) goto error;
-            if (appended == 0) {
-                Py_DECREF(handlers);
-                Py_DECREF(data_values);
-                Py_RETURN_NONE;
+            if (appended <= 0) { /* (an error; or a value the Python reads) */
+                Py_DECREF(found_both);
+                return appended < 0 ? NULL : Py_NewRef(Py_None);
             }
         }
     }
-    return Py_BuildValue("(NN)", handlers, data_values);
-error:
-    Py_XDECREF(handlers);
-    Py_XDECREF(data_values);
-    return NULL;
+    return found_both;
 }
 
 /* Whether a `<script>` is one `inline._INLINE_SCRIPTS` reads, by its `type`: none, one that
- * holds `javascript`, or `module`. 1, 0, or -1 where the Python is to say (its value is no
- * single text, or it has two of that name: XPath's `=` asks each, `contains` the first). */
+ * holds `javascript`, or `module`. 1, 0, or -1 where the Python is to say (no error set: its
+ * value is no single text, or it has two of that name: XPath's `=` asks each, `contains` the
+ * first). */
 static int is_read_script(xmlNode *node) {
     xmlAttr *type = NULL;
     for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next) {
@@ -488,37 +485,28 @@ static PyObject *inline_texts(PyObject *module, PyObject *arg) {
     struct LxmlElement *root = element_of(arg);
     if (root == NULL) return NULL;
     if (left_to_python(root) || root->_c_node->doc == NULL) Py_RETURN_NONE;
-    PyObject *styles = PyList_New(0), *scripts = PyList_New(0);
-    if (styles == NULL || scripts == NULL) goto error;
+    PyObject *found = Py_BuildValue("([][])");
+    if (found == NULL) return NULL;
+    PyObject *styles = PyTuple_GET_ITEM(found, 0), *scripts = PyTuple_GET_ITEM(found, 1);
     for (xmlNode *top = root->_c_node->doc->children; top != NULL; top = top->next) {
         for (xmlNode *node = top; node != NULL; node = next_in(node, top, 1)) {
-            int read = 1;
+            int read = 1; /* (as `append_texts`: 0 where the Python reads them) */
             if (node->type == XML_ENTITY_REF_NODE || node->type == XML_XINCLUDE_START ||
                 node->type == XML_XINCLUDE_END) {
                 read = 0;
             } else if (node->type == XML_ELEMENT_NODE && node->ns == NULL) {
                 const char *name = (const char *)node->name;
-                if (strcmp(name, "style") == 0) {
-                    read = append_texts(styles, node);
-                } else if (strcmp(name, "script") == 0) {
-                    read = is_read_script(node);
-                    if (read > 0) read = append_texts(scripts, node);
-                    else if (read == 0) read = 1; /* (a script it does not read) */
-                }
+                int script = strcmp(name, "script") == 0 ? is_read_script(node) : 0;
+                if (strcmp(name, "style") == 0) read = append_texts(styles, node);
+                else if (script != 0) read = script > 0 ? append_texts(scripts, node) : 0;
             }
-            if (read < 0 && PyErr_Occurred()) goto error;
             if (read <= 0) {
-                Py_DECREF(styles);
-                Py_DECREF(scripts);
-                Py_RETURN_NONE;
+                Py_DECREF(found);
+                return read < 0 ? NULL : Py_NewRef(Py_None);
             }
         }
     }
-    return Py_BuildValue("(NN)", styles, scripts);
-error:
-    Py_XDECREF(styles);
-    Py_XDECREF(scripts);
-    return NULL;
+    return found;
 }
 
 /* `locators._set_drifted`: for each element below `root` with the attribute `name`, in document
@@ -550,15 +538,12 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
         xmlAttr *attribute;
         if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, name)) == NULL)
             continue;
-        PyObject *element = NULL; /* (made only where it is asked of `protected`, or set) */
-        if (node->_private != NULL) { /* (no proxy, no member of `protected`) */
-            if ((element = (PyObject *)elementFactory(root->_doc, node)) == NULL) goto error;
-            int skip = PySet_Contains(protected, element);
-            if (skip != 0) {
-                Py_DECREF(element);
-                if (skip < 0) goto error;
-                continue;
-            }
+        PyObject *element; /* (made only where it is asked of `protected`, or set) */
+        int skip = is_protected(protected, root->_doc, node, &element);
+        if (skip != 0) {
+            Py_XDECREF(element);
+            if (skip < 0) goto error;
+            continue;
         }
         const char *text = attribute_text(attribute); /* (a single text: asked above) */
         PyObject *value = PyUnicode_DecodeUTF8(text, strlen(text), "strict");
