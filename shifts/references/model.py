@@ -122,8 +122,7 @@ class AssetRefs:
     def has_structure(self) -> bool:
         """Whether any structural rule (`>`, `+`, `~`, a positional pseudo-class) is known:
         without one, no element's place matters, and nothing need be asked per element."""
-        index = self._structure_index
-        return bool(index.by_key or index.universal)
+        return self._structure_index.holds_any()
 
     @functools.cached_property
     def values_tested(self) -> frozenset[str]:
@@ -203,16 +202,19 @@ class _StructureIndex:
                 by_key.setdefault(("tag", tag), []).append(rule)
             else:
                 universal.append(rule)
-        self.by_key = {key: _grouped(filed) for key, filed in by_key.items()}
         # (each kind's apart, by name: an element's names are looked up with no key made of
         # each, and most elements are filed under none: GitLab's, three in five)
         self.by_tag, self.by_attribute, self.by_class, self.by_id = (
-            {name: groups for (kind, name), groups in self.by_key.items() if kind == wanted}
+            {name: _grouped(filed) for (kind, name), filed in by_key.items() if kind == wanted}
             for wanted in ("tag", "attr", "class", "id")
         )
         # `*:first-child`, `P > *`: decided by position or parent (their compound names
         # nothing, which every element matches)
         self.universal = _grouped(universal)
+
+    def holds_any(self) -> bool:
+        """Whether any rule is filed (a `:has()` one is kept apart: `subtree`)."""
+        return any((self.by_tag, self.by_attribute, self.by_class, self.by_id, self.universal))
 
     def matching(
         self, element: etree._Element, kept: KeptMatches, first: bool
@@ -224,7 +226,7 @@ class _StructureIndex:
         if not isinstance(tag, str):
             return []
         # (only the kinds of key some rule is filed under are read of the element, each a
-        # string made by lxml; in the order of `by_key`'s kinds: tag, attributes, classes, id)
+        # string made by lxml; the groups in the order of their kinds: tag, attributes, classes, id)
         groups: list[_Group] = []
         if self.by_tag:
             groups += self.by_tag.get(tag.lower(), ())
