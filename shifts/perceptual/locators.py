@@ -499,6 +499,8 @@ def _drift_ids(
     # A field's name is often its id (`<input id="q" name="q">`): a coincidence, not a use.
     references.update(element.get("name") or "" for element in named)
     read_as_data = ids_read_as_data(root, refs)
+    # (the ids no asset names nor reaches, found for all of them at once: a page's thousands)
+    unreached = refs.unreached({element_id for _, element_id in with_ids})
     for element, element_id in with_ids:
         if (
             element in protected
@@ -506,8 +508,7 @@ def _drift_ids(
             or element_id in fixed
             or element_id.startswith("js-")
             or element_id in fragment_targets
-            or refs.references(element_id)
-            or refs.reaches_id(element_id)
+            or element_id not in unreached
             or chance(ctx.seed, "id", volatile.name_key(element_id)) >= params.id_rate
             or mentions.more_than(element_id, 1 + references[element_id])
             # A script that reads ids as data reads them off what it finds: an element it

@@ -358,6 +358,18 @@ class PageRefs:
             or element_id in self.inline.free_names
         )
 
+    def unreached(self, names: Iterable[str]) -> set[str]:
+        """The names of `names` that no asset `references` and no script `reaches_id`: a
+        page's every id asked at once, by set differences (in C), not two questions of
+        each (a page's ids are thousands, each otherwise six lookups and two calls)."""
+        # (`names` holds the words: `reaches_id`'s `scripts_use` asks nothing more of them)
+        left = set(names).difference(
+            self.assets.names, self.inline.names, self.assets.free_names, self.inline.free_names
+        )
+        if self._prefixes or self._suffixes:
+            left = {name for name in left if not _built(name, self._prefixes, self._suffixes)}
+        return left
+
     @functools.cached_property
     def _prefixes(self) -> tuple[str, ...]:
         return tuple(self.assets.prefixes | self.inline.prefixes)

@@ -125,3 +125,44 @@ def test_a_page_references_what_either_of_its_assets_does() -> None:
     for name in names:
         assert page.references(name) == (assets.references(name) or inline.references(name))
     assert [page.references(name) for name in names[:6]] == [True] * 5 + [False]
+
+
+def test_the_names_unreached_are_those_neither_referenced_nor_reached() -> None:
+    """`unreached` (set differences and one pass for the built names) against `references`
+    and `reaches_id` asked of each name: on every saved page's ids, classes and script words
+    with its own inline references, beside assets of every kind of name (ids, classes,
+    attribute values, words, free names, prefixes, suffixes) and none."""
+    from lxml import etree
+
+    from shifts.references import inline_refs
+    from shifts.references.model import PageRefs
+    from tests.helpers.fixtures import fixture_pages
+
+    every_kind = merge_refs(
+        [
+            css_refs(".card {} #top {} [data-role='menu'] {}"),
+            js_refs(
+                "el.classList.add('is-' + s); x = name + '-group'; main.focus(); "
+                "document.getElementById('drawer')"
+            ),
+        ]
+    )
+    assert every_kind.prefixes and every_kind.suffixes and every_kind.free_names
+    asked = 0
+    for path in fixture_pages():
+        root = etree.fromstring(path.read_bytes(), etree.HTMLParser())
+        names = {"", "card", "top", "menu", "is-open", "size-group", "main", "drawer", "zq-none"}
+        for element in root.iter(etree.Element):
+            names.update([element.get("id") or "", *(element.get("class") or "").split()])
+        for assets in (EMPTY, every_kind):
+            refs = PageRefs(assets, inline_refs(root))
+            names.update(refs.inline.words, refs.inline.free_names, refs.assets.free_names)
+            expected = {n for n in names if not (refs.references(n) or refs.reaches_id(n))}
+            assert refs.unreached(names) == expected
+            assert refs.unreached(iter(sorted(names))) == expected  # (any iterable)
+            asked += len(names)
+            # (a name of every kind is told apart: each is reached, `zq-none` is not)
+            every = {"card", "top", "menu", "is-open", "size-group", "main", "drawer"}
+            assert assets is EMPTY or not every & expected
+            assert "zq-none" in expected
+    assert asked > 10_000
