@@ -470,13 +470,14 @@ class HtmlDocument:
     def mark_changed(self) -> None:
         self._tree_changed = True
 
-    def record_change(self, element: etree._Element, change: dict[str, object]) -> None:
-        """Add `change` (with `after.path`, where the element is now) to the change map. The
-        path is taken again once every shift has run, where the element finally is, if a shift
-        asked for the tree after this one was recorded (only one that has it can move it: a
-        page's thousands of paths are not taken twice when the drift is the last to have it)."""
-        self.changes.append(change)
-        self._recorded.append((element, change))
+    def record_changes(self, recorded: list[tuple[etree._Element, dict[str, object]]]) -> None:
+        """Add each element's change (with `after.path`, where the element is now) to the
+        change map, in order. The path is taken again once every shift has run, where the
+        element finally is, if a shift asked for the tree after these were recorded (only one
+        that has it can move it: a page's thousands of paths are not taken twice when the drift
+        is the last to have it)."""
+        self.changes.extend([change for _, change in recorded])
+        self._recorded.extend(recorded)
 
     def _settle_changes(self) -> None:
         if self._tree is None:

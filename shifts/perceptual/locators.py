@@ -160,27 +160,24 @@ class LocatorDrift:
                 root, ctx, params, protected, refs, wrapper, targets, renamed, keyed
             )
         # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
-        # less before it): every path is taken again.
-        after = {
-            e: (*names.get(e, before[e][:3]), path)
-            for e, path in zip(targets, _paths(tree, targets), strict=True)
-        }
-        changed = 0
-        for e in targets:
-            if before[e] != after[e]:
-                changed += 1
+        # less before it): every path is taken again. An element's locators differ where its
+        # path does or a drift set other names on it.
+        recorded: list[tuple[etree._Element, dict[str, object]]] = []
+        for e, path in zip(targets, _paths(tree, targets), strict=True):
+            was, now = before[e], names.get(e)
+            if path != was[3] or (now is not None and now != was[:3]):
                 # Shifts after this one (relayout) may move the element again: its final
                 # path is taken when the document is serialized (`HtmlDocument`).
-                doc.record_change(
-                    e,
-                    {
-                        "shift": self.name,
-                        "tag": e.tag,
-                        "text": _short_text(e),
-                        "before": _named(before[e]),
-                        "after": _named(after[e]),
-                    },
-                )
+                change: dict[str, object] = {
+                    "shift": self.name,
+                    "tag": e.tag,
+                    "text": _short_text(e),
+                    "before": _named(was, was[3]),
+                    "after": _named(now or was, path),
+                }
+                recorded.append((e, change))
+        doc.record_changes(recorded)
+        changed = len(recorded)
         # A fragment's wrappers are declared by the page it is loaded into (a style put
         # first in a fragment is its first tag, which a script inserting it reads: jQuery
         # parses a `<tr>` after a `<style>` in a `<div>`, where a row's tags are dropped).
@@ -258,12 +255,14 @@ def _names(element: etree._Element) -> tuple[object, ...]:
     return element.get("id"), element.get("class"), hooks
 
 
-def _named(locators: tuple[object, ...]) -> dict[str, object]:
-    element_id, classes, hooks, path = locators
+def _named(names: tuple[object, ...], path: object) -> dict[str, object]:
+    """An element's locators as a change map writes them: `names` starts with its id, classes
+    and hooks (`_names`, or `_locators`, whose path is not read), `path` its path."""
+    classes = names[1]
     return {
-        "id": element_id,
+        "id": names[0],
         "classes": str(classes).split() if classes else [],
-        "hooks": dict(hooks),  # type: ignore[call-overload]
+        "hooks": dict(names[2]),  # type: ignore[call-overload]
         "path": path,
     }
 

@@ -478,7 +478,17 @@ def test_a_custom_elements_children_are_not_wrapped() -> None:
 @pytest.mark.parametrize("perceptual", ["benchmark", "extended"])
 def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str) -> None:
     """Every change's `before.path` finds the element in the page as sent, its `after.path`
-    in the page as served, even when a later shift (relayout) moved it again."""
+    in the page as served, even when a later shift (relayout) moved it again; the id, classes
+    and hooks on each side are that element's there, and the two sides differ."""
+
+    def names_of(element: etree._Element) -> dict[str, object]:
+        return {
+            "id": element.get("id"),
+            "classes": (element.get("class") or "").split(),
+            "hooks": {k: v for k, v in element.items() if k.startswith("data-")},
+        }
+
+    renamed = 0
     for page in fixture_pages():
         raw = page.read_bytes()
         for seed in (0, 1):
@@ -493,6 +503,12 @@ def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str)
                 for tree, side in ((source, "before"), (served, "after")):
                     found = tree.xpath(change[side]["path"])
                     assert found and found[0].tag == change["tag"], (page.name, side, change)
+                    if change["shift"] == LocatorDrift.name:  # (relabel's record labels)
+                        named = {key: change[side][key] for key in ("id", "classes", "hooks")}
+                        assert named == names_of(found[0]), (page.name, side, change)
+                assert change["before"] != change["after"], (page.name, change)
+                renamed += change["before"]["id"] != change["after"]["id"]
+    assert renamed > 50  # (names that moved, not only paths)
 
 
 def test_nothing_is_wrapped_inside_a_wrapper_a_has_rule_matches() -> None:
