@@ -27,6 +27,9 @@
 
 #define CUT 40   /* the characters of its masked text a coin reads (`_CUT`) */
 #define READ 201 /* the characters of a text read at first (`_READ`) */
+/* What is read before that: most texts' first `CUT` masked characters are in their first 80,
+ * and what `masked_into` makes of a start is the start of what it makes of a longer one. */
+#define FIRST_READ 80
 #define MIN_LENGTH 8 /* a volatile value's least length (`volatile.MIN_LENGTH`) */
 
 static PyTypeObject *element_type; /* lxml.etree._Element */
@@ -207,17 +210,17 @@ static int attribute_into(Text *out, xmlNode *node, const char *name) {
     return read == -2 ? 0 : read < 0 ? -1 : 1;
 }
 
-/* The first `READ` characters of the element's text as the Python reads it: a leaf's `.text`,
+/* The first `limit` characters of the element's text as the Python reads it: a leaf's `.text`,
  * a container's string value (its descendants' texts in order, as XPath's `string(.)`). 1 if
  * read, 0 if the caller must fall back (a node of a kind not handled), -1 on an error. */
-static int text_start_into(Text *out, xmlNode *element) {
+static int text_start_into(Text *out, xmlNode *element, Py_ssize_t limit) {
     /* (A leaf's `.text` is its text children joined: its string value, as a container's.) */
-    for (xmlNode *node = next_in(element, element, 1); node != NULL && out->length < READ;
+    for (xmlNode *node = next_in(element, element, 1); node != NULL && out->length < limit;
          node = next_in(node, element, 1)) {
         switch (node->type) {
         case XML_TEXT_NODE:
         case XML_CDATA_SECTION_NODE: {
-            int read = text_put_utf8(out, node->content, READ);
+            int read = text_put_utf8(out, node->content, limit);
             if (read == -2) return 0;
             if (read < 0) return -1;
             break;
@@ -357,9 +360,14 @@ static PyObject *signature_of(xmlNode *node, PyObject *keyed) {
         goto fallback;
     if (mask_into(&out, values.data, values.length, 0) < 0) goto fallback;
     /* + the first CUT characters of its text, masked (`_first_words`) */
-    if ((read = text_start_into(&start, node)) <= 0) goto fallback;
+    if ((read = text_start_into(&start, node, FIRST_READ)) <= 0) goto fallback;
     Py_ssize_t before = out.length;
-    if ((read = masked_into(&out, &start, start.length < READ)) <= 0) goto fallback;
+    if ((read = masked_into(&out, &start, start.length < FIRST_READ)) == 0) {
+        start.length = 0; /* (mostly whitespace, or masked short: read as far as the Python) */
+        if ((read = text_start_into(&start, node, READ)) <= 0) goto fallback;
+        read = masked_into(&out, &start, start.length < READ);
+    }
+    if (read <= 0) goto fallback;
     if (out.length - before > CUT) out.length = before + CUT;
     result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.data, out.length);
     goto done;

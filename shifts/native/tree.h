@@ -11,7 +11,8 @@
  * first of that name), or NULL. */
 static inline xmlAttr *attribute_named(xmlNode *node, const char *name) {
     for (xmlAttr *attribute = node->properties; attribute; attribute = attribute->next)
-        if (attribute->ns == NULL && strcmp((const char *)attribute->name, name) == 0)
+        if (attribute->ns == NULL && attribute->name[0] == (xmlChar)name[0] &&
+            strcmp((const char *)attribute->name, name) == 0)
             return attribute;
     return NULL;
 }
@@ -34,10 +35,11 @@ static inline int declares_attributes(xmlDoc *doc) {
                            (doc->extSubset != NULL && doc->extSubset->attributes != NULL));
 }
 
-/* Whether `text` is one of `texts` (NULL-terminated). */
+/* Whether `text` is one of `texts` (NULL-terminated). (Their first bytes compared first: a walk
+ * asks this of every element, and most names differ there, without a call.) */
 static inline int is_one_of(const char *text, const char *const *texts) {
     for (; *texts; texts++)
-        if (strcmp(text, *texts) == 0) return 1;
+        if (text[0] == (*texts)[0] && strcmp(text, *texts) == 0) return 1;
     return 0;
 }
 
