@@ -201,8 +201,10 @@ with_a_class_of: Callable[..., list[etree._Element] | None] | None = _function(
 links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] | None] | None = (
     _function("_walks", "links_to_keep")
 )
-# `set_drifted(root, name, protected, drifted)`: `locators._set_drifted`
-set_drifted: Callable[..., list[etree._Element] | None] | None = _function("_walks", "set_drifted")
+# `set_drifted(root, name, protected, drifted, among)`: `locators._set_drifted`
+set_drifted: Callable[..., tuple[int, list[etree._Element]] | None] | None = _function(
+    "_walks", "set_drifted"
+)
 # `inline_texts(root)`: `references.inline._inline_texts`
 inline_texts: Callable[[etree._Element], tuple[list[str], list[str]] | None] | None = _function(
     "_walks", "inline_texts"

@@ -7,9 +7,25 @@
 #define SKILLSHIFT_NATIVE_MODULE_H
 
 #include <Python.h>
+#include <dlfcn.h>
 
 #include "lxml.etree_api.h"
 #include "tree.h"
+
+/* A function of the libxml2 lxml is built with (its module links it in), by name, or NULL where
+ * it is not found (the caller then leaves the work to lxml). Asked when a module is imported. */
+static inline void *libxml2_function(const char *name) {
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    PyObject *file = etree == NULL ? NULL : PyObject_GetAttrString(etree, "__file__");
+    const char *path = file != NULL && PyUnicode_Check(file) ? PyUnicode_AsUTF8(file) : NULL;
+    void *loaded = path == NULL ? NULL : dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    void *function = loaded == NULL ? NULL : dlsym(loaded, name);
+    if (loaded != NULL) dlclose(loaded); /* (lxml's module stays loaded: it was before) */
+    Py_XDECREF(file);
+    Py_XDECREF(etree);
+    PyErr_Clear(); /* (not found: lxml does the work) */
+    return function;
+}
 
 /* `lxml.etree._Element` (a new reference), or NULL with the error. */
 static inline PyTypeObject *imported_element_type(void) {

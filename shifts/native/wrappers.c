@@ -26,7 +26,6 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <dlfcn.h>
 #include <libxml/tree.h>
 
 #include "module.h" /* lxml's element struct, and `elementFactory` for the wrapper */
@@ -69,21 +68,9 @@ typedef int (*RemoveId)(xmlDoc *, xmlAttr *);
 static NewDocNode new_doc_node;
 static RemoveId remove_id;
 
-static void *lxml_symbol(void *loaded, const char *name) {
-    return loaded == NULL ? NULL : dlsym(loaded, name);
-}
-
 static void find_libxml2(void) {
-    PyObject *etree = PyImport_ImportModule("lxml.etree");
-    PyObject *file = etree == NULL ? NULL : PyObject_GetAttrString(etree, "__file__");
-    const char *path = file != NULL && PyUnicode_Check(file) ? PyUnicode_AsUTF8(file) : NULL;
-    void *loaded = path == NULL ? NULL : dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    new_doc_node = (NewDocNode)lxml_symbol(loaded, "xmlNewDocNode");
-    remove_id = (RemoveId)lxml_symbol(loaded, "xmlRemoveID");
-    if (loaded != NULL) dlclose(loaded); /* (lxml's module stays loaded: it was before) */
-    Py_XDECREF(file);
-    Py_XDECREF(etree);
-    PyErr_Clear(); /* (not found: lxml places the wrappers) */
+    new_doc_node = (NewDocNode)libxml2_function("xmlNewDocNode");
+    remove_id = (RemoveId)libxml2_function("xmlRemoveID");
 }
 
 /* As lxml's `_setTreeDoc` does of a moved subtree: each attribute libxml2 took for an id is

@@ -28,7 +28,7 @@ import functools
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar, cast
 
@@ -144,7 +144,9 @@ class LocatorDrift:
             (referring,) = with_any_attributes(root, ID_REFERENCES)
             counts = {
                 "hooks": _drift_hooks(root, hooks, protected, touched),
-                "classes": _drift_classes(root, ctx, params, protected, refs, touched, keyed),
+                "classes": _drift_classes(
+                    root, ctx, params, protected, refs, touched, before, keyed
+                ),
                 "ids": _drift_ids(
                     root, doc.original, ctx, params, protected, refs, touched, referring, keyed
                 ),
@@ -383,8 +385,11 @@ def _drift_classes(
     protected: set[etree._Element],
     refs: PageRefs,
     touched: set[etree._Element],
+    targets: Container[etree._Element],
     keyed: dict[str, str],
 ) -> int:
+    """Rename the classes nothing references (and a site's hook classes): how many elements'
+    classes were set; those of `targets` among them are added to `touched`."""
     is_hook = _class_hook_matcher(tuple(ctx.site.drift_class_patterns))
 
     drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
@@ -416,9 +421,9 @@ def _drift_classes(
             drifted_values[value] = new_value
         return drifted_values[value]
 
-    drifted_elements = _set_drifted(root, "class", protected, drifted)
-    touched.update(drifted_elements)
-    return len(drifted_elements)
+    count, drifted_targets = _set_drifted(root, "class", protected, drifted, targets)
+    touched.update(drifted_targets)
+    return count
 
 
 @functools.lru_cache(maxsize=64)
@@ -436,12 +441,16 @@ def _set_drifted(
     name: str,
     protected: set[etree._Element],
     drifted: Callable[[str], str | None],
-) -> list[etree._Element]:
+    among: Container[etree._Element],
+) -> tuple[int, list[etree._Element]]:
     """Set the attribute `name` of every element below `root` that has it and is not
     protected to what `drifted` makes of its value (None: it keeps its own), in document
-    order; the elements set. In C where it can be (`shifts.native`): a page's every element
-    with a class, most of which keep theirs."""
-    return native.either(native.set_drifted, _set_drifted_read, root, name, protected, drifted)
+    order: how many were set, and those of them `among` holds (a set, or a dict keyed by
+    them), in order. In C where it can be (`shifts.native`): a page's every element with a
+    class, thousands, of which only the few `among` are made Python objects."""
+    return native.either(
+        native.set_drifted, _set_drifted_read, root, name, protected, drifted, among
+    )
 
 
 def _set_drifted_read(
@@ -449,17 +458,20 @@ def _set_drifted_read(
     name: str,
     protected: set[etree._Element],
     drifted: Callable[[str], str | None],
-) -> list[etree._Element]:
+    among: Container[etree._Element],
+) -> tuple[int, list[etree._Element]]:
     """`_set_drifted` in Python: its definition, which the C one follows."""
-    drifted_elements = []
+    count, drifted_among = 0, []
     for element in descendants(root, f"*[@{name}]"):
         if element in protected:
             continue
         new_value = drifted(element.get(name) or "")
         if new_value is not None:
             element.set(name, new_value)
-            drifted_elements.append(element)
-    return drifted_elements
+            count += 1
+            if element in among:
+                drifted_among.append(element)
+    return count, drifted_among
 
 
 def _drift_ids(

@@ -1,12 +1,15 @@
 """The compiled `set_drifted` against its definition (`locators._set_drifted_read`): on two
-copies of a page, the same attributes set to the same values, the same elements returned, the
-same values asked of `drifted` in the same order, protected elements left alone; or None with
-nothing set where the C one declines."""
+copies of a page, the same attributes set to the same values, the same count and the same
+elements of `among` returned, the same values asked of `drifted` in the same order, protected
+elements left alone; or None with nothing set where the C one declines. The C sets a value
+through lxml the first time (lxml checks it) and through libxml2 after: both are asked here."""
 
 from __future__ import annotations
 
 import hashlib
+import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -34,22 +37,67 @@ class Drifted:
         return self.known[value]
 
 
-def set_both(page: str | bytes, name: str, protect: float, seed: int) -> None:
-    """Parse the page twice, protect the same elements of each, set in C and in Python."""
+def set_both(
+    page: str | bytes, name: str, protect: float, seed: int, drifted: type = Drifted
+) -> int:
+    """Parse the page twice, protect the same elements of each, set in C and in Python, with
+    the same share of each tree's elements `among` (a set in one case, a dict in the other):
+    how many were set."""
     assert native.set_drifted is not None, native.why_not
     trees, protected = protected_twins(page, protect, seed)
-    drifts = [Drifted(), Drifted()]
-    compiled = native.set_drifted(trees[0], name, protected[0], drifts[0])
+    chosen = random.Random(seed + 1)
+    picks = [chosen.random() < 0.5 for _ in trees[0].iter()]
+    among = [[e for e, pick in zip(tree.iter(), picks, strict=True) if pick] for tree in trees]
+    kept_as = set if seed % 2 else dict.fromkeys
+    drifts = [drifted(), drifted()]
+    compiled = native.set_drifted(trees[0], name, protected[0], drifts[0], kept_as(among[0]))
     assert compiled is not None
-    read = _set_drifted_read(trees[1], name, protected[1], drifts[1])
+    read = _set_drifted_read(trees[1], name, protected[1], drifts[1], kept_as(among[1]))
+    assert compiled[0] == read[0]
     paths = [
         [tree.getroottree().getpath(e) for e in found]
-        for tree, found in zip(trees, (compiled, read), strict=True)
+        for tree, (_, found) in zip(trees, (compiled, read), strict=True)
     ]
     assert paths[0] == paths[1]
     assert drifts[0].asked == drifts[1].asked
     assert etree.tostring(trees[0]) == etree.tostring(trees[1])
-    assert all(e not in protected[0] for e in compiled)
+    assert all(e not in protected[0] and e in among[0] for e in compiled[1])
+    return compiled[0]
+
+
+def test_values_are_set_by_libxml2_after_lxml_checked_them() -> None:
+    # (else every value is set by lxml, and the other way is never asked here)
+    assert native._modules["_walks"].sets_directly == 1
+
+
+class Everything(Drifted):
+    """A drift that renames every class, so that each value is set (and set again later)."""
+
+    def __call__(self, value: str) -> str | None:
+        if value not in self.known:
+            self.asked.append(value)
+            self.known[value] = " ".join(name + "-x" for name in value.split()) or None
+        return self.known[value]
+
+
+def test_more_values_than_the_c_keeps_decided_are_set_alike() -> None:
+    """Forty values in turn, each on many elements: the C keeps the last sixteen decided,
+    and decides the others again from what it asked (`drifted` is asked once per value)."""
+    body = "".join(f"<p class='c{index % 40} t'>{index}</p>" for index in range(400))
+    page = f"<html><body>{body}</body></html>"
+    for seed in range(4):
+        assert set_both(page, "class", protect=0.1, seed=seed, drifted=Everything) > 300
+
+
+def test_a_value_lxml_refuses_fails_alike() -> None:
+    class Refused(Drifted):
+        def __call__(self, value: str) -> str | None:
+            return "bad\x01value"
+
+    for setter in (native.set_drifted, _set_drifted_read):
+        root = etree.fromstring("<html><body><p class='a'>x</p></body></html>", etree.HTMLParser())
+        with pytest.raises(ValueError, match="XML compatible"):
+            setter(root, "class", set(), Refused(), set())  # type: ignore[misc]
 
 
 def test_every_saved_page_is_set_alike() -> None:
@@ -67,7 +115,7 @@ def test_a_value_of_no_single_text_sets_nothing_and_is_left_to_the_python() -> N
     )
     assert native.set_drifted is not None
     before = etree.tostring(root)
-    assert native.set_drifted(root, "class", set(), Drifted()) is None
+    assert native.set_drifted(root, "class", set(), Drifted(), set()) is None
     assert etree.tostring(root) == before  # (the first, a single text, was not set either)
 
 
