@@ -9,8 +9,8 @@
  * text, normalized and masked. In Python that is about 10 us an element; here about one.
  *
  * The Python function is the definition: this one returns None wherever it would have to guess
- * (a namespaced tag, an attribute whose value is no single text, an entity reference, a text
- * whose start is mostly whitespace), and the caller then asks the Python one. The patterns
+ * (a namespaced tag, an attribute whose value is no single text, an entity reference), and the
+ * caller then asks the Python one. The patterns
  * mirrored here are `volatile.mask`, `volatile.mask_text` and `volatile.name_key`; the tests
  * compare the two on every saved page and on generated trees and texts.
  *
@@ -28,7 +28,8 @@
 #define CUT 40   /* the characters of its masked text a coin reads (`_CUT`) */
 #define READ 201 /* the characters of a text read at first (`_READ`) */
 /* What is read before that: most texts' first `CUT` masked characters are in their first 80,
- * and what `masked_into` makes of a start is the start of what it makes of a longer one. */
+ * and what `masked_into` makes of a start is the start of what it makes of a longer one (a
+ * text is read further, four times as far each time, only where a start falls short). */
 #define FIRST_READ 80
 #define MIN_LENGTH 8 /* a volatile value's least length (`volatile.MIN_LENGTH`) */
 
@@ -360,12 +361,14 @@ static PyObject *signature_of(xmlNode *node, PyObject *keyed) {
         goto fallback;
     if (mask_into(&out, values.data, values.length, 0) < 0) goto fallback;
     /* + the first CUT characters of its text, masked (`_first_words`) */
-    if ((read = text_start_into(&start, node, FIRST_READ)) <= 0) goto fallback;
+    /* (A start that falls short, mostly whitespace or masked short, is read again further, as
+     * the Python reads on part by part: each start's masked form begins the whole text's.) */
     Py_ssize_t before = out.length;
-    if ((read = masked_into(&out, &start, start.length < FIRST_READ)) == 0) {
-        start.length = 0; /* (mostly whitespace, or masked short: read as far as the Python) */
-        if ((read = text_start_into(&start, node, READ)) <= 0) goto fallback;
-        read = masked_into(&out, &start, start.length < READ);
+    for (Py_ssize_t limit = FIRST_READ;; limit = limit == FIRST_READ ? READ : limit * 4) {
+        start.length = 0;
+        if ((read = text_start_into(&start, node, limit)) <= 0) goto fallback;
+        int whole = start.length < limit;
+        if ((read = masked_into(&out, &start, whole)) != 0 || whole) break;
     }
     if (read <= 0) goto fallback;
     if (out.length - before > CUT) out.length = before + CUT;

@@ -4,12 +4,13 @@ generated trees, or None (the Python then reads it) only where the C one says it
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
 from shifts import native
-from shifts.perceptual.locators import _READ, _TEXT_START, _masked, _signature, _signature_read
+from shifts.perceptual.locators import _READ, _signature, _signature_read
 from tests.helpers.fixtures import fixture_pages
 
 
@@ -29,14 +30,13 @@ def elements(raw: bytes | str) -> list[etree._Element]:
 
 
 def reads_the_same(element: etree._Element, keyed: dict[str, str] | None = None) -> None:
-    """The C signature is the Python's, or None only where the Python reads on past its first
-    characters (a start it cannot tell the masked text's start from)."""
+    """The C signature is the Python's, or None only where the element or its text holds what
+    the C leaves to the Python (an entity reference)."""
     signature = compiled(element, keyed)
     if signature is not None:
         assert signature == _signature_read(element, keyed)
         return
-    start = (element.text or "")[:_READ] if len(element) == 0 else str(_TEXT_START(element))
-    assert _masked(start, whole=len(start) < _READ) is None, (element.tag, start)
+    assert any(node.tag is etree.Entity for node in element.iter()), element.tag
 
 
 def test_every_element_of_every_saved_page_reads_the_same() -> None:
@@ -53,18 +53,38 @@ def test_every_element_of_every_saved_page_reads_the_same() -> None:
                 fallen_back += 1
             else:
                 read += 1
-    # (Almost all read in C: what falls back is a container whose text starts with a long
-    # stretch of whitespace.)
-    assert read > 4_000 and fallen_back < read // 50, (read, fallen_back)
+    # (All read in C, a container whose text starts with a long stretch of whitespace too: it
+    # reads on, as the Python does.)
+    assert read > 4_000 and fallen_back == 0, (read, fallen_back)
+
+
+@pytest.mark.parametrize("spaces", [0, 60, 79, 80, 81, 150, 200, 201, 300, 1_000, 5_000, 20_000])
+def test_a_text_that_starts_with_whitespace_is_read_on_as_far_as_it_takes(spaces: int) -> None:
+    """A start mostly indentation is read again further (four times as far each time), to
+    the words the Python reads on to part by part: at each length the first read, the second
+    and the later ones end, in one text node and spread over many."""
+    words = "Sign in to your account now, 1234567 times"
+    for body in (" " * spaces + f"<span>{words}</span>", "<i> </i>" * (spaces // 8) + words):
+        for element in elements(f"<div>{body}</div>")[-2:]:
+            assert compiled(element) == _signature_read(element), (spaces, element.tag)
+        div = next(e for e in elements(f"<div>{body}</div>") if e.tag == "div")
+        assert compiled(div) == "div|||||Sign in to your account now, # times"
+        assert compiled(div, {"x": "y"}) == _signature_read(div, {"x": "y"})
+
+
+def test_a_text_of_whitespace_alone_is_read_whole() -> None:
+    for spaces in (0, 80, 201, 3_000):
+        div = elements(f"<div>{' ' * spaces}<span>\n\t </span></div>")[-2]
+        assert compiled(div) == _signature_read(div) == "div|||||", spaces
 
 
 def test_the_caller_falls_back_to_the_python_where_the_c_cannot() -> None:
-    # A text whose first 201 characters are mostly indentation: the Python reads on.
-    container = elements("<div>" + " " * 300 + "<span>Sign in to your account now</span></div>")
-    div = next(e for e in container if e.tag == "div")
+    # An entity reference in the text (an XML parser's, kept unresolved): the Python reads it.
+    parser = etree.XMLParser(resolve_entities=False)
+    root = etree.fromstring('<!DOCTYPE r [<!ENTITY e "Sign in">]><r><div>&e; now</div></r>', parser)
+    div = root[0]
     assert compiled(div) is None
-    assert _signature(div) == _signature_read(div) == "div|||||Sign in to your account now"
-    assert _signature(div, {"x": "y"}) == _signature_read(div, {"x": "y"})
+    assert _signature(div) == _signature_read(div)
 
 
 def test_keyed_names_read_as_their_keys() -> None:
