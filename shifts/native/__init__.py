@@ -11,8 +11,10 @@ with or without it (the tests compare the two on every saved page and on generat
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
   the handlers and data values `references.inline` reads, the classes `locators._set_drifted`
-  sets, the hooks `locators._drop_attributes` drops, the texts of the inline styles and
-  scripts `references.inline` reads);
+  sets (through lxml once per value, which checks it, then through libxml2's own function:
+  `module.h`'s `libxml2_function` finds it in lxml's module), the hooks
+  `locators._drop_attributes` drops, the texts of the inline styles and scripts
+  `references.inline` reads);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
   (`locators._locators`, `tree.getpath`), before the drifts and after them;
