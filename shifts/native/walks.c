@@ -630,7 +630,9 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
                 failed = element == NULL ||
                          setAttributeValue((struct LxmlElement *)element, key,
                                            decision->new_value) < 0;
-                decision->checked = !failed;
+                /* (what lxml encoded a plain string to is its UTF-8; bytes or a QName it
+                 * reads its own way: set by lxml each time) */
+                decision->checked = !failed && PyUnicode_CheckExact(decision->new_value);
             }
             int kept = 0;
             if (!failed && element != NULL)

@@ -25,10 +25,12 @@ class Drifted:
     renamed by a hash of it (so some keep theirs), memoized as `_drift_classes` memoizes."""
 
     def __init__(self) -> None:
-        self.asked: list[str] = []
+        self.asked: list[str] = []  # (each value the first time it was asked)
+        self.calls = 0
         self.known: dict[str, str | None] = {}
 
     def __call__(self, value: str) -> str | None:
+        self.calls += 1
         if value not in self.known:
             self.asked.append(value)
             names = value.split()
@@ -60,6 +62,7 @@ def set_both(
     ]
     assert paths[0] == paths[1]
     assert drifts[0].asked == drifts[1].asked
+    assert drifts[0].calls == len(drifts[0].asked)  # (the C asks each value once)
     assert etree.tostring(trees[0]) == etree.tostring(trees[1])
     assert all(e not in protected[0] and e in among[0] for e in compiled[1])
     return compiled[0]
@@ -74,6 +77,7 @@ class Everything(Drifted):
     """A drift that renames every class, so that each value is set (and set again later)."""
 
     def __call__(self, value: str) -> str | None:
+        self.calls += 1
         if value not in self.known:
             self.asked.append(value)
             self.known[value] = " ".join(name + "-x" for name in value.split()) or None
@@ -87,6 +91,22 @@ def test_more_values_than_the_c_keeps_decided_are_set_alike() -> None:
     page = f"<html><body>{body}</body></html>"
     for seed in range(4):
         assert set_both(page, "class", protect=0.1, seed=seed, drifted=Everything) > 300
+
+
+def test_a_value_lxml_reads_its_own_way_is_set_alike() -> None:
+    """What lxml's `set` takes besides a plain string (bytes, a QName, a string's subclass):
+    set by lxml at each element, as the Python sets it, not by libxml2 after the first."""
+
+    class Text(str):
+        pass
+
+    for new_value in (b"new", etree.QName("qn"), Text("sub")):
+        page = "<html><body>" + "<p class='a'>x</p>" * 3 + "</body></html>"
+        trees = [etree.fromstring(page, etree.HTMLParser()) for _ in range(2)]
+        for tree, setter in zip(trees, (native.set_drifted, _set_drifted_read), strict=True):
+            assert setter is not None
+            assert setter(tree, "class", set(), lambda _, new=new_value: new, set()) == (3, [])
+        assert etree.tostring(trees[0]) == etree.tostring(trees[1]), new_value
 
 
 def test_a_value_lxml_refuses_fails_alike() -> None:

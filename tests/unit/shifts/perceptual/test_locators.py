@@ -14,6 +14,7 @@ from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import shift_offline
 from shifts import ShiftContext, apply_shifts, volatile
 from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument
+from shifts.interactive import interactive_elements
 from shifts.perceptual.locators import (
     LocatorDrift,
     WrapQuestions,
@@ -508,6 +509,15 @@ def test_the_change_map_points_at_the_elements_before_and_after(perceptual: str)
                         assert named == names_of(found[0]), (page.name, side, change)
                 assert change["before"] != change["after"], (page.name, change)
                 renamed += change["before"]["id"] != change["after"]["id"]
+            if perceptual == "benchmark":  # (no shift but the drift moves a control)
+                # Every control whose names differ is recorded, moved or not: the drift's
+                # controls are the same in both pages, in the same order.
+                recorded = {change["before"]["path"] for change in doc.changes}
+                sent, shown = (interactive_elements(tree.getroot()) for tree in (source, served))
+                assert len(sent) == len(shown), page.name
+                for before, after in zip(sent, shown, strict=True):
+                    if names_of(before) != names_of(after):
+                        assert source.getpath(before) in recorded, (page.name, before.attrib)
     assert renamed > 50  # (names that moved, not only paths)
 
 

@@ -148,13 +148,18 @@ def test_the_names_unreached_are_those_neither_referenced_nor_reached() -> None:
         ]
     )
     assert every_kind.prefixes and every_kind.suffixes and every_kind.free_names
+    # (and assets with a script's prefix alone, or its suffix alone)
+    prefixed = js_refs("el.classList.add('is-' + s)")
+    suffixed = js_refs("x = name + '-group'")
+    assert prefixed.prefixes and not prefixed.suffixes
+    assert suffixed.suffixes and not suffixed.prefixes
     asked = 0
     for path in fixture_pages():
         root = etree.fromstring(path.read_bytes(), etree.HTMLParser())
         names = {"", "card", "top", "menu", "is-open", "size-group", "main", "drawer", "zq-none"}
         for element in root.iter(etree.Element):
             names.update([element.get("id") or "", *(element.get("class") or "").split()])
-        for assets in (EMPTY, every_kind):
+        for assets in (EMPTY, every_kind, prefixed, suffixed):
             refs = PageRefs(assets, inline_refs(root))
             names.update(refs.inline.words, refs.inline.free_names, refs.assets.free_names)
             expected = {n for n in names if not (refs.references(n) or refs.reaches_id(n))}
@@ -163,6 +168,8 @@ def test_the_names_unreached_are_those_neither_referenced_nor_reached() -> None:
             asked += len(names)
             # (a name of every kind is told apart: each is reached, `zq-none` is not)
             every = {"card", "top", "menu", "is-open", "size-group", "main", "drawer"}
-            assert assets is EMPTY or not every & expected
+            assert assets is not every_kind or not every & expected
+            assert assets is not prefixed or "is-open" not in expected
+            assert assets is not suffixed or "size-group" not in expected
             assert "zq-none" in expected
     assert asked > 10_000
