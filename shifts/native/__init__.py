@@ -204,7 +204,7 @@ links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] 
     _function("_walks", "links_to_keep")
 )
 # `set_drifted(root, name, protected, drifted, among)`: `locators._set_drifted`
-set_drifted: Callable[..., tuple[int, list[etree._Element]] | None] | None = _function(
+set_drifted: Callable[..., tuple[list[etree._Element], int] | None] | None = _function(
     "_walks", "set_drifted"
 )
 # `inline_texts(root)`: `references.inline._inline_texts`

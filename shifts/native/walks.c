@@ -569,7 +569,8 @@ static Decision *decision_of(const char *text, Decision *decisions, int *oldest,
 
 /* `locators._set_drifted`: for each element below `root` with the attribute `name`, in document
  * order, not in `protected`, the new value `drifted(value)` gives (None: it keeps its own) is
- * set; how many were set, and those of them that are in `among` (a set or a dict), in order.
+ * set; those of the elements set that are in `among` (a set or a dict), in order, and how many
+ * were set (as `drop_attributes` answers).
  * None, with nothing set, where a value is no single text. `drifted` is asked once per distinct
  * value, as the walk goes: it must not change the tree (the walk holds its nodes), and answers
  * a value alike each time (the drift memoizes). An element is made a Python object only where
@@ -649,7 +650,7 @@ static PyObject *set_drifted(PyObject *module, PyObject *args) {
     Py_DECREF(key);
     Py_DECREF(decided);
     PyObject *counted = PyLong_FromSsize_t(count);
-    PyObject *result = counted == NULL ? NULL : PyTuple_Pack(2, counted, set);
+    PyObject *result = counted == NULL ? NULL : PyTuple_Pack(2, set, counted);
     Py_XDECREF(counted);
     Py_DECREF(set);
     return result;
@@ -684,7 +685,7 @@ static PyMethodDef methods[] = {
      "drop_attributes(root, names, protected) -> tuple[list, int] | None: "
      "locators._drop_attributes, or None (nothing dropped) where only the Python drops them."},
     {"set_drifted", set_drifted, METH_VARARGS,
-     "set_drifted(root, name, protected, drifted, among) -> tuple[int, list] | None: "
+     "set_drifted(root, name, protected, drifted, among) -> tuple[list, int] | None: "
      "locators._set_drifted, or None (nothing set) where only the Python reads it."},
     {NULL, NULL, 0, NULL},
 };

@@ -421,7 +421,7 @@ def _drift_classes(
             drifted_values[value] = new_value
         return drifted_values[value]
 
-    count, drifted_targets = _set_drifted(root, "class", protected, drifted, targets)
+    drifted_targets, count = _set_drifted(root, "class", protected, drifted, targets)
     touched.update(drifted_targets)
     return count
 
@@ -442,12 +442,13 @@ def _set_drifted(
     protected: set[etree._Element],
     drifted: Callable[[str], str | None],
     among: Container[etree._Element],
-) -> tuple[int, list[etree._Element]]:
+) -> tuple[list[etree._Element], int]:
     """Set the attribute `name` of every element below `root` that has it and is not
     protected to what `drifted` makes of its value (None: it keeps its own), in document
-    order: how many were set, and those of them `among` holds (a set, or a dict keyed by
-    them), in order. In C where it can be (`shifts.native`): a page's every element with a
-    class, thousands, of which only the few `among` are made Python objects."""
+    order: those of the elements set that `among` holds (a set, or a dict keyed by them), in
+    order, and how many were set (as `_drop_attributes` answers). In C where it can be
+    (`shifts.native`): a page's every element with a class, thousands, of which only the few
+    `among` are made Python objects."""
     return native.either(
         native.set_drifted, _set_drifted_read, root, name, protected, drifted, among
     )
@@ -459,9 +460,9 @@ def _set_drifted_read(
     protected: set[etree._Element],
     drifted: Callable[[str], str | None],
     among: Container[etree._Element],
-) -> tuple[int, list[etree._Element]]:
+) -> tuple[list[etree._Element], int]:
     """`_set_drifted` in Python: its definition, which the C one follows."""
-    count, drifted_among = 0, []
+    drifted_among, count = [], 0
     for element in descendants(root, f"*[@{name}]"):
         if element in protected:
             continue
@@ -471,7 +472,7 @@ def _set_drifted_read(
             count += 1
             if element in among:
                 drifted_among.append(element)
-    return count, drifted_among
+    return drifted_among, count
 
 
 def _drift_ids(
