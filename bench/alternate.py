@@ -12,7 +12,9 @@ request of the row's process, each row's median, and each row's median over the 
 the ratio of every round's pair (their spread says how far to trust the median's ratio).
 
 A row is a condition, with a regime after a slash (`Src-Exec/random`), or `mitmproxy`: plain
-mitmdump, a process of its own, what the issue's targets are ratios to. The page is one of
+mitmdump, a process of its own, what the issue's targets are ratios to. A condition that ends in
+`@redis` (`Src-Exec/once@redis`) is an episode of a second service process whose store is a
+`redis-server` started for the run, as `bench.throughput`'s `redis` rows are. The page is one of
 `bench.throughput`'s: `300KB`, `1MB`, or `assets` (its stylesheet, script and image in turn,
 each requested with the 300 KB page's `Referer`, that page served first through every row, as
 a browser's would be).
@@ -27,8 +29,10 @@ import tempfile
 from pathlib import Path
 
 from bench.throughput import PAGES, Row, add_synthetic_pages, episode_row, start_mitmdump, wrk
-from tests.helpers.processes import ServiceProcess
+from tests.helpers.processes import RedisProcess, ServiceProcess
 from tests.helpers.upstream import UpstreamServer
+
+REDIS_SUFFIX = "@redis"  # a row's episode on the service process whose store is Redis
 
 
 def alternate(
@@ -81,13 +85,24 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-alternate-"))
     service = ServiceProcess(workdir).start()
     plain: list[subprocess.Popen[bytes]] = []
+    redis: RedisProcess | None = None
+    on_redis: ServiceProcess | None = None
     try:
         rows = []
         for spec in specs:
+            condition, at, store = spec.partition("@")
             if spec == "mitmproxy":
                 port, process = start_mitmdump()
                 plain.append(process)
                 rows.append(Row(spec, port, process.pid))
+            elif at:
+                if at + store != REDIS_SUFFIX:
+                    parser.error(f"{spec}: the one store a row can name is {REDIS_SUFFIX}")
+                if on_redis is None:
+                    redis = RedisProcess(workdir).start()
+                    (workdir / "redis").mkdir()
+                    on_redis = ServiceProcess(workdir / "redis", "--redis-url", redis.url).start()
+                rows.append(episode_row(on_redis, condition, spec))
             else:
                 rows.append(episode_row(service, spec, spec))
         url = ",".join(f"{upstream.origin}{one}" for one in PAGES[args.page].split(","))
@@ -112,6 +127,10 @@ def main() -> None:
             process.terminate()
             process.wait(timeout=30)
         service.stop()
+        if on_redis is not None:
+            on_redis.stop()
+        if redis is not None:
+            redis.stop()
         upstream.stop()
 
 

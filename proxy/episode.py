@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -330,7 +331,10 @@ class Episode(EpisodeConfig):
         return digest.hexdigest()[:22]
 
 
+@functools.lru_cache(maxsize=1024)
 def beacon_key_of(episode_id: str, token: str) -> str:
+    # Memoized: every page load of an episode asks it (its runtime presents it), and an HMAC
+    # costs more than the rest of what a load's context is built of.
     digest = hmac.new(token.encode(), b"beacon:" + episode_id.encode(), hashlib.sha256)
     return digest.hexdigest()[:24]
 

@@ -117,7 +117,9 @@ def popup_params(ctx: ShiftContext) -> PopupParams:
     """The popup's options in the context, validated once per distinct options (a page load
     asks for them three times: its eligibility, its plan, its markup; and they are an
     episode's, the same at every load). Not to be changed: they are shared."""
-    return _validated_popup_params(json.dumps(ctx.params_for(Popup.name), sort_keys=True))
+    options = ctx.params_for(Popup.name)
+    # (most episodes set none: no text made of them to look them up by)
+    return _validated_popup_params(json.dumps(options, sort_keys=True) if options else "{}")
 
 
 @functools.lru_cache(maxsize=256)
@@ -127,10 +129,32 @@ def _validated_popup_params(options: str) -> PopupParams:
 
 def draw_random(seed: int, load_index: int, params: RegimeParams) -> tuple[bool, int]:
     """The `random` regime's draw for one load: (fires, delay in ms). Pure in its inputs."""
+    return _drawn(seed, load_index, params.p, params.min_ms, params.max_ms)
+
+
+@functools.lru_cache(maxsize=256)
+def _drawn(seed: int, load_index: int, p: float, min_ms: int, max_ms: int) -> tuple[bool, int]:
+    # Memoized: a load's draw is asked when it is logged and again when its popup is planned,
+    # and seeding a generator costs more than the draw.
     rng = rng_for(seed, "regime-random", load_index)
-    fires = rng.random() < params.p
-    delay = rng.randint(params.min_ms, params.max_ms)
-    return fires, delay
+    return rng.random() < p, rng.randint(min_ms, max_ms)
+
+
+@functools.lru_cache(maxsize=256)
+def _regime_params(items: tuple[tuple[str, type, Any], ...]) -> RegimeParams:
+    return RegimeParams.model_validate({name: value for name, _, value in items})
+
+
+def regime_params(ctx: ShiftContext) -> RegimeParams:
+    """The context's regime options, validated once per distinct options (they are an
+    episode's, the same at every load). Not to be changed: they are shared."""
+    # Keyed by each value's type too: 1 and 1.0 (or True) are one key, and not one value to
+    # the strict fields.
+    items = tuple(sorted((name, type(value), value) for name, value in ctx.regime_params.items()))
+    try:
+        return _regime_params(items)
+    except TypeError:  # (a value that cannot be a key: validated as it is, to say why)
+        return RegimeParams.model_validate(ctx.regime_params)
 
 
 def is_eligible(ctx: ShiftContext) -> bool:
@@ -159,9 +183,7 @@ def plan_popup(ctx: ShiftContext) -> PopupPlan | None:
         kind = rng_for(ctx.seed, "popup-kind", ctx.load_index).choice(kinds)
     delay = 0
     if ctx.regime == "random":
-        fires, delay = draw_random(
-            ctx.seed, ctx.load_index, RegimeParams.model_validate(ctx.regime_params)
-        )
+        fires, delay = draw_random(ctx.seed, ctx.load_index, regime_params(ctx))
         if not fires:
             return None
     return PopupPlan(kind=kind, delay_ms=delay, regime=ctx.regime, interruption=interruption)

@@ -4,10 +4,14 @@ import json
 from dataclasses import replace
 from html import unescape
 
+import pytest
+from pydantic import ValidationError
+
 from shifts import PopupPlan, ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
-from shifts.execution import RegimeParams, draw_random, is_eligible, plan_popup
+from shifts.execution import RegimeParams, draw_random, is_eligible, plan_popup, regime_params
 from shifts.popups import KINDS
+from shifts.rng import rng_for
 
 PAGE = b"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>"
 CTX = ShiftContext(
@@ -31,6 +35,28 @@ def test_random_regime_is_a_seeded_bernoulli_sequence() -> None:
     assert all(100 <= delay <= 900 for _, delay in first)
     assert not any(draw_random(7, i, RegimeParams(p=0.0))[0] for i in range(1, 41))
     assert all(draw_random(7, i, RegimeParams(p=1.0))[0] for i in range(1, 41))
+
+
+def test_a_draw_is_the_seeded_generators_whether_asked_before_or_not() -> None:
+    for params in (RegimeParams(p=0.5, min_ms=100, max_ms=900), RegimeParams(p=0.25)):
+        for index in range(1, 30):
+            rng = rng_for(7, "regime-random", index)
+            expected = (rng.random() < params.p, rng.randint(params.min_ms, params.max_ms))
+            assert draw_random(7, index, params) == expected == draw_random(7, index, params)
+
+
+def test_the_regime_options_are_validated_once_and_each_value_by_its_type() -> None:
+    ctx = replace(CTX, regime="random", regime_params={"p": 0.25, "min_ms": 10, "max_ms": 20})
+    options = regime_params(ctx)
+    assert (options.p, options.min_ms, options.max_ms) == (0.25, 10, 20)
+    assert regime_params(replace(ctx, regime_params=dict(ctx.regime_params))) is options
+    assert regime_params(replace(ctx, regime_params={})) == RegimeParams()
+    # 10.0 equals 10 as a key, but the strict field refuses it, asked first or after.
+    for refused in ({"min_ms": 10.0}, {"p": 2.0}, {"min_ms": 30, "max_ms": 20}, {"q": 1}):
+        with pytest.raises(ValidationError):
+            regime_params(replace(ctx, regime_params=refused))
+    with pytest.raises(ValidationError):  # (a value no key can hold: validated as it is)
+        regime_params(replace(ctx, regime_params={"p": [0.5]}))
 
 
 def test_plan_respects_regime_and_eligibility() -> None:

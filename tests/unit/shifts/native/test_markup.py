@@ -2,14 +2,16 @@
 (`shifts.native.end_tags`) against the pattern (`parsing._end_tags_read`), the same `</p>` and
 `</br>` at the same places; where tags of some names start (`tag_starts`) and which names are
 followed by `=` (`assigned_names`) against `bytes.find` in the lowered page
-(`document._tag_starts_read`, `_assigned_names_read`). In every saved page and in generated
-markup made of what each tells apart."""
+(`document._tag_starts_read`, `_assigned_names_read`); whether a word is in a page in any case
+(`contains_folded`) against the word in the lowered page (`csp.contains_folded_read`). In every
+saved page and in generated markup made of what each tells apart."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from proxy.csp import contains_folded_read, meta_policies
 from shifts import native
 from shifts.document import (
     _RAW_TEXT_NAMES,
@@ -147,3 +149,55 @@ SCANNED = st.sampled_from(
 @given(page=st.lists(SCANNED, max_size=30).map(b"".join))
 def test_generated_markup_finds_its_tags_and_names_alike(page: bytes) -> None:
     found_alike(page)
+
+
+# The words a meta policy is looked for by, and what makes their compare go wrong: a word with a
+# byte of no case (`-`) or of letters alone, a capital in the word, a byte past ASCII.
+FOLDED_WORDS = (b"security-policy", b"policy", b"-p", b"a-", b"-", b"", b"Policy", b"\xc3\xa9")
+
+
+def contains_alike(page: bytes) -> int:
+    assert native.contains_folded is not None, native.why_not
+    found = 0
+    for word in FOLDED_WORDS:
+        answer = native.contains_folded(page, word)
+        assert answer is contains_folded_read(page, word), (page[:80], word)
+        found += answer
+    return found
+
+
+def test_every_saved_page_asks_its_words_alike() -> None:
+    assert sum(contains_alike(page.read_bytes()) for page in fixture_pages()) > 10
+
+
+def test_a_word_is_found_in_any_case_at_either_end() -> None:
+    assert native.contains_folded is not None
+    for page in (
+        b"SECURITY-POLICY",
+        b"x Security-Policy",
+        b"security-pOLICYx",
+        b"a-security-policy",
+    ):
+        assert native.contains_folded(page, b"security-policy")
+    for page in (b"security-polic", b"ecurity-policy", b"security policy", b"securit-y-policy"):
+        assert not native.contains_folded(page, b"security-policy")
+    assert native.contains_folded(b"ab", b"AB") is False  # (a capital matches no lowered byte)
+    assert native.contains_folded(b"", b"") and not native.contains_folded(b"", b"a")
+    assert native.contains_folded(memoryview(b"xA-b"), bytearray(b"a-b"))  # (any bytes-like)
+
+
+def test_a_meta_policy_is_found_in_any_case() -> None:
+    page = b"<head><META HTTP-EQUIV='Content-SECURITY-Policy' content=\"script-src 'self'\">"
+    assert meta_policies(page) == ["script-src 'self'"]
+    assert meta_policies(page.replace(b"SECURITY", b"SECURE")) == []
+
+
+FOLDED = st.sampled_from(
+    [b"s", b"S", b"-", b"p", b"P", b"ecurity", b"ECURITY", b"olicy", b"a", b"\xc3"]
+)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page=st.lists(FOLDED, max_size=30).map(b"".join))
+def test_generated_pages_ask_their_words_alike(page: bytes) -> None:
+    contains_alike(page)
