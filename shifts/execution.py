@@ -119,7 +119,8 @@ def popup_params(ctx: ShiftContext) -> PopupParams:
     episode's, the same at every load). Not to be changed: they are shared."""
     options = ctx.params_for(Popup.name)
     # (most episodes set none: no text made of them to look them up by)
-    return _validated_popup_params(json.dumps(options, sort_keys=True) if options else "{}")
+    unset = type(options) is dict and not options
+    return _validated_popup_params("{}" if unset else json.dumps(options, sort_keys=True))
 
 
 @functools.lru_cache(maxsize=256)
@@ -129,11 +130,13 @@ def _validated_popup_params(options: str) -> PopupParams:
 
 def draw_random(seed: int, load_index: int, params: RegimeParams) -> tuple[bool, int]:
     """The `random` regime's draw for one load: (fires, delay in ms). Pure in its inputs."""
-    return _drawn(seed, load_index, params.p, params.min_ms, params.max_ms)
+    # (the seed and the load as the generator's seed reads them, their text: True and 1 are
+    # one key to a memo, and not one seed)
+    return _drawn(str(seed), str(load_index), params.p, params.min_ms, params.max_ms)
 
 
 @functools.lru_cache(maxsize=256)
-def _drawn(seed: int, load_index: int, p: float, min_ms: int, max_ms: int) -> tuple[bool, int]:
+def _drawn(seed: str, load_index: str, p: float, min_ms: int, max_ms: int) -> tuple[bool, int]:
     # Memoized: a load's draw is asked when it is logged and again when its popup is planned,
     # and seeding a generator costs more than the draw.
     rng = rng_for(seed, "regime-random", load_index)
@@ -141,20 +144,23 @@ def _drawn(seed: int, load_index: int, p: float, min_ms: int, max_ms: int) -> tu
 
 
 @functools.lru_cache(maxsize=256)
-def _regime_params(items: tuple[tuple[str, type, Any], ...]) -> RegimeParams:
-    return RegimeParams.model_validate({name: value for name, _, value in items})
+def _regime_params(items: tuple[tuple[str, type, str, Any], ...]) -> RegimeParams:
+    return RegimeParams.model_validate({name: value for name, _, _, value in items})
 
 
 def regime_params(ctx: ShiftContext) -> RegimeParams:
     """The context's regime options, validated once per distinct options (they are an
     episode's, the same at every load). Not to be changed: they are shared."""
-    # Keyed by each value's type too: 1 and 1.0 (or True) are one key, and not one value to
-    # the strict fields.
-    items = tuple(sorted((name, type(value), value) for name, value in ctx.regime_params.items()))
+    options = ctx.regime_params
     try:
-        return _regime_params(items)
+        # Keyed by each value's type and text too: 1, 1.0 and True are one key, and 0.0 and
+        # -0.0, but not one value to the strict fields, nor one value kept. In their order: a
+        # refusal names them as the options do.
+        return _regime_params(
+            tuple((name, type(value), repr(value), value) for name, value in options.items())
+        )
     except TypeError:  # (a value that cannot be a key: validated as it is, to say why)
-        return RegimeParams.model_validate(ctx.regime_params)
+        return RegimeParams.model_validate(options)
 
 
 def is_eligible(ctx: ShiftContext) -> bool:

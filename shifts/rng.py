@@ -13,7 +13,7 @@ from functools import lru_cache
 MEMO = 65_536
 
 
-def derive_seed(seed: int, *keys: object) -> int:
+def derive_seed(seed: int | str, *keys: object) -> int:
     """A 64-bit seed from the episode seed and any stable keys.
 
     Python's hash() is salted per process, so this hashes the keys' text with BLAKE2b: the same
@@ -29,8 +29,9 @@ def keys_prefix(seed: int, *keys: object) -> bytes:
     return "\x1f".join((str(seed), *map(str, keys), "")).encode("utf-8")
 
 
-def rng_for(seed: int, *keys: object) -> random.Random:
-    """A private RNG for one decision; never shared, so call order cannot change the outcome."""
+def rng_for(seed: int | str, *keys: object) -> random.Random:
+    """A private RNG for one decision; never shared, so call order cannot change the outcome.
+    (The seed is read by its text: an int and its text seed one generator.)"""
     return random.Random(derive_seed(seed, *keys))
 
 

@@ -1,15 +1,26 @@
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from dataclasses import replace
 from html import unescape
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from shifts import PopupPlan, ShiftContext, apply_shifts
 from shifts.document import HtmlDocument
-from shifts.execution import RegimeParams, draw_random, is_eligible, plan_popup, regime_params
+from shifts.execution import (
+    PopupParams,
+    RegimeParams,
+    draw_random,
+    is_eligible,
+    plan_popup,
+    popup_params,
+    regime_params,
+)
 from shifts.popups import KINDS
 from shifts.rng import rng_for
 
@@ -38,11 +49,13 @@ def test_random_regime_is_a_seeded_bernoulli_sequence() -> None:
 
 
 def test_a_draw_is_the_seeded_generators_whether_asked_before_or_not() -> None:
-    for params in (RegimeParams(p=0.5, min_ms=100, max_ms=900), RegimeParams(p=0.25)):
-        for index in range(1, 30):
-            rng = rng_for(7, "regime-random", index)
-            expected = (rng.random() < params.p, rng.randint(params.min_ms, params.max_ms))
-            assert draw_random(7, index, params) == expected == draw_random(7, index, params)
+    options = [RegimeParams(p=0.5, min_ms=100, max_ms=900), RegimeParams(p=0.5, min_ms=0)]
+    options.append(RegimeParams(p=0.5, min_ms=0, max_ms=40))  # (one `p`: each draws its own)
+    # (True and 1 are one key to a memo, and not one seed: the generator reads their text)
+    for seed, params, index in itertools.product((7, 1, True), options, range(1, 30)):
+        rng = rng_for(seed, "regime-random", index)
+        expected = (rng.random() < params.p, rng.randint(params.min_ms, params.max_ms))
+        assert draw_random(seed, index, params) == expected == draw_random(seed, index, params)
 
 
 def test_the_regime_options_are_validated_once_and_each_value_by_its_type() -> None:
@@ -51,12 +64,28 @@ def test_the_regime_options_are_validated_once_and_each_value_by_its_type() -> N
     assert (options.p, options.min_ms, options.max_ms) == (0.25, 10, 20)
     assert regime_params(replace(ctx, regime_params=dict(ctx.regime_params))) is options
     assert regime_params(replace(ctx, regime_params={})) == RegimeParams()
-    # 10.0 equals 10 as a key, but the strict field refuses it, asked first or after.
-    for refused in ({"min_ms": 10.0}, {"p": 2.0}, {"min_ms": 30, "max_ms": 20}, {"q": 1}):
+    # 10 and 10.0 are one key, but the strict field refuses the second, asked first or after.
+    assert regime_params(replace(ctx, regime_params={"min_ms": 10})).min_ms == 10
+    refused: list[dict[Any, Any]] = [{"min_ms": 10.0}, {"p": 2.0}, {"min_ms": 30, "max_ms": 20}]
+    refused += [{"q": 1}, {1: 2}, {"p": [0.5]}]  # (a value no key can hold: validated as it is)
+    for options_refused in refused:
+        with pytest.raises(ValidationError) as raised:
+            regime_params(replace(ctx, regime_params=options_refused))
+        with pytest.raises(ValidationError) as directly:
+            RegimeParams.model_validate(options_refused)
+        assert str(raised.value) == str(directly.value)  # (named in their order)
+    # 0.0 and -0.0 are one key too, and two values kept.
+    for zero in (0.0, -0.0, 0.0):
+        kept = regime_params(replace(ctx, regime_params={"p": zero})).p
+        assert math.copysign(1, kept) == math.copysign(1, zero)
+
+
+def test_the_popup_options_unset_are_the_defaults_and_none_is_refused() -> None:
+    assert popup_params(CTX) == PopupParams() == popup_params(replace(CTX, shift_params={}))
+    assert popup_params(replace(CTX, shift_params={"popup": {}})) is popup_params(CTX)
+    for refused in (None, [], ""):  # (options of another kind than a dict: not unset)
         with pytest.raises(ValidationError):
-            regime_params(replace(ctx, regime_params=refused))
-    with pytest.raises(ValidationError):  # (a value no key can hold: validated as it is)
-        regime_params(replace(ctx, regime_params={"p": [0.5]}))
+            popup_params(replace(CTX, shift_params={"popup": refused}))
 
 
 def test_plan_respects_regime_and_eligibility() -> None:
