@@ -79,6 +79,9 @@ def main() -> None:
     specs = [spec.strip() for spec in args.rows.split(",") if spec.strip()]
     if len(specs) < 2 or args.rounds < 1 or args.seconds < 1:
         parser.error("two rows or more, one round or more, one second or more")
+    for spec in specs:
+        if "@" in spec and not spec.endswith(REDIS_SUFFIX):
+            parser.error(f"{spec}: the one store a row can name is {REDIS_SUFFIX}")
 
     upstream = UpstreamServer().start()
     add_synthetic_pages(upstream)
@@ -90,14 +93,12 @@ def main() -> None:
     try:
         rows = []
         for spec in specs:
-            condition, at, store = spec.partition("@")
+            condition, at, _ = spec.partition("@")
             if spec == "mitmproxy":
                 port, process = start_mitmdump()
                 plain.append(process)
                 rows.append(Row(spec, port, process.pid))
             elif at:
-                if at + store != REDIS_SUFFIX:
-                    parser.error(f"{spec}: the one store a row can name is {REDIS_SUFFIX}")
                 if on_redis is None:
                     redis = RedisProcess(workdir).start()
                     (workdir / "redis").mkdir()

@@ -72,26 +72,30 @@ def test_fixtures_bench_runs() -> None:
 
 def test_alternate_bench_runs_its_rows_in_turn() -> None:
     # (two rounds of a second each: the table's shape; no timing is asserted)
+    # (and a row on a Redis store: a second service, on a redis-server of the run's own)
+    names = ["mitmproxy", "Src-Exec/random", "Src@redis"]
     text = run_module(
-        "bench.alternate", "--rows", "mitmproxy, Src-Exec/random", "--rounds", "2", "--seconds", "1"
+        "bench.alternate", "--rows", ", ".join(names), "--rounds", "2", "--seconds", "1"
     )
     rows = {line.split()[0]: line.split() for line in text.splitlines()[1:]}
-    assert set(rows) == {"mitmproxy", "Src-Exec/random"}, text
+    assert list(rows) == names, text
     assert float(rows["mitmproxy"][-1]) == 1.0  # (the first row's x is its own)
-    assert rows["Src-Exec/random"][-3] == "pairs" and len(rows["Src-Exec/random"]) == 10, text
-    assert all(float(cell) > 0 for cell in rows["Src-Exec/random"][1:3]), text
+    for name in names[1:]:
+        assert rows[name][-3] == "pairs" and len(rows[name]) == 10, text
+        assert all(float(cell) > 0 for cell in rows[name][1:3]), text
 
 
-def test_alternate_bench_refuses_one_row() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bench.alternate", "--rows", "Src"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 2 and "two rows or more" in result.stderr, result.stderr
+def test_alternate_bench_refuses_one_row_and_a_store_it_has_not() -> None:
+    for rows, said in (("Src", "two rows or more"), ("Src,Src@memcached", "@redis")):
+        result = subprocess.run(
+            [sys.executable, "-m", "bench.alternate", "--rows", rows],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 2 and said in result.stderr, result.stderr
 
 
 def test_first_load_bench_runs_side_by_side_with_another_tree() -> None:
