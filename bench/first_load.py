@@ -24,12 +24,18 @@ serialization cost alone, over the bare parse: the share of the target the shift
 semantics take before deciding anything. Last, 12 pages of 200 KB loaded again in turn, as an agent
 browses: a next load's median in each round (the first reads each page for its next loads).
 
-    .venv/bin/python -m bench.first_load --against TREE [--rounds 9] [--quick]
+    .venv/bin/python -m bench.first_load --against TREE [--rounds 9] [--workers 3] [--quick]
 
 times the same first loads with another checkout's code (a worktree of an earlier commit:
-`git worktree add /tmp/old REV`), a worker process per tree asked in turn, one load at a time,
-so both see the same machine: the median CPU ms of each, `new/old` (this tree's over the
-other's: below 1, this tree is faster), and each one's `x parse`.
+`git worktree add /tmp/old REV`), worker processes of each tree asked in turn, one load at a
+time, so both see the same machine: the median CPU ms of each, `new/old` (this tree's over the
+other's: below 1, this tree is faster), `paired` (the median of each round's new over its old,
+asked one after the other: what a shared machine's load moves less), and each one's `x parse`.
+A round asks one worker of each tree, the next round the next ones, so that no tree's figure
+is one process's: the same code's median moved from 17 to 28 ms between processes started one
+after the other on the 200 KB page with 2,000 elements, its parse 3.4-3.8 ms. This tree against
+itself (`--against .`) reads 0.85-1.20 by `new/old` and 0.89-1.11 by `paired` on a shared
+machine: a difference under a tenth in one run is no finding.
 """
 
 from __future__ import annotations
@@ -315,34 +321,38 @@ class _Worker:
         self.process.wait()
 
 
-def side_by_side(against: Path, rounds: int, quick: bool) -> str:
+def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) -> str:
     """The first loads of the curve (and of the pages of unique ids, and of the tests' saved
     pages of real apps) under this tree's code and `against`'s, in turn: each round asks both,
-    the first of them alternating."""
+    the first of them alternating, each round the next of each tree's `processes` workers."""
     points: list[tuple[int, int, bool] | str] = [
         (kb // KB, n, False) for kb, n in (QUICK_CURVE if quick else CURVE)
     ]
     points += [(kb // KB, n, True) for kb, n in (UNIQUE_CURVE[:1] if quick else UNIQUE_CURVE)]
     points += [path.name for path in fixture_pages()][: 2 if quick else None]
-    workers = {"old": _Worker(against), "new": _Worker(REPO)}
+    workers = {
+        "old": [_Worker(against) for _ in range(processes)],
+        "new": [_Worker(REPO) for _ in range(processes)],
+    }
     lines = [
         "Src-Perc first loads under two trees' code, asked in turn (median CPU ms; new/old: "
-        "this tree's over the other's; least: the same of each one's fastest load, which a "
-        "shared machine's noise moves less; x parse: over a bare parse + serialize)",
-        f"{'page':>30}{'old ms':>10}{'new ms':>10}{'new/old':>9}{'least':>7}{'parse ms':>10}"
-        f"{'old x':>8}{'new x':>8}",
+        "this tree's over the other's; paired: the median of each round's new over its old, "
+        "asked one after the other, which a shared machine's load moves less; least: the same "
+        "of each one's fastest load; x parse: over a bare parse + serialize)",
+        f"{'page':>30}{'old ms':>10}{'new ms':>10}{'new/old':>9}{'paired':>8}{'least':>7}"
+        f"{'parse ms':>10}{'old x':>8}{'new x':>8}",
     ]
     try:
         for point in points:
             times: dict[str, list[float]] = {"old": [], "new": []}
             parse = []
-            for worker in workers.values():
+            for worker in (*workers["old"], *workers["new"]):
                 worker.ms(point, 1)  # (warm: the page, the episode, the coins)
             big = not isinstance(point, str) and point[0] >= 2048
             for index in range(max(3, rounds // 3) if big else rounds):
                 for name in ("old", "new") if index % 2 else ("new", "old"):
-                    times[name].append(workers[name].ms(point, 1))
-                parse.append(workers["new"].ms(point, -1))
+                    times[name].append(workers[name][index % processes].ms(point, 1))
+                parse.append(workers["new"][index % processes].ms(point, -1))
             old, new = statistics.median(times["old"]), statistics.median(times["new"])
             parse_ms = statistics.median(parse)
             if isinstance(point, str):
@@ -351,12 +361,14 @@ def side_by_side(against: Path, rounds: int, quick: bool) -> str:
                 kb, elements, unique = point
                 label = f"{kb} KB, {elements}" + (" unique ids" if unique else "")
             least = min(times["new"]) / min(times["old"])
+            rounds_asked = zip(times["old"], times["new"], strict=True)
+            paired = statistics.median(one_new / one_old for one_old, one_new in rounds_asked)
             lines.append(
-                f"{label:>30}{old:>10.2f}{new:>10.2f}{new / old:>9.3f}{least:>7.3f}"
+                f"{label:>30}{old:>10.2f}{new:>10.2f}{new / old:>9.3f}{paired:>8.3f}{least:>7.3f}"
                 f"{parse_ms:>10.2f}{old / parse_ms:>8.1f}{new / parse_ms:>8.1f}"
             )
     finally:
-        for worker in workers.values():
+        for worker in (*workers["old"], *workers["new"]):
             worker.close()
     return "\n".join(lines)
 
@@ -367,11 +379,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run: small pages, 1 load")
     parser.add_argument("--against", type=Path, help="another checkout to compare with")
     parser.add_argument("--rounds", type=int, default=9, help="with --against: loads per tree")
+    parser.add_argument(
+        "--workers", type=int, default=3, help="with --against: worker processes per tree"
+    )
     args = parser.parse_args()
     if args.against is not None:
         if not (args.against / "bench" / "first_load.py").is_file():
             parser.error(f"--against {args.against}: no bench/first_load.py there")
-        print(side_by_side(args.against, 1 if args.quick else args.rounds, args.quick))  # noqa: T201
+        if args.workers < 1:
+            parser.error("--workers: one or more")
+        rounds = 2 if args.quick else args.rounds  # (2: two workers of each tree asked)
+        table = side_by_side(args.against, rounds, args.quick, args.workers)
+        print(table)  # noqa: T201
         return
     curve = QUICK_CURVE if args.quick else CURVE
     repeat = 1 if args.quick else args.repeat

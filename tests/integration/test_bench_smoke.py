@@ -100,13 +100,13 @@ def test_alternate_bench_refuses_one_row_and_a_store_it_has_not() -> None:
 
 def test_first_load_bench_runs_side_by_side_with_another_tree() -> None:
     # (this tree against itself: the table's shape; no timing is asserted)
-    text = run_module("bench.first_load", "--against", str(REPO), "--quick")
+    text = run_module("bench.first_load", "--against", str(REPO), "--quick", "--workers", "2")
     rows = [line.split() for line in text.splitlines()[2:]]
     # the quick curve, one page of ids and two saved pages of real apps
     assert "new/old" in text and len(rows) == 7, text
     assert sum(row[1] != "KB," for row in rows) == 2, text  # (a saved page's row: its name)
-    for row in rows:  # ..., old ms, new ms, new/old, least, parse ms, old x, new x
-        assert all(float(cell) > 0 for cell in row[-7:]), row
+    for row in rows:  # ..., old ms, new ms, new/old, paired, least, parse ms, old x, new x
+        assert all(float(cell) > 0 for cell in row[-8:]), row
 
 
 def test_first_load_bench_runs() -> None:
