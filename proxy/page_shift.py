@@ -15,12 +15,21 @@ from urllib.parse import urlsplit
 
 from proxy import csp, metrics
 from proxy.episode import Episode
-from shifts import HtmlDocument, ShiftContext, apply_shifts, finish, get_shift, run_shifts, volatile
+from shifts import (
+    HtmlDocument,
+    ShiftContext,
+    apply_shifts,
+    finish,
+    get_shift,
+    native,
+    run_shifts,
+    volatile,
+)
 from shifts.document import FrozenDocument
 from shifts.execution import plan_popup
 from shifts.references import AssetRefs
 from shifts.shift_context import DEFAULT_INTERNAL_PREFIX
-from sites import SiteProfile, get_profile, match_profile
+from sites import SiteProfile, get_profile, holds_any_read, match_profile
 
 
 def active_shifts(episode: Episode | None) -> list[str]:
@@ -50,7 +59,12 @@ def parses_document(episode: Episode) -> bool:
 
 def site_for(episode: Episode, hostport: str, raw: bytes) -> SiteProfile:
     """The episode's pinned site, else the profile the page's signatures or host point to."""
-    return get_profile(episode.site) if episode.site else match_profile(hostport, raw)
+    return get_profile(episode.site) if episode.site else match_profile(hostport, raw, holds_any)
+
+
+def holds_any(page: bytes, words: tuple[bytes, ...]) -> bool:
+    """`sites.holds_any_read`, in one pass where it is built (`shifts.native.holds_any`)."""
+    return native.either(native.holds_any, holds_any_read, page, words)
 
 
 def page_nonce(episode: Episode, header_policies: list[str], raw: bytes, url: str) -> str | None:

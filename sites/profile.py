@@ -103,6 +103,11 @@ class SiteProfile:
     def matches_host(self, hostport: str) -> bool:
         return any(fnmatch.fnmatch(hostport, pattern) for pattern in self.host_patterns)
 
+    @property
+    def signature_literals(self) -> tuple[bytes, ...]:
+        """For each signature, a run of bytes it cannot match without (b"": any page may)."""
+        return tuple(_signature(pattern)[0] for pattern in self.signatures)
+
     def matches_page(self, head: bytes) -> bool:
         for pattern in self.signatures:
             literal, regex = _signature(pattern)

@@ -24,7 +24,8 @@ with or without it (the tests compare the two on every saved page and on generat
 - `markup.c`: the end tags of a page that may close nothing (`parsing._end_tags`), found past
   its comments, raw text and tags; where tags of some names start (`document._tag_starts`) and
   which attribute names the page writes with a value (`document._assigned_names`); whether a
-  word is in a page in any case (`csp.contains_folded_read`, without the page lowered).
+  word is in a page in any case (`csp.contains_folded_read`, without the page lowered);
+  whether a page holds any of some words (`sites.holds_any_read`, in one pass).
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -253,6 +254,10 @@ assigned_names: Callable[[bytes, tuple[bytes, ...]], list[bytes] | None] | None 
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")
 # `contains_folded(page, word)`: `proxy.csp.contains_folded_read` (it never declines)
 contains_folded: Callable[[bytes, bytes], bool] | None = _function("_markup", "contains_folded")
+# `holds_any(page, words)`: `sites.holds_any_read` (None: a word that is no bytes)
+holds_any: Callable[[bytes, tuple[bytes, ...]], bool | None] | None = _function(
+    "_markup", "holds_any"
+)
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
 

@@ -13,7 +13,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml.cssselect import CSSSelector
 
-from sites import GENERIC, GITLAB, HEAD_BYTES, MAGENTO, PROFILES, WORDPRESS, match_profile
+from shifts import native
+from sites import (
+    GENERIC,
+    GITLAB,
+    HEAD_BYTES,
+    MAGENTO,
+    PROFILES,
+    WORDPRESS,
+    _match_head,
+    _Profiles,
+    holds_any_read,
+    match_profile,
+)
 from sites.profile import SiteProfile, _required_literal, _signature
 from tests.helpers.fixtures import fixture_pages
 
@@ -104,6 +116,30 @@ def test_a_page_matched_again_is_matched_the_same_and_a_changed_profile_set_is_s
     assert match_profile("shop.test:80", page) is first
     monkeypatch.undo()
     assert match_profile("shop.test:80", page) is WORDPRESS
+
+
+def test_a_page_holding_none_of_the_literals_is_matched_by_host_alone() -> None:
+    """`holds_any` rules a page out of every signature at once: told that a page holds none of
+    their literals, the matcher asks no signature, and a WordPress page is its host's."""
+    asked: list[tuple[bytes, ...]] = []
+
+    def holds_none(page: bytes, words: tuple[bytes, ...]) -> bool:
+        asked.append(words)
+        return False
+
+    page = next(page for page in PAGES if page.parent.name == "wordpress").read_bytes()
+    assert match_profile("127.0.0.1:7780", page, holds_none) is MAGENTO
+    (literals,) = asked
+    assert {b"/wp-content/", b"x-magento-init", b"gon.gitlab_url"} <= set(literals)
+    assert len(literals) == len(set(literals))  # (each once)
+    assert match_profile("127.0.0.1:7780", page) is WORDPRESS  # (`holds_any_read` finds one)
+
+
+def compiled_holds_any(page: bytes, words: tuple[bytes, ...]) -> bool:
+    assert native.holds_any is not None, native.why_not
+    answer = native.holds_any(page, words)
+    assert answer is not None
+    return answer
 
 
 def test_host_patterns_are_globs_over_host_and_port() -> None:
@@ -197,6 +233,22 @@ def test_matches_page_whenever_the_regex_matches(pattern: str, data: st.DataObje
     page = padded if regex.search(padded) else found  # anchors may refuse the padding
     assert regex.search(page)
     assert profile_of(pattern).matches_page(page), (pattern, page, _required_literal(pattern))
+
+
+@pytest.mark.parametrize("pattern", TRICKY)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_page_is_matched_whenever_the_regex_matches_whichever_holds_any(
+    pattern: str, data: st.DataObject
+) -> None:
+    """Ruling out every signature at once (`holds_any`, in Python and in C) never rules out a
+    page a signature's regex matches, whatever its literal (an empty one: any page)."""
+    regex = re.compile(pattern.encode())
+    page = data.draw(st.from_regex(regex))
+    current = _Profiles((replace(profile_of(pattern), host_patterns=()), GENERIC))
+    for holds_any in (holds_any_read, compiled_holds_any):
+        assert _match_head("shop.test:80", page, current, holds_any).name == "t", holds_any
+        assert _match_head("shop.test:80", b"<body>nothing</body>", current, holds_any) is GENERIC
 
 
 @pytest.mark.parametrize("pattern", TRICKY)

@@ -3,8 +3,9 @@
 `</br>` at the same places; where tags of some names start (`tag_starts`) and which names are
 followed by `=` (`assigned_names`) against `bytes.find` in the lowered page
 (`document._tag_starts_read`, `_assigned_names_read`); whether a word is in a page in any case
-(`contains_folded`) against the word in the lowered page (`csp.contains_folded_read`). In every
-saved page and in generated markup made of what each tells apart."""
+(`contains_folded`) against the word in the lowered page (`csp.contains_folded_read`); whether
+a page holds any of some words (`holds_any`) against a scan per word (`sites.holds_any_read`).
+In every saved page and in generated markup made of what each tells apart."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from shifts.document import (
     _tag_starts_read,
 )
 from shifts.parsing import _end_tags, _end_tags_read
+from sites import PROFILES, holds_any_read
 from tests.helpers.fixtures import fixture_pages
 
 
@@ -202,3 +204,62 @@ FOLDED = st.sampled_from(
 @given(page=st.lists(FOLDED, max_size=30).map(b"".join))
 def test_generated_pages_ask_their_words_alike(page: bytes) -> None:
     contains_alike(page)
+
+
+# The site signatures' literals, and words that make a window's moves go wrong: two bytes (the
+# shortest a window can be), one byte and none (looked for apart), a word whose first bytes are
+# another's, and one that shares its last two bytes with another's start.
+LITERALS = tuple(
+    dict.fromkeys(
+        literal for profile in PROFILES.values() for literal in profile.signature_literals
+    )
+)
+HELD = (b"ab", b"abcab", b"bca", b"cabcabca", b"c", b"", b"\x00a", b"a\x00")
+
+
+def holds_alike(page: bytes, words: tuple[bytes, ...]) -> bool:
+    assert native.holds_any is not None, native.why_not
+    answer = native.holds_any(page, words)
+    assert answer is holds_any_read(page, words), (page[:80], words)
+    return answer
+
+
+def test_every_saved_page_holds_the_literals_alike() -> None:
+    held = 0
+    for page in fixture_pages():
+        raw = page.read_bytes()
+        for literal in LITERALS:  # (each alone: where it is, if it is anywhere)
+            held += holds_alike(raw, (literal,))
+        held += holds_alike(raw, LITERALS) + holds_alike(raw.replace(b"/", b"|"), LITERALS)
+    assert held > 50
+
+
+def test_a_word_is_found_wherever_it_is() -> None:
+    word = b"/wp-content/"
+    for at in range(0, 40):
+        page = b"x" * at + word + b"y" * (39 - at)
+        assert (
+            holds_alike(page, LITERALS)
+            and holds_alike(page[: at + len(word) - 1], (word,)) is False
+        )
+    assert holds_alike(word, LITERALS) and not holds_alike(word[1:], LITERALS)
+    assert not holds_alike(b"", LITERALS) and holds_alike(b"", (b"",))
+    assert not holds_alike(b"abc", ()) and holds_alike(b"abc", (b"toolongaword", b"c"))
+    assert native.holds_any(memoryview(b"xaby"), (b"ab",))  # (a page is any bytes-like)
+
+
+def test_a_word_that_is_no_bytes_is_left_to_the_python() -> None:
+    assert native.holds_any is not None
+    assert native.holds_any(b"abc", (b"ab", "ab")) is None  # (the Python raises TypeError)
+    assert native.holds_any(b"abc", (b"ab", bytearray(b"ab"))) is None
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    page=st.lists(
+        st.sampled_from([b"a", b"b", b"c", b"ab", b"\x00", b"abc", b"x"]), max_size=40
+    ).map(b"".join),
+    words=st.lists(st.sampled_from(HELD), max_size=4).map(tuple),
+)
+def test_generated_pages_hold_their_words_alike(page: bytes, words: tuple[bytes, ...]) -> None:
+    holds_alike(page, words)
