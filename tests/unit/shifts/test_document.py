@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from shifts.document import (
+    FrozenDocument,
     HtmlDocument,
     _copied,
     _valued_booleans,
@@ -20,6 +21,7 @@ from shifts.document import (
 )
 from shifts.encoding import detect_encoding, is_ascii_compatible, normalize_charset
 from shifts.parsing import UnparsablePage
+from shifts.volatile import Swaps
 from tests.helpers.fixtures import FIXTURES, fixture_pages
 
 REPO = Path(__file__).resolve().parents[3]
@@ -657,3 +659,44 @@ def test_a_documents_state_is_copied_as_deeply_as_deepcopy_copies_it(state: obje
     # frozen document changes its own)
     originals = {id(one) for one in containers(state)}
     assert not originals & {id(one) for one in containers(copied)}
+
+
+def frozen(body: bytes) -> FrozenDocument:
+    return FrozenDocument(
+        body=body,
+        encoding="utf-8",
+        head_markup=(),
+        early_markup=(),
+        notes={},
+        changes=[],
+        runtime={},
+        changed=True,
+    )
+
+
+def test_a_value_swapped_at_each_load_is_swapped_where_the_body_holds_it() -> None:
+    """A page's next loads each swap a new value in where its frozen body holds the old one
+    (split there once, `_split_by`): at every load the bytes of replacing it in that body, the
+    value at the body's ends too; refused where the page it is swapped from holds the value
+    as many times as the body does not, whichever page asked before."""
+    old = b"tok0000001"
+    body = old + b"<html><body><a href='/?n=tok0000001'>x</a><p>tok0000001</p></body></html>" + old
+    raw = body.replace(b"<p>", b"<p class=c>")
+    doc = frozen(body)
+    for new in (b"tok0000002", b"tok0000003", b"tok0000002"):
+        swapped = doc.with_values_swapped(Swaps({old: new}), raw)
+        assert swapped is not None and swapped.body == body.replace(old, new), new
+    (pieces, _, count), kept = doc._splits[old], doc._splits[old][0]
+    assert count == 4 and len(pieces) == 5 and b"".join(pieces) == body.replace(old, b"")
+    doc.with_values_swapped(Swaps({old: b"tok0000004"}), raw)
+    assert doc._splits[old][0] is kept  # (split once for every next load)
+    more = raw + b"<!-- tok0000001 -->"  # (another page: counted again, and refused)
+    assert doc.with_values_swapped(Swaps({old: b"tok0000005"}), more) is None
+    assert doc.with_values_swapped(Swaps({old: b"tok0000005"}), raw) is not None
+    assert doc.with_values_swapped(Swaps({old: b"<html><bod"}), raw) is None  # (in the body)
+    # A second value is swapped into the body the first made, as before.
+    two = frozen(body + b"<i>val0000009</i>")
+    swaps = Swaps({old: b"tok0000006", b"val0000009": b"val0000008"})
+    made = two.with_values_swapped(swaps, raw + b"<i>val0000009</i>")
+    assert made is not None
+    assert made.body == (body + b"<i>val0000008</i>").replace(old, b"tok0000006")
