@@ -192,7 +192,10 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
         ):
             return None
         found[before] = after
-        swapped = swapped.replace(before, after)
+        # (the page's first value: where it is in the page, found once for its next loads)
+        swapped = (
+            after.join(_split_at(old, before)) if swapped is old else swapped.replace(before, after)
+        )
     # An id with a character no word has (`x.1`, `form:field1`, `café1`) is counted where it
     # occurs in the page, words or not (the drift's `_Mentions`): a value or a number that
     # held it, or holds it now, counts one mention more or less (`x.15` then `x.25`: a
@@ -493,7 +496,7 @@ def _footprint(value: object) -> int:
         return sum(map(sys.getsizeof, (value.starts, value.ends, value.kinds, value.in_text)))
     if isinstance(value, tuple):  # (`_Names`: its sets)
         return sys.getsizeof(value) + sum(map(_footprint, value))
-    if isinstance(value, frozenset):  # (of bytes: each its own size, in C)
+    if isinstance(value, frozenset | list):  # (of bytes or of views: each its own size)
         return sys.getsizeof(value) + sum(map(sys.getsizeof, value))
     return sys.getsizeof(value)
 
@@ -540,6 +543,17 @@ def _names(page: bytes) -> _Names:
             else:
                 names.update((value, text))
     return _Names(*map(frozenset, (names, words, markup_names, name_words | words)))
+
+
+@_read_once(recent_calls=8)
+def _split_at(page: bytes, value: bytes) -> list[memoryview]:
+    """The page split at `value`, as views of it (`page.replace(value, new)` is `new.join`
+    of it): a page's next loads each swap a new value in for its same old one."""
+    view, pieces, at = memoryview(page), [], 0
+    for piece in page.split(value):  # (each piece gone once it is measured)
+        pieces.append(view[at : at + len(piece)])
+        at += len(piece) + len(value)
+    return pieces
 
 
 @_read_once(recent_calls=8)

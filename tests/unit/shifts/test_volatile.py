@@ -609,3 +609,27 @@ def test_a_kept_reading_does_not_grow_with_each_load() -> None:
         new = (markup % (nonce, nonce, f"{99990000 - load:08d}")).encode()
         assert volatile.swaps(old, new) is not None
     assert len(reading.values) <= 4
+
+
+def test_a_kept_pages_first_value_is_swapped_where_the_page_holds_it_at_each_load() -> None:
+    """A kept page's next loads swap their first value in where the page holds the old one, the
+    page split there once for them all (`_split_at`), at its ends too; the next difference is
+    then found past it, as in a page that is not kept."""
+    markup = '%s<a href="/?n=%s">x</a><p>%s</p><a href="/?v=%s">y</a>%s'
+    old = (markup % ("tok12345", "tok12345", "tok12345", "val98765", "tok12345")).encode()
+    loads = [(f"n{load:07d}".encode(), f"v{load:07d}".encode()) for load in range(1, 6)]
+    pages = [
+        (
+            markup
+            % (nonce.decode(), nonce.decode(), nonce.decode(), value.decode(), nonce.decode())
+        ).encode()
+        for nonce, value in loads
+    ]
+    unkept = [volatile.swaps(old, new) for new in pages]
+    reading = volatile.keep_reading(old)
+    for (nonce, value), new, expected in zip(loads, pages, unkept, strict=True):
+        swaps = volatile.swaps(old, new)
+        assert swaps == expected == volatile.Swaps({b"tok12345": nonce, b"val98765": value})
+        assert swaps is not None and swaps.applied_to(old) == new
+    (pieces,) = [made for key, made in reading.values.items() if key[0] == "_split_at"]
+    assert [bytes(piece) for piece in pieces] == old.split(b"tok12345")
