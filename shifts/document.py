@@ -32,7 +32,7 @@ from shifts.encoding import (
 )
 from shifts.parsing import parse_html
 from shifts.urls import as_requested
-from shifts.volatile import WORD_BYTES, Number, Swaps, attribute_in_serialized_tag
+from shifts.volatile import WORD_BYTES, Number, Swaps, attribute_in_serialized_tag, contains
 
 # A change map's entry holds the first this many characters of its element's text.
 CHANGE_MAP_TEXT_CHARS = 80
@@ -210,7 +210,7 @@ class FrozenDocument:
         for before, after in swaps.values.items():
             if body is self.body:  # (the first value: its places in this body, read once)
                 pieces, in_raw = self._split_by(before, raw)
-                if len(pieces) - 1 != in_raw or after in body:
+                if len(pieces) - 1 != in_raw or contains(body, after):
                     return None
                 body = after.join(pieces)
                 continue

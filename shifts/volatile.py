@@ -22,6 +22,8 @@ import threading
 import typing
 import weakref
 
+from shifts import native
+
 _VOLATILE_BYTES = re.compile(rb"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
 # A word's bytes, `[A-Za-z0-9_-]`: what a volatile value is a run of (and a name a word of).
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -187,7 +189,7 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
             or not is_volatile(after)
             # A value the old page held already (an id the new value names, a word a
             # script reads) is no new per-request value: shifts decide by its occurrences.
-            or after in old
+            or contains(old, after)
             or not _carried_everywhere(old, before)
         ):
             return None
@@ -632,6 +634,18 @@ def _is_a_name(page: bytes, word: bytes) -> bool:
     of word characters: whole in a name or a value, it is one of the runs there."""
     names = _names(page)
     return word in names.name_words or word.lower() in names.markup_names
+
+
+def contains(page: bytes, word: bytes) -> bool:
+    """`word in page` (`contains_read`), by the C library's `memmem` where it is built: a next
+    load asks whether its new value is in the page it is swapped from and in that page's shift
+    (two scans of the page's size, where Python's search is slow on markup)."""
+    return native.either(native.contains, contains_read, page, word)
+
+
+def contains_read(page: bytes, word: bytes) -> bool:
+    """Whether `word` is in `page`: `shifts.native.contains`'s definition."""
+    return word in page
 
 
 def _first_difference(old: bytes, new: bytes) -> int | None:

@@ -25,7 +25,8 @@ with or without it (the tests compare the two on every saved page and on generat
   its comments, raw text and tags; where tags of some names start (`document._tag_starts`) and
   which attribute names the page writes with a value (`document._assigned_names`); whether a
   word is in a page in any case (`csp.contains_folded_read`, without the page lowered);
-  whether a page holds any of some words (`sites.holds_any_read`, in one pass).
+  whether a page holds any of some words (`sites.holds_any_read`, in one pass), or one word
+  (`volatile.contains_read`, by `memmem`).
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -254,6 +255,8 @@ assigned_names: Callable[[bytes, tuple[bytes, ...]], list[bytes] | None] | None 
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")
 # `contains_folded(page, word)`: `proxy.csp.contains_folded_read` (it never declines)
 contains_folded: Callable[[bytes, bytes], bool] | None = _function("_markup", "contains_folded")
+# `contains(page, word)`: `volatile.contains_read` (it never declines)
+contains: Callable[[bytes, bytes], bool] | None = _function("_markup", "contains")
 # `holds_any(page, words)`: `sites.holds_any_read` (None: a word that is no bytes)
 holds_any: Callable[[bytes, tuple[bytes, ...]], bool | None] | None = _function(
     "_markup", "holds_any"

@@ -4,7 +4,8 @@
 followed by `=` (`assigned_names`) against `bytes.find` in the lowered page
 (`document._tag_starts_read`, `_assigned_names_read`); whether a word is in a page in any case
 (`contains_folded`) against the word in the lowered page (`csp.contains_folded_read`); whether
-a page holds any of some words (`holds_any`) against a scan per word (`sites.holds_any_read`).
+a page holds any of some words (`holds_any`) against a scan per word (`sites.holds_any_read`),
+and whether it holds one (`contains`) against `word in page` (`volatile.contains_read`).
 In every saved page and in generated markup made of what each tells apart."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from shifts.document import (
     _tag_starts_read,
 )
 from shifts.parsing import _end_tags, _end_tags_read
+from shifts.volatile import contains_read
 from sites import PROFILES, holds_any_read
 from tests.helpers.fixtures import fixture_pages
 
@@ -263,3 +265,34 @@ def test_a_word_that_is_no_bytes_is_left_to_the_python() -> None:
 )
 def test_generated_pages_hold_their_words_alike(page: bytes, words: tuple[bytes, ...]) -> None:
     holds_alike(page, words)
+
+
+def holds_word_alike(page: bytes, word: bytes) -> bool:
+    assert native.contains is not None, native.why_not
+    answer = native.contains(page, word)
+    assert answer is contains_read(page, word), (page[:80], word)
+    return answer
+
+
+def test_every_saved_page_contains_its_own_words_and_not_others() -> None:
+    held = 0
+    for page in fixture_pages():
+        raw = page.read_bytes()
+        for at in range(0, len(raw), max(1, len(raw) // 50)):  # (its own bytes, anywhere)
+            for length in (1, 2, 10, 40):
+                held += holds_word_alike(raw, raw[at : at + length])
+        for word in (b"a3f9c2e1d0", b"\x00\x00", raw[-10:], raw[:10], raw + b"x", b""):
+            holds_word_alike(raw, word)
+    assert held > 1000
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    page=st.lists(st.sampled_from([b"a", b"b", b"ab", b"\x00", b"ba"]), max_size=30).map(b"".join),
+    word=st.lists(st.sampled_from([b"a", b"b", b"\x00"]), max_size=5).map(b"".join),
+)
+def test_generated_pages_contain_their_words_alike(page: bytes, word: bytes) -> None:
+    holds_word_alike(page, word)
+    assert native.contains is not None and native.contains(memoryview(page), bytearray(word)) is (
+        word in page
+    )
