@@ -7,6 +7,7 @@ structure ask for `tree`, mark the document changed, and it is serialized once a
 
 from __future__ import annotations
 
+import array
 import bisect
 import codecs
 import copy
@@ -32,7 +33,15 @@ from shifts.encoding import (
 )
 from shifts.parsing import parse_html
 from shifts.urls import as_requested
-from shifts.volatile import WORD_BYTES, Number, Swaps, attribute_in_serialized_tag, contains
+from shifts.volatile import (
+    WORD_BYTES,
+    Number,
+    Swaps,
+    attribute_in_serialized_tag,
+    contains,
+    places_of,
+    replaced_at,
+)
 
 # A change map's entry holds the first this many characters of its element's text.
 CHANGE_MAP_TEXT_CHARS = 80
@@ -70,7 +79,7 @@ _HEAD_TAGS = frozenset(
 )
 
 
-_SPLITS_KEPT = 4  # values a frozen document keeps its body split at (`_split_by`)
+_PLACES_KEPT = 4  # values a frozen document keeps the places of (`_places_of`)
 
 
 @dataclass(frozen=True)
@@ -171,24 +180,20 @@ class FrozenDocument:
         return any(before[:cut] in ends for cut in cuts)
 
     @functools.cached_property
-    def _splits(self) -> dict[bytes, tuple[list[memoryview], bytes, int]]:
-        """A value -> this body split at it, and how often it is in a page (`_split_by`)."""
+    def _places(self) -> dict[bytes, tuple[array.array[int], bytes, int]]:
+        """A value -> where it is in this body, and how often in a page (`_places_of`)."""
         return {}
 
-    def _split_by(self, value: bytes, raw: bytes) -> tuple[list[memoryview], int]:
-        """This body split at `value` (`body.replace` is `new.join` of it), as views of the
-        body (no copy of it is kept), and how often the value is in `raw`. Kept for the page
-        the next loads are swapped from: each load of it swaps a nonce's new value in at the
-        same places, and four scans of a 200 KB body and page were a third of such a load."""
-        known = self._splits.get(value)
+    def _places_of(self, value: bytes, raw: bytes) -> tuple[array.array[int], int]:
+        """Where `value` is in this body (`volatile.places_of`) and how often it is in `raw`.
+        Kept for the page the next loads are swapped from: each load of it swaps a nonce's new
+        value in at the same places, where three of its four scans of the body and the page
+        (to count the value in each, to replace it) were a third of such a load."""
+        known = self._places.get(value)
         if known is None or known[1] is not raw:
-            if len(self._splits) >= _SPLITS_KEPT:  # (the page's first value, mostly: one)
-                self._splits.clear()
-            body, pieces, at = memoryview(self.body), [], 0
-            for piece in self.body.split(value):  # (each piece gone once it is measured)
-                pieces.append(body[at : at + len(piece)])
-                at += len(piece) + len(value)
-            known = self._splits[value] = (pieces, raw, raw.count(value))
+            if len(self._places) >= _PLACES_KEPT:  # (the page's first value, mostly: one)
+                self._places.clear()
+            known = self._places[value] = (places_of(self.body, value), raw, raw.count(value))
         return known[0], known[2]
 
     def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
@@ -208,11 +213,11 @@ class FrozenDocument:
             return None
         body = self.body
         for before, after in swaps.values.items():
-            if body is self.body:  # (the first value: its places in this body, read once)
-                pieces, in_raw = self._split_by(before, raw)
-                if len(pieces) - 1 != in_raw or contains(body, after):
+            if body is self.body and before:  # (the first value: its places, read once)
+                places, in_raw = self._places_of(before, raw)
+                if len(places) != in_raw or contains(body, after):
                     return None
-                body = after.join(pieces)
+                body = replaced_at(body, places, len(before), after)
                 continue
             if body.count(before) != raw.count(before) or after in body:
                 return None

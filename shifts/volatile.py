@@ -196,7 +196,9 @@ def swaps(old: bytes, new: bytes) -> Swaps | None:
         found[before] = after
         # (the page's first value: where it is in the page, found once for its next loads)
         swapped = (
-            after.join(_split_at(old, before)) if swapped is old else swapped.replace(before, after)
+            replaced_at(old, _places_in(old, before), len(before), after)
+            if swapped is old
+            else swapped.replace(before, after)
         )
     # An id with a character no word has (`x.1`, `form:field1`, `café1`) is counted where it
     # occurs in the page, words or not (the drift's `_Mentions`): a value or a number that
@@ -498,7 +500,7 @@ def _footprint(value: object) -> int:
         return sum(map(sys.getsizeof, (value.starts, value.ends, value.kinds, value.in_text)))
     if isinstance(value, tuple):  # (`_Names`: its sets)
         return sys.getsizeof(value) + sum(map(_footprint, value))
-    if isinstance(value, frozenset | list):  # (of bytes or of views: each its own size)
+    if isinstance(value, frozenset):  # (of bytes: each its own size, in C)
         return sys.getsizeof(value) + sum(map(sys.getsizeof, value))
     return sys.getsizeof(value)
 
@@ -547,15 +549,33 @@ def _names(page: bytes) -> _Names:
     return _Names(*map(frozenset, (names, words, markup_names, name_words | words)))
 
 
-@_read_once(recent_calls=8)
-def _split_at(page: bytes, value: bytes) -> list[memoryview]:
-    """The page split at `value`, as views of it (`page.replace(value, new)` is `new.join`
-    of it): a page's next loads each swap a new value in for its same old one."""
-    view, pieces, at = memoryview(page), [], 0
-    for piece in page.split(value):  # (each piece gone once it is measured)
-        pieces.append(view[at : at + len(piece)])
+def places_of(page: bytes, value: bytes) -> array.array[int]:
+    """Where `value` starts in `page`, each place past the last one's end, from the left: where
+    `page.replace(value, new)` puts `new` (`replaced_at`). Eight bytes a place."""
+    places, at = array.array("q"), 0
+    for piece in page.split(value):  # (one pass; each piece gone once it is measured)
+        places.append(at + len(piece))
         at += len(piece) + len(value)
-    return pieces
+    places.pop()  # (the last piece's end is the page's)
+    return places
+
+
+def replaced_at(page: bytes, places: array.array[int], length: int, new: bytes) -> bytes:
+    """`page.replace(value, new)`, the value of `length` bytes being at `places`
+    (`places_of`): the page's bytes between them joined by `new`, with no search."""
+    view, start, pieces = memoryview(page), 0, []
+    for place in places:
+        pieces.append(view[start:place])
+        start = place + length
+    pieces.append(view[start:])
+    return new.join(pieces)
+
+
+@_read_once(recent_calls=8)
+def _places_in(page: bytes, value: bytes) -> array.array[int]:
+    """`places_of`, kept with the page's reading: a page's next loads each swap a new value in
+    for its same old one."""
+    return places_of(page, value)
 
 
 @_read_once(recent_calls=8)

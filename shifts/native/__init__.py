@@ -255,9 +255,9 @@ assigned_names: Callable[[bytes, tuple[bytes, ...]], list[bytes] | None] | None 
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")
 # `contains_folded(page, word)`: `proxy.csp.contains_folded_read` (it never declines)
 contains_folded: Callable[[bytes, bytes], bool] | None = _function("_markup", "contains_folded")
-# `contains(page, word)`: `volatile.contains_read` (it never declines)
-contains: Callable[[bytes, bytes], bool] | None = _function("_markup", "contains")
-# `holds_any(page, words)`: `sites.holds_any_read` (None: a word that is no bytes)
+# `contains(page, word)`: `volatile.contains_read` (None: either is no bytes)
+contains: Callable[[bytes, bytes], bool | None] | None = _function("_markup", "contains")
+# `holds_any(page, words)`: `sites.holds_any_read` (None: the page or a word is no bytes)
 holds_any: Callable[[bytes, tuple[bytes, ...]], bool | None] | None = _function(
     "_markup", "holds_any"
 )

@@ -288,22 +288,19 @@ static PyObject *contains_folded(PyObject *module, PyObject *args) {
  * bytes, 12 bits of them: pairs that share an entry move as little as either). Where a word's
  * first m bytes may end, every word is compared there. The signatures' literals are 8 bytes
  * or more: most windows move on by 6 or 7. A word of one byte is looked for with `memchr`, an
- * empty one is in every page. Declines (None) a word that is no `bytes`, which the Python
- * asks as it would. */
+ * empty one is in every page. Declines (None) a page or a word that is no `bytes`, which the
+ * Python asks as it would (`in` reads a `memoryview`'s items as numbers). */
 static PyObject *holds_any(PyObject *module, PyObject *args) {
     (void)module;
-    Py_buffer page;
-    PyObject *words;
-    if (!PyArg_ParseTuple(args, "y*O!", &page, &PyTuple_Type, &words)) return NULL;
-    const unsigned char *s = page.buf;
-    Py_ssize_t n = page.len, count = PyTuple_GET_SIZE(words), m = PY_SSIZE_T_MAX;
+    PyObject *page, *words;
+    if (!PyArg_ParseTuple(args, "OO!", &page, &PyTuple_Type, &words)) return NULL;
+    if (!PyBytes_CheckExact(page)) return Py_NewRef(Py_None);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(page);
+    Py_ssize_t n = PyBytes_GET_SIZE(page), count = PyTuple_GET_SIZE(words), m = PY_SSIZE_T_MAX;
     int found = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *word = PyTuple_GET_ITEM(words, i);
-        if (!PyBytes_CheckExact(word)) {
-            PyBuffer_Release(&page);
-            return Py_NewRef(Py_None);
-        }
+        if (!PyBytes_CheckExact(word)) return Py_NewRef(Py_None);
         Py_ssize_t length = PyBytes_GET_SIZE(word);
         if (length < 2)
             found |= length == 0 || memchr(s, PyBytes_AS_STRING(word)[0], n) != NULL;
@@ -339,18 +336,20 @@ static PyObject *holds_any(PyObject *module, PyObject *args) {
             end++;
         }
     }
-    PyBuffer_Release(&page);
     return PyBool_FromLong(found);
 }
 
-/* `word in page`, by `memmem` (declared by `_GNU_SOURCE`, which Python's headers define). */
+/* `word in page`, by `memmem` (declared by `_GNU_SOURCE`, which Python's headers define).
+ * Declines (None) a page or a word that is no `bytes`: `in` reads another kind its own way (a
+ * `memoryview`'s items are numbers). */
 static PyObject *contains(PyObject *module, PyObject *args) {
     (void)module;
-    Py_buffer page, word;
-    if (!PyArg_ParseTuple(args, "y*y*", &page, &word)) return NULL;
-    int found = word.len == 0 || memmem(page.buf, page.len, word.buf, word.len) != NULL;
-    PyBuffer_Release(&page);
-    PyBuffer_Release(&word);
+    PyObject *page, *word;
+    if (!PyArg_ParseTuple(args, "OO", &page, &word)) return NULL;
+    if (!PyBytes_CheckExact(page) || !PyBytes_CheckExact(word)) return Py_NewRef(Py_None);
+    Py_ssize_t length = PyBytes_GET_SIZE(word);
+    int found = length == 0 || memmem(PyBytes_AS_STRING(page), PyBytes_GET_SIZE(page),
+                                      PyBytes_AS_STRING(word), length) != NULL;
     return PyBool_FromLong(found);
 }
 
@@ -368,10 +367,12 @@ static PyMethodDef methods[] = {
      "contains_folded(page: bytes, word: bytes) -> bool: `word in page.lower()`, without the "
      "lowered copy of the page."},
     {"contains", contains, METH_VARARGS,
-     "contains(page: bytes, word: bytes) -> bool: `word in page`, by `memmem`."},
+     "contains(page: bytes, word: bytes) -> bool | None: `word in page`, by `memmem`; None "
+     "for a page or a word that is no bytes."},
     {"holds_any", holds_any, METH_VARARGS,
      "holds_any(page: bytes, words: tuple[bytes, ...]) -> bool | None: "
-     "`any(word in page for word in words)`, in one pass; None for a word that is no bytes."},
+     "`any(word in page for word in words)`, in one pass; None for a page or a word that is "
+     "no bytes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -676,9 +676,10 @@ def frozen(body: bytes) -> FrozenDocument:
 
 def test_a_value_swapped_at_each_load_is_swapped_where_the_body_holds_it() -> None:
     """A page's next loads each swap a new value in where its frozen body holds the old one
-    (split there once, `_split_by`): at every load the bytes of replacing it in that body, the
-    value at the body's ends too; refused where the page it is swapped from holds the value
-    as many times as the body does not, whichever page asked before."""
+    (its places found once, `_places_of`, eight bytes each): at every load the bytes of
+    replacing it in that body, the value at the body's ends too; refused where the page it is
+    swapped from holds the value another number of times than the body, or where the body
+    holds the new value already, whichever page asked before."""
     old = b"tok0000001"
     body = old + b"<html><body><a href='/?n=tok0000001'>x</a><p>tok0000001</p></body></html>" + old
     raw = body.replace(b"<p>", b"<p class=c>")
@@ -686,17 +687,31 @@ def test_a_value_swapped_at_each_load_is_swapped_where_the_body_holds_it() -> No
     for new in (b"tok0000002", b"tok0000003", b"tok0000002"):
         swapped = doc.with_values_swapped(Swaps({old: new}), raw)
         assert swapped is not None and swapped.body == body.replace(old, new), new
-    (pieces, _, count), kept = doc._splits[old], doc._splits[old][0]
-    assert count == 4 and len(pieces) == 5 and b"".join(pieces) == body.replace(old, b"")
+    places, _, count = doc._places[old]
+    assert count == 4 and list(places) == [m.start() for m in re.finditer(old, body)]
+    assert places.itemsize == 8
     doc.with_values_swapped(Swaps({old: b"tok0000004"}), raw)
-    assert doc._splits[old][0] is kept  # (split once for every next load)
+    assert doc._places[old][0] is places  # (found once for every next load)
     more = raw + b"<!-- tok0000001 -->"  # (another page: counted again, and refused)
     assert doc.with_values_swapped(Swaps({old: b"tok0000005"}), more) is None
+    fewer = raw.replace(b"<p class=c>tok0000001", b"<p class=c>", 1)
+    assert doc.with_values_swapped(Swaps({old: b"tok0000005"}), fewer) is None
     assert doc.with_values_swapped(Swaps({old: b"tok0000005"}), raw) is not None
-    assert doc.with_values_swapped(Swaps({old: b"<html><bod"}), raw) is None  # (in the body)
+    held = frozen(body + b"<i>tok0000009</i>")  # (the new value in the body, not in the page)
+    assert held.with_values_swapped(Swaps({old: b"tok0000009"}), raw + b"<i>x</i>") is None
     # A second value is swapped into the body the first made, as before.
     two = frozen(body + b"<i>val0000009</i>")
     swaps = Swaps({old: b"tok0000006", b"val0000009": b"val0000008"})
     made = two.with_values_swapped(swaps, raw + b"<i>val0000009</i>")
     assert made is not None
     assert made.body == (body + b"<i>val0000008</i>").replace(old, b"tok0000006")
+
+
+def test_a_frozen_document_keeps_the_places_of_a_few_values() -> None:
+    doc = frozen(b"<p>" + b"".join(b"val%07d " % n for n in range(10)) + b"</p>")
+    for n in range(10):
+        before = b"val%07d" % n
+        raw = doc.body
+        made = doc.with_values_swapped(Swaps({before: b"new%07d" % n}), raw)
+        assert made is not None and made.body == doc.body.replace(before, b"new%07d" % n)
+        assert len(doc._places) <= 4

@@ -613,7 +613,7 @@ def test_a_kept_reading_does_not_grow_with_each_load() -> None:
 
 def test_a_kept_pages_first_value_is_swapped_where_the_page_holds_it_at_each_load() -> None:
     """A kept page's next loads swap their first value in where the page holds the old one, the
-    page split there once for them all (`_split_at`), at its ends too; the next difference is
+    places found once for them all (`_places_in`), at its ends too; the next difference is
     then found past it, as in a page that is not kept."""
     markup = '%s<a href="/?n=%s">x</a><p>%s</p><a href="/?v=%s">y</a>%s'
     old = (markup % ("tok12345", "tok12345", "tok12345", "val98765", "tok12345")).encode()
@@ -631,5 +631,5 @@ def test_a_kept_pages_first_value_is_swapped_where_the_page_holds_it_at_each_loa
         swaps = volatile.swaps(old, new)
         assert swaps == expected == volatile.Swaps({b"tok12345": nonce, b"val98765": value})
         assert swaps is not None and swaps.applied_to(old) == new
-    (pieces,) = [made for key, made in reading.values.items() if key[0] == "_split_at"]
-    assert [bytes(piece) for piece in pieces] == old.split(b"tok12345")
+    (places,) = [made for key, made in reading.values.items() if key[0] == "_places_in"]
+    assert list(places) == [m.start() for m in re.finditer(b"tok12345", old)]

@@ -130,9 +130,17 @@ def test_a_page_holding_none_of_the_literals_is_matched_by_host_alone() -> None:
     page = next(page for page in PAGES if page.parent.name == "wordpress").read_bytes()
     assert match_profile("127.0.0.1:7780", page, holds_none) is MAGENTO
     (literals,) = asked
-    assert {b"/wp-content/", b"x-magento-init", b"gon.gitlab_url"} <= set(literals)
-    assert len(literals) == len(set(literals))  # (each once)
+    every = [_signature(pattern)[0] for profile in SPECIFIC for pattern in profile.signatures]
+    assert sorted(literals) == sorted(set(every))  # (each signature's, once)
     assert match_profile("127.0.0.1:7780", page) is WORDPRESS  # (`holds_any_read` finds one)
+
+
+def test_a_page_only_a_later_signature_matches_is_matched_through_the_compiled_prefilter() -> None:
+    """Each signature's literal keeps a page in: one that holds Magento's sixth alone."""
+    page = b"<html><head><script>var BLANK_URL = '/x';</script></head><body></body></html>"
+    assert _signature(MAGENTO.signatures[5])[0] == b"var BLANK_URL"
+    assert match_profile("shop.test:80", page, compiled_holds_any) is MAGENTO
+    assert match_profile("shop.test:80", page.replace(b"BLANK", b"BLANC")) is GENERIC
 
 
 def compiled_holds_any(page: bytes, words: tuple[bytes, ...]) -> bool:

@@ -216,7 +216,7 @@ LITERALS = tuple(
         literal for profile in PROFILES.values() for literal in profile.signature_literals
     )
 )
-HELD = (b"ab", b"abcab", b"bca", b"cabcabca", b"c", b"", b"\x00a", b"a\x00")
+HELD = (b"ab", b"abcab", b"bca", b"cabcabca", b"c", b"", b"\x00a", b"a\x00", b"ab\x00")
 
 
 def holds_alike(page: bytes, words: tuple[bytes, ...]) -> bool:
@@ -247,13 +247,21 @@ def test_a_word_is_found_wherever_it_is() -> None:
     assert holds_alike(word, LITERALS) and not holds_alike(word[1:], LITERALS)
     assert not holds_alike(b"", LITERALS) and holds_alike(b"", (b"",))
     assert not holds_alike(b"abc", ()) and holds_alike(b"abc", (b"toolongaword", b"c"))
-    assert native.holds_any(memoryview(b"xaby"), (b"ab",))  # (a page is any bytes-like)
+    # A word past the page's end is compared with none of what is there (a 0 byte: its end).
+    assert not holds_alike(b"xxa", (b"zz", b"xa\x00")) and holds_alike(b"xxa", (b"zz", b"xa"))
 
 
-def test_a_word_that_is_no_bytes_is_left_to_the_python() -> None:
-    assert native.holds_any is not None
-    assert native.holds_any(b"abc", (b"ab", "ab")) is None  # (the Python raises TypeError)
+def test_a_page_or_a_word_that_is_no_bytes_is_left_to_the_python() -> None:
+    """`in` reads other kinds its own way: a `memoryview`'s items are numbers (the Python says
+    no to `b"ab" in memoryview(b"xaby")`), a `str` word is refused (TypeError)."""
+    assert native.holds_any is not None and native.contains is not None
+    assert native.holds_any(b"abc", (b"ab", "ab")) is None
     assert native.holds_any(b"abc", (b"ab", bytearray(b"ab"))) is None
+    assert native.holds_any(memoryview(b"xaby"), (b"ab",)) is None
+    assert native.holds_any(bytearray(b"xaby"), (b"ab",)) is None
+    assert native.contains(memoryview(b"xaby"), b"ab") is None
+    assert native.contains(b"xaby", bytearray(b"ab")) is None
+    assert native.contains(b"xaby", "ab") is None
 
 
 @settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -293,6 +301,3 @@ def test_every_saved_page_contains_its_own_words_and_not_others() -> None:
 )
 def test_generated_pages_contain_their_words_alike(page: bytes, word: bytes) -> None:
     holds_word_alike(page, word)
-    assert native.contains is not None and native.contains(memoryview(page), bytearray(word)) is (
-        word in page
-    )
