@@ -147,10 +147,12 @@ class _Entry:
     counted: int = 0
 
     def size(self) -> int:
-        """The shifted page, the page it was shifted from and what the swaps read of it (made
-        at its first next load, and at a later one that asks something new)."""
+        """The shifted page (and where its next loads' values are in it), the page it was
+        shifted from and what the swaps read of it (made at its first next load, and at a
+        later one that asks something new)."""
         reading = self.reading
-        return len(self.frozen.body) + (len(reading.page) + reading.size if reading else 0)
+        kept = len(self.frozen.body) + self.frozen.places_bytes
+        return kept + (len(reading.page) + reading.size if reading else 0)
 
 
 class ShiftedPages:

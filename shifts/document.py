@@ -17,6 +17,7 @@ import html
 import itertools
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
@@ -195,6 +196,11 @@ class FrozenDocument:
                 self._places.clear()
             known = self._places[value] = (places_of(self.body, value), raw, raw.count(value))
         return known[0], known[2]
+
+    @property
+    def places_bytes(self) -> int:
+        """What the places kept for the next loads hold (`_places_of`): the cache counts it."""
+        return sum(sys.getsizeof(places) for places, _, _ in list(self._places.values()))
 
     def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
         """This document as the same shifts leave a page that differs from its `raw` only by

@@ -483,7 +483,8 @@ def test_loads_of_a_page_with_a_nonce_do_not_evict_other_settings_pages() -> Non
 
 def test_what_swaps_read_of_a_page_counts_against_the_budget() -> None:
     """A page's entry counts the page's shift, the page and, once its next load has read it,
-    what the swaps read of it: the cache's bytes are what it holds, within its budget. A page of
+    what the swaps read of it and where the values are in the shift: the cache's bytes are
+    what it holds, within its budget. A page of
     thousands of tiny tags reads to many times its size (its markup's spans): in a budget of
     twice its size and its shift, its entry goes once it has been read, where counting the
     page alone kept it."""
@@ -500,7 +501,8 @@ def test_what_swaps_read_of_a_page_counts_against_the_budget() -> None:
     assert shifted._bytes == whole
     shifted_bytes(episode(**config), tiny % b"tok00002", 2, shifted)
     assert shifted.swapped == 1 and entry.reading is not None
-    assert entry.reading.size > 2 * len(tiny) and shifted._bytes == whole + entry.reading.size
+    assert entry.reading.size > 2 * len(tiny) and entry.frozen.places_bytes > 0
+    assert shifted._bytes == whole + entry.reading.size + entry.frozen.places_bytes
     # (other values: the same bytes share one reading, which the first cache made big)
     bounded = ShiftedPages(max_bytes=2 * whole)
     shifted_bytes(episode(**config), tiny % b"tok10001", 1, bounded)

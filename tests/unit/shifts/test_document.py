@@ -715,3 +715,11 @@ def test_a_frozen_document_keeps_the_places_of_a_few_values() -> None:
         made = doc.with_values_swapped(Swaps({before: b"new%07d" % n}), raw)
         assert made is not None and made.body == doc.body.replace(before, b"new%07d" % n)
         assert len(doc._places) <= 4
+
+
+def test_an_empty_first_value_is_refused_as_before() -> None:
+    """No swap makes one (a value is a word of 8 bytes or more); one given is refused as the
+    code that counted and replaced it refused it, not taken for a value with places."""
+    body = b"<p>tok0000001</p>"
+    assert frozen(body).with_values_swapped(Swaps({b"": b""}), body) is None  # (in the body)
+    assert frozen(body).with_values_swapped(Swaps({b"": b"z"}), body + b"x") is None  # (counts)

@@ -633,3 +633,37 @@ def test_a_kept_pages_first_value_is_swapped_where_the_page_holds_it_at_each_loa
         assert swaps is not None and swaps.applied_to(old) == new
     (places,) = [made for key, made in reading.values.items() if key[0] == "_places_in"]
     assert list(places) == [m.start() for m in re.finditer(b"tok12345", old)]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    page=st.lists(st.sampled_from([b"a", b"b", b"ab", b"\x00"]), max_size=30).map(b"".join),
+    value=st.lists(st.sampled_from([b"a", b"b", b"\x00"]), min_size=1, max_size=3).map(b"".join),
+    new=st.lists(st.sampled_from([b"x", b"yy", b""]), max_size=3).map(b"".join),
+)
+def test_a_value_replaced_at_its_places_is_replaced_as_bytes_replace_does(
+    page: bytes, value: bytes, new: bytes
+) -> None:
+    """Leftmost and apart, as `replace` and `count` read them (`aa` in `aaa` once), at the
+    page's ends, by a new value of any length."""
+    places = volatile.places_of(page, value)
+    assert len(places) == page.count(value)
+    assert volatile.replaced_at(page, places, len(value), new) == page.replace(value, new)
+
+
+def test_an_empty_value_has_no_places() -> None:
+    try:
+        volatile.places_of(b"abc", b"")
+    except ValueError:
+        return
+    raise AssertionError("an empty value's places were given")
+
+
+def test_two_values_may_become_the_same_new_one() -> None:
+    """The new value is looked for in the old page, not in the page swapped so far: two old
+    values a load writes as one new one are swapped (the shifted page then refuses them)."""
+    old = b'<p>tok11111</p><a href="/?v=val22222">x</a>'
+    new = b'<p>new33333</p><a href="/?v=new33333">x</a>'
+    assert volatile.swaps(old, new) == volatile.Swaps(
+        {b"tok11111": b"new33333", b"val22222": b"new33333"}
+    )
