@@ -40,6 +40,7 @@ from shifts.volatile import (
     Swaps,
     attribute_in_serialized_tag,
     contains,
+    count_in,
     places_of,
     replaced_at,
 )
@@ -181,26 +182,26 @@ class FrozenDocument:
         return any(before[:cut] in ends for cut in cuts)
 
     @functools.cached_property
-    def _places(self) -> dict[bytes, tuple[array.array[int], bytes, int]]:
-        """A value -> where it is in this body, and how often in a page (`_places_of`)."""
+    def _places(self) -> dict[bytes, array.array[int]]:
+        """A value -> where it is in this body (`_places_of`)."""
         return {}
 
-    def _places_of(self, value: bytes, raw: bytes) -> tuple[array.array[int], int]:
-        """Where `value` is in this body (`volatile.places_of`) and how often it is in `raw`.
-        Kept for the page the next loads are swapped from: each load of it swaps a nonce's new
-        value in at the same places, where three of its four scans of the body and the page
-        (to count the value in each, to replace it) were a third of such a load."""
-        known = self._places.get(value)
-        if known is None or known[1] is not raw:
+    def _places_of(self, value: bytes) -> array.array[int]:
+        """Where `value` is in this body (`volatile.places_of`), kept for the page the next
+        loads are swapped from: each load of it swaps a nonce's new value in at the same
+        places, where the body was scanned to count the value and again to replace it. (How
+        often the page holds it is kept with the page's reading: `volatile.count_in`.)"""
+        places = self._places.get(value)
+        if places is None:
             if len(self._places) >= _PLACES_KEPT:  # (the page's first value, mostly: one)
                 self._places.clear()
-            known = self._places[value] = (places_of(self.body, value), raw, raw.count(value))
-        return known[0], known[2]
+            places = self._places[value] = places_of(self.body, value)
+        return places
 
     @property
     def places_bytes(self) -> int:
         """What the places kept for the next loads hold (`_places_of`): the cache counts it."""
-        return sum(sys.getsizeof(places) for places, _, _ in list(self._places.values()))
+        return sum(map(sys.getsizeof, list(self._places.values())))
 
     def with_values_swapped(self, swaps: Swaps, raw: bytes) -> FrozenDocument | None:
         """This document as the same shifts leave a page that differs from its `raw` only by
@@ -220,8 +221,8 @@ class FrozenDocument:
         body = self.body
         for before, after in swaps.values.items():
             if body is self.body and before:  # (the first value: its places, read once)
-                places, in_raw = self._places_of(before, raw)
-                if len(places) != in_raw or contains(body, after):
+                places = self._places_of(before)
+                if len(places) != count_in(raw, before) or contains(body, after):
                     return None
                 body = replaced_at(body, places, len(before), after)
                 continue

@@ -580,6 +580,13 @@ def _places_in(page: bytes, value: bytes) -> array.array[int]:
     return places_of(page, value)
 
 
+def count_in(page: bytes, value: bytes) -> int:
+    """`page.count(value)`, from its places kept with the page's reading (`_places_in`): the
+    swaps of each next load read them, and the swapped shift asks how often the value is in
+    the page at each load too."""
+    return len(_places_in(page, value))
+
+
 @_read_once(recent_calls=8)
 def _odd_ids(page: bytes) -> frozenset[bytes]:
     """The page's ids that hold a character no word has and a digit, as the drift counts them
