@@ -839,13 +839,17 @@ class WrapQuestions:
         # per candidate, and most pages have no structural rule or no widget attribute read).
         self.structured = self.structure_matters is not _never
         # Whether a script may hold a node and walk its children (`> *` relative to it): held
-        # by a name or found by a widget's attribute.
+        # by a name or found by a widget's attribute. (Of the two questions, not a method of
+        # this object: kept on it, a bound method made a reference cycle, which held the
+        # page's whole tree, and every node a question had been asked of, past the shift, to
+        # be freed by Python's next collection instead of when the shift ends.)
+        used, found = self.used_by_scripts, self.found_by_widget_attribute
         self.walked_by_scripts = (
-            self.used_by_scripts
-            if self.found_by_widget_attribute is _never
-            else self.found_by_widget_attribute
-            if self.used_by_scripts is _never
-            else self._held_or_found
+            used
+            if found is _never
+            else found
+            if used is _never
+            else lambda node: used(node) or found(node)
         )
         # Whether a script's step could reach a node from one held before it (True) or after
         # it (False): where none could, `_beside_held` is "no" without asking of the node.
@@ -884,9 +888,6 @@ class WrapQuestions:
             ),
             {} if once else None,
         )
-
-    def _held_or_found(self, node: etree._Element) -> bool:
-        return self.used_by_scripts(node) or self.found_by_widget_attribute(node)
 
     def a_child_structured(self, parent: etree._Element) -> bool:
         """Whether a structural rule matches a child of `parent`: once per parent, not once
