@@ -21,8 +21,12 @@ While a page is shifted, Python's own collections are held off (`held_off`): a s
 tens of thousands of objects (a proxy per element it looks at, its locators before and
 after) that all live until it ends, and Python, counting them, ran full collections in the
 middle of it that found nothing to free: 50 of a 200 KB page's 170 ms, 240 of a 2 MB page's
-1.8 s. What they make is freed by reference counting when the shift ends; cycles made
-meanwhile wait for the next collection, which for finished exchanges is this addon's.
+1.8 s. What they make is freed by reference counting when the shift ends (a shift makes no
+reference cycle: a test holds it to that); cycles made meanwhile elsewhere wait for the next
+collection, which for finished exchanges is this addon's. What a shift keeps, the shifted page's
+state in the shifted-page cache (its change map: thousands of containers on a long page), is
+out of the collections' sight (`shifts.native.untrack`): a full collection with 60 pages of 200
+KB and 2,000 controls cached walked them in 390 ms, and takes 36 without them.
 """
 
 from __future__ import annotations

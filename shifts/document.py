@@ -457,7 +457,7 @@ class HtmlDocument:
             if is_ascii_compatible(self.encoding)
             else None
         )
-        return FrozenDocument(
+        frozen = FrozenDocument(
             body=body,
             encoding=self.encoding,
             head_markup=tuple(self._head_markup),
@@ -474,6 +474,13 @@ class HtmlDocument:
             looked_for=tuple(self._looked_for),
             data_attributes_tested=self.data_attributes_tested,
         )
+        # Its state is never changed again (above; the swaps make new values), and is kept
+        # with the page in the shifted-page cache: Python's collector, which would walk each
+        # of its containers once at its next run and again at every full one, need not see
+        # them (the page's change map: three dicts and two lists a changed control).
+        if native.untrack is not None:
+            native.untrack((frozen.notes, frozen.changes, frozen.runtime))
+        return frozen
 
     @classmethod
     def thaw(cls, frozen: FrozenDocument) -> HtmlDocument:

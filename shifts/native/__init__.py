@@ -26,7 +26,10 @@ with or without it (the tests compare the two on every saved page and on generat
   which attribute names the page writes with a value (`document._assigned_names`); whether a
   word is in a page in any case (`csp.contains_folded_read`, without the page lowered);
   whether a page holds any of some words (`sites.holds_any_read`, in one pass), or one word
-  (`volatile.contains_read`, by `memmem`).
+  (`volatile.contains_read`, by `memmem`);
+- `values.c`: a frozen document's state taken out of the cyclic collector's sight
+  (`untrack`), which has no Python twin: without it the collector walks the same objects, and
+  nothing else differs.
 
 Each source is built on first import with the machine's C compiler, against this Python and the
 installed lxml (whose element struct, C API and libxml2 headers it uses), into `build/` beside
@@ -71,6 +74,7 @@ SOURCES = {
     "_locators": "locators.c",
     "_markup": "markup.c",
     "_wrappers": "wrappers.c",
+    "_values": "values.c",
 }
 
 
@@ -261,6 +265,9 @@ contains: Callable[[bytes, bytes], bool | None] | None = _function("_markup", "c
 holds_any: Callable[[bytes, tuple[bytes, ...]], bool | None] | None = _function(
     "_markup", "holds_any"
 )
+# `untrack(value)`: the containers of a value never changed again, out of the cyclic
+# collector's sight (`document.HtmlDocument.freeze`); how many
+untrack: Callable[[object], int] | None = _function("_values", "untrack")
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
 
