@@ -829,6 +829,8 @@ class WrapQuestions:
     # Parent -> whether a structural rule matches one of its children, kept up to date as
     # wrappers go in (`wrapped`); None: asked afresh each time (one-off questions).
     structured_children: dict[etree._Element, bool] | None = None
+    # Told of a parent a wrapper went into: what the references keep of its children goes.
+    children_changed: Callable[[etree._Element], None] = lambda parent: None
     # (set from the questions: `__post_init__`)
     structured: bool = field(init=False)
     walked_by_scripts: Callable[[etree._Element], bool] = field(init=False)
@@ -887,6 +889,7 @@ class WrapQuestions:
                 )
             ),
             {} if once else None,
+            refs.children_changed,
         )
 
     def a_child_structured(self, parent: etree._Element) -> bool:
@@ -906,6 +909,7 @@ class WrapQuestions:
         the parent's answer is the same, unless one matches the wrapper."""
         if self.structure_matters is _never:
             return
+        self.children_changed(parent)  # (before the wrapper is asked about: it is one of them)
         known = self.structured_children
         if known is not None and parent in known and not known[parent]:
             known[parent] = self.structure_matters(wrapper)

@@ -174,9 +174,26 @@ class AssetRefs:
         return _StructureIndex(self.structure)
 
 
-# Rules that share a compound, then a parent compound, tested together: an element is tested
-# against each compound once (GitLab's navigation has 19 rules `li > a`, under a dozen parents).
-_Group = tuple[Keys, tuple[tuple["Keys | None", tuple[StructuralRule, ...]], ...]]
+ANY_ELEMENT: Keys = (None, frozenset(), None, frozenset())  # `*`, or a compound naming nothing
+
+
+class _Group:
+    """Rules that share a compound, then a parent compound, tested together: an element is
+    tested against each compound once (GitLab's navigation has 19 rules `li > a`, under a
+    dozen parents), and a parent against the parent compounds and ancestors once for all its
+    children (`KeptMatches.rules_under`). Kept by its identity (a page's answers are)."""
+
+    __slots__ = ("by_parent", "compound", "names_nothing")
+
+    def __init__(
+        self,
+        compound: Keys,
+        by_parent: tuple[tuple[Keys | None, tuple[StructuralRule, ...]], ...],
+    ) -> None:
+        self.compound = compound
+        # `*`, or a compound naming nothing: every element matches it (`P > *`, `A + *`)
+        self.names_nothing = compound == ANY_ELEMENT
+        self.by_parent = by_parent
 
 
 class _StructureIndex:
@@ -243,28 +260,18 @@ class _StructureIndex:
         groups += self.universal
         parent = element.getparent()
         found = []
-        for compound, by_parent in groups:
-            if not _matches(element, compound):
+        for group in groups:
+            if not group.names_nothing and not _matches(element, group.compound):
                 continue
-            for parent_compound, rules in by_parent:
+            for rule in kept.rules_under(parent, group):
                 if (
-                    parent_compound is not None
-                    and parent is not None
-                    and not kept.matches(parent, parent_compound)
+                    rule.sibling is None
+                    or parent is None
+                    or kept.a_sibling_matches(parent, element, rule.sibling)
                 ):
-                    continue
-                for rule in rules:
-                    if (rule.ancestor is None or kept.at_or_above(parent, rule.ancestor)) and (
-                        rule.sibling is None
-                        or parent is None
-                        or any(
-                            node is not element and kept.matches(node, rule.sibling)
-                            for node in parent
-                        )
-                    ):
-                        found.append(rule)
-                        if first:
-                            return found
+                    found.append(rule)
+                    if first:
+                        return found
         return found
 
 
@@ -274,12 +281,9 @@ def _grouped(rules: list[StructuralRule]) -> list[_Group]:
     for rule in rules:
         groups.setdefault(rule.keys, {}).setdefault(rule.parent, []).append(rule)
     return [
-        (compound, tuple((up, tuple(filed)) for up, filed in by_parent.items()))
+        _Group(compound, tuple((up, tuple(filed)) for up, filed in by_parent.items()))
         for compound, by_parent in groups.items()
     ]
-
-
-ANY_ELEMENT: Keys = (None, frozenset(), None, frozenset())  # `*`, or a compound naming nothing
 
 
 EMPTY = AssetRefs()
@@ -389,6 +393,10 @@ class PageRefs:
             *self.inline.structural_rules_of(element, self._kept),
         ]
 
+    def children_changed(self, parent: etree._Element) -> None:
+        """A wrapper took a child's place in `parent` (`KeptMatches.children_changed`)."""
+        self._kept.children_changed(parent)
+
     @functools.cached_property
     def _kept(self) -> KeptMatches:
         return KeptMatches()
@@ -440,25 +448,39 @@ class KeptMatches:
     node. `at_or_above`: whether a node or one above it matches (`A E`: an ancestor of E
     matching A). That answer stays true as wrappers go in above a node: a wrapper (a custom
     tag, no attribute) matches no compound that names something, and one that names nothing
-    is matched by the node's old parent as well."""
+    is matched by the node's old parent as well. `a_sibling_matches`: whether another child
+    of a node's parent may match (`A + E`); that answer is kept per parent until a wrapper
+    takes a child's place in it (`children_changed`: the wrapped child is a sibling no more)."""
 
     def __init__(self) -> None:
-        self._matched: dict[tuple[etree._Element, Keys], bool] = {}
-        self._known: dict[tuple[etree._Element, Keys], bool] = {}
+        # (Each by compound, then by node: a compound's answers are looked up without a key
+        # made of the two, thousands of times a page with an app's stylesheets.)
+        self._matched: dict[Keys, dict[etree._Element, bool]] = {}
+        self._known: dict[Keys, dict[etree._Element, bool]] = {}
+        # Parent -> group -> its rules a child of the parent may match (`rules_under`).
+        self._rules_under: dict[etree._Element | None, dict[_Group, list[StructuralRule]]] = {}
+        # Parent -> compound -> its children that may match it, while its children stay.
+        self._children_matching: dict[etree._Element, dict[Keys, list[etree._Element]]] = {}
 
     def matches(self, node: etree._Element, keys: Keys) -> bool:
-        answer = self._matched.get((node, keys))
+        of_keys = self._matched.get(keys)
+        if of_keys is None:
+            of_keys = self._matched[keys] = {}
+        answer = of_keys.get(node)
         if answer is None:
-            answer = self._matched[(node, keys)] = _matches(node, keys)
+            answer = of_keys[node] = _matches(node, keys)
         return answer
 
     def at_or_above(self, node: etree._Element | None, keys: Keys) -> bool:
+        known = self._known.get(keys)
+        if known is None:
+            known = self._known[keys] = {}
         unknown = []
         answer = False
         while node is not None:
-            known = self._known.get((node, keys))
-            if known is not None:
-                answer = known
+            found = known.get(node)
+            if found is not None:
+                answer = found
                 break
             unknown.append(node)
             if self.matches(node, keys):
@@ -466,8 +488,48 @@ class KeptMatches:
                 break
             node = node.getparent()
         for each in unknown:
-            self._known[(each, keys)] = answer
+            known[each] = answer
         return answer
+
+    def rules_under(self, parent: etree._Element | None, group: _Group) -> list[StructuralRule]:
+        """The rules of `group` whose parent compound `parent` may match and whose ancestor
+        compound it or a node above it may (`P > E`, `A E`), in order: what the group's rules
+        ask of a child but its siblings. Once per parent, not once per child (a universal
+        compound's rules are asked of every element: an app's `table[style*=...] > *`)."""
+        of_parent = self._rules_under.get(parent)
+        if of_parent is None:
+            of_parent = self._rules_under[parent] = {}
+        rules = of_parent.get(group)
+        if rules is None:
+            rules = of_parent[group] = [
+                rule
+                for parent_compound, filed in group.by_parent
+                if parent_compound is None
+                or parent is None
+                or self.matches(parent, parent_compound)
+                for rule in filed
+                if rule.ancestor is None or self.at_or_above(parent, rule.ancestor)
+            ]
+        return rules
+
+    def a_sibling_matches(
+        self, parent: etree._Element, element: etree._Element, keys: Keys
+    ) -> bool:
+        """Whether a child of `parent` but `element` may match `keys` (`A + E`, `E ~ B`). The
+        children that may are found once per parent and compound, not once per child asked
+        about (every child of a parent of hundreds is, and a compound that names nothing is
+        in an app's stylesheets: that was quadratic), until its children change."""
+        of_parent = self._children_matching.get(parent)
+        if of_parent is None:
+            of_parent = self._children_matching[parent] = {}
+        found = of_parent.get(keys)
+        if found is None:
+            found = of_parent[keys] = [node for node in parent if self.matches(node, keys)]
+        return any(node is not element for node in found)
+
+    def children_changed(self, parent: etree._Element) -> None:
+        """A wrapper took a child's place in `parent`: its children are found again."""
+        self._children_matching.pop(parent, None)
 
 
 def _matches(element: etree._Element, keys: Keys) -> bool:

@@ -18,6 +18,7 @@ from shifts.interactive import interactive_elements
 from shifts.perceptual.locators import (
     LocatorDrift,
     WrapQuestions,
+    _place_wrapper,
     _short_text,
     drifted_class,
     drifted_id,
@@ -179,6 +180,21 @@ def test_nothing_below_foreign_markup_or_what_a_has_rule_matches_gets_a_wrapper(
         if top == "section":  # (what a `:has()` matches keeps its own place too)
             assert kept.getparent().tag == "div", between
         assert notes["wrappers"] >= 1 and any(node.tag == notes["wrapper"] for node in beside)
+
+
+def test_a_wrapper_is_asked_about_among_its_parents_children_as_they_are_then() -> None:
+    """A wrapper that took the place of its parent's only `.foo` is asked whether another
+    child is one (`.foo ~ *`) among the children the parent has then: none. (What the
+    references keep of a parent's children goes when a wrapper goes in.)"""
+    root = etree.fromstring(b"<div><span class='foo'>x</span></div>", etree.HTMLParser())
+    div = root.find(".//div")
+    assert div is not None
+    ask = WrapQuestions.of(PageRefs(css_refs(".foo ~ * {}"), EMPTY))
+    assert not ask.a_child_structured(div)  # (the span: no other child to be a `.foo` or `*`)
+    wrapper = _place_wrapper(div[0], "x-wrap")
+    ask.wrapped(div, wrapper)
+    assert not ask.structure_matters(wrapper)
+    assert not ask.a_child_structured(div)
 
 
 def test_nothing_moves_when_the_assets_are_unknown() -> None:

@@ -114,6 +114,54 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
     assert found > 1000  # (a test that found no rule would prove nothing)
 
 
+def test_the_rules_found_after_wrappers_go_in_are_those_of_the_tree_then() -> None:
+    """Asked of every element, then of every element again once wrappers took some links' and
+    paragraphs' places (the parent told, as the drift tells it), the index finds what testing
+    each rule on the tree as it is then finds: a sibling kept for a parent's children (`a +
+    span`) is one no more once it is inside a wrapper."""
+    from lxml import etree
+
+    from shifts.references import inline_refs
+    from shifts.references.model import PageRefs, StructuralRule, _matches
+    from tests.helpers.fixtures import fixture_pages
+
+    def could_match(rule: StructuralRule, element: etree._Element) -> bool:
+        parent = element.getparent()
+        above = [] if parent is None else [parent, *parent.iterancestors()]
+        return (
+            isinstance(element.tag, str)
+            and _matches(element, rule.keys)
+            and (rule.parent is None or parent is None or _matches(parent, rule.parent))
+            and (rule.ancestor is None or any(_matches(n, rule.ancestor) for n in above))
+            and (
+                rule.sibling is None
+                or parent is None
+                or any(n is not element and _matches(n, rule.sibling) for n in parent)
+            )
+        )
+
+    assets = css_refs("a + span {} a ~ b {} h2 ~ p {} p + * {} * + a {} li > a + ul {}")
+    changed = 0
+    for path in fixture_pages():
+        root = etree.fromstring(path.read_bytes(), etree.HTMLParser())
+        refs = PageRefs(assets, inline_refs(root))
+        rules = [r for r in refs.assets.structure | refs.inline.structure if r.kind != "subtree"]
+        before = {e: set(refs.structural_rules_of(e)) for e in root.iter()}
+        for element in [*list(root.iter("a"))[::3], *list(root.iter("p"))[::2]]:
+            parent = element.getparent()
+            if parent is None:
+                continue
+            wrapper = etree.Element("x-wrap")
+            element.addprevious(wrapper)
+            wrapper.append(element)
+            refs.children_changed(parent)
+        for element in root.iter():
+            expected = {rule for rule in rules if could_match(rule, element)}
+            assert set(refs.structural_rules_of(element)) == expected, element.tag
+            changed += element in before and before[element] != expected
+    assert changed > 20  # (wrappers that changed no answer would prove nothing)
+
+
 def test_a_page_references_what_either_of_its_assets_does() -> None:
     # Names, prefixes and suffixes of the external assets and of the inline ones, asked in one.
     from shifts.references.model import PageRefs
