@@ -263,11 +263,10 @@ class _StructureIndex:
         for group in groups:
             if not group.names_nothing and not _matches(element, group.compound):
                 continue
-            for rule in kept.rules_under(parent, group):
-                if (
-                    rule.sibling is None
-                    or parent is None
-                    or kept.a_sibling_matches(parent, element, rule.sibling)
+            for rule, siblings in kept.rules_under(parent, group):
+                # (another child matches the rule's sibling compound: one is there but this)
+                if siblings is None or (
+                    siblings and (len(siblings) > 1 or siblings[0] is not element)
                 ):
                     found.append(rule)
                     if first:
@@ -448,19 +447,24 @@ class KeptMatches:
     node. `at_or_above`: whether a node or one above it matches (`A E`: an ancestor of E
     matching A). That answer stays true as wrappers go in above a node: a wrapper (a custom
     tag, no attribute) matches no compound that names something, and one that names nothing
-    is matched by the node's old parent as well. `a_sibling_matches`: whether another child
-    of a node's parent may match (`A + E`); that answer is kept per parent until a wrapper
-    takes a child's place in it (`children_changed`: the wrapped child is a sibling no more)."""
+    is matched by the node's old parent as well. `rules_under`: what a parent answers for all
+    its children, with which of them may match a rule's sibling compound (`A + E`); kept per
+    parent until a wrapper takes a child's place in it (`children_changed`: the wrapped child
+    is a sibling no more)."""
 
     def __init__(self) -> None:
         # (Each by compound, then by node: a compound's answers are looked up without a key
         # made of the two, thousands of times a page with an app's stylesheets.)
         self._matched: dict[Keys, dict[etree._Element, bool]] = {}
         self._known: dict[Keys, dict[etree._Element, bool]] = {}
-        # Parent -> group -> its rules a child of the parent may match (`rules_under`).
-        self._rules_under: dict[etree._Element | None, dict[_Group, list[StructuralRule]]] = {}
-        # Parent -> compound -> its children that may match it, while its children stay.
-        self._children_matching: dict[etree._Element, dict[Keys, list[etree._Element]]] = {}
+        # Parent -> group -> its rules a child of the parent may match, each with the
+        # children its sibling compound may (`rules_under`), while the parent's children stay.
+        self._rules_under: dict[
+            etree._Element | None,
+            dict[_Group, list[tuple[StructuralRule, list[etree._Element] | None]]],
+        ] = {}
+        # Parent -> compound -> its children that may match it, as long.
+        self._children_of: dict[etree._Element, dict[Keys, list[etree._Element]]] = {}
 
     def matches(self, node: etree._Element, keys: Keys) -> bool:
         of_keys = self._matched.get(keys)
@@ -491,18 +495,29 @@ class KeptMatches:
             known[each] = answer
         return answer
 
-    def rules_under(self, parent: etree._Element | None, group: _Group) -> list[StructuralRule]:
+    def rules_under(
+        self, parent: etree._Element | None, group: _Group
+    ) -> list[tuple[StructuralRule, list[etree._Element] | None]]:
         """The rules of `group` whose parent compound `parent` may match and whose ancestor
-        compound it or a node above it may (`P > E`, `A E`), in order: what the group's rules
-        ask of a child but its siblings. Once per parent, not once per child (a universal
-        compound's rules are asked of every element: an app's `table[style*=...] > *`)."""
+        compound it or a node above it may (`P > E`, `A E`), in order, each with the children
+        of `parent` that may match its sibling compound (`A + E`, `E ~ B`; None: it has none,
+        or there is no parent): what the group's rules ask of a child of `parent` but
+        whether it is one of those children. Once per parent, not once per child (a universal
+        compound's rules are asked of every element: an app's `table[style*=...] > *`, and
+        every child of a parent of hundreds was looked at for each of them); until a wrapper
+        takes a child's place in it (`children_changed`)."""
         of_parent = self._rules_under.get(parent)
         if of_parent is None:
             of_parent = self._rules_under[parent] = {}
         rules = of_parent.get(group)
         if rules is None:
             rules = of_parent[group] = [
-                rule
+                (
+                    rule,
+                    None
+                    if rule.sibling is None or parent is None
+                    else self._children_matching(parent, rule.sibling),
+                )
                 for parent_compound, filed in group.by_parent
                 if parent_compound is None
                 or parent is None
@@ -512,24 +527,19 @@ class KeptMatches:
             ]
         return rules
 
-    def a_sibling_matches(
-        self, parent: etree._Element, element: etree._Element, keys: Keys
-    ) -> bool:
-        """Whether a child of `parent` but `element` may match `keys` (`A + E`, `E ~ B`). The
-        children that may are found once per parent and compound, not once per child asked
-        about (every child of a parent of hundreds is, and a compound that names nothing is
-        in an app's stylesheets: that was quadratic), until its children change."""
-        of_parent = self._children_matching.get(parent)
+    def _children_matching(self, parent: etree._Element, keys: Keys) -> list[etree._Element]:
+        of_parent = self._children_of.get(parent)
         if of_parent is None:
-            of_parent = self._children_matching[parent] = {}
+            of_parent = self._children_of[parent] = {}
         found = of_parent.get(keys)
         if found is None:
             found = of_parent[keys] = [node for node in parent if self.matches(node, keys)]
-        return any(node is not element for node in found)
+        return found
 
     def children_changed(self, parent: etree._Element) -> None:
         """A wrapper took a child's place in `parent`: its children are found again."""
-        self._children_matching.pop(parent, None)
+        self._children_of.pop(parent, None)
+        self._rules_under.pop(parent, None)
 
 
 def _matches(element: etree._Element, keys: Keys) -> bool:
