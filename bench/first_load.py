@@ -51,10 +51,17 @@ from pathlib import Path
 
 from lxml import etree
 
-from bench.fixtures import parse_and_serialize_ms, timed_rewrite
+from bench.fixtures import (
+    WORDPRESS,
+    WORDPRESS_ASSETS,
+    parse_and_serialize_ms,
+    timed_rewrite,
+    wordpress_refs,
+)
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages
 from shifts.perceptual.locators import LocatorParams, _wrap_candidates
+from shifts.references import EMPTY
 from tests.helpers.fixtures import fixture_pages
 
 TOKEN = b"@@TOKEN@@"  # where each load's fresh value goes
@@ -244,6 +251,40 @@ def slopes(points: list[dict[str, float]], axis: str, fixed: str, unit: float) -
     return lines
 
 
+def with_wordpress_assets(repeat: int) -> list[str]:
+    """The saved pages of WordPress sites, first loaded as the tests shift them (referencing
+    nothing but their inline styles and scripts) and with the lab's WordPress's own
+    stylesheets and scripts as their references, as the service learns an app's assets
+    (`bench.fixtures.WORDPRESS_ASSETS`): the structural rules and names those add are what a
+    first load asks of each element in a deployment."""
+    refs = wordpress_refs()
+    if refs is None:
+        return [f"(no WordPress in {WORDPRESS}: its saved pages are not timed with its assets)"]
+    lines = [
+        f"saved WordPress pages, without assets and with the lab's WordPress's "
+        f"({len(WORDPRESS_ASSETS)} stylesheets and scripts, {len(refs.structure)} structural "
+        "rules): median CPU ms of a first load, x parse",
+        f"{'page':>36}{'parse ms':>10}{'none ms':>9}{'x parse':>9}{'assets ms':>11}{'x parse':>9}",
+    ]
+    for path in fixture_pages():
+        if path.parent.name != "wordpress":
+            continue
+        raw = path.read_bytes()
+        episode = new_episode(EpisodeConfig(condition="Src-Perc", seed=4000))
+        times: dict[str, list[float]] = {"none": [], "assets": []}
+        for index in range(repeat + 1):  # (the first of each: a warm-up, not counted)
+            for name in ("none", "assets") if index % 2 else ("assets", "none"):
+                assets = refs if name == "assets" else EMPTY
+                times[name].append(timed_rewrite(episode, raw, assets=assets)[0])
+        parse = parse_and_serialize_ms(raw, max(repeat, 5))
+        none, with_assets = (statistics.median(times[name][1:]) for name in ("none", "assets"))
+        lines.append(
+            f"{path.name[:36]:>36}{parse:>10.2f}{none:>9.2f}{none / parse:>9.1f}"
+            f"{with_assets:>11.2f}{with_assets / parse:>9.1f}"
+        )
+    return lines
+
+
 def row(p: dict[str, float]) -> str:
     return (
         f"{p['actual_kb']:>6.0f}{p['elements']:>10.0f}{p['shift_ms']:>10.2f}"
@@ -257,20 +298,28 @@ def row(p: dict[str, float]) -> str:
 
 REPO = Path(__file__).resolve().parents[1]
 # What a worker runs in its tree: a line `KB ELEMENTS UNIQUE SEED` (or `saved NAME SEED`, a saved
-# page of the tests' by its file's name) in, the CPU ms of that first load (of a bare parse +
-# serialize for a negative seed) out; its pages and episodes kept.
+# page of the tests' by its file's name; `assets NAME SEED`, one with the lab's WordPress's
+# stylesheets and scripts as its references) in, the CPU ms of that first load (of a bare
+# parse + serialize for a negative seed) out; its pages and episodes kept.
 WORKER = """
 import sys
 from bench.first_load import token_template, fresh
 from bench.fixtures import timed_rewrite, parse_and_serialize_ms
 from proxy.episode import EpisodeConfig, new_episode
+from shifts.references import EMPTY
 from tests.helpers.fixtures import fixture_pages
-templates, episodes = {}, {}
+templates, episodes, refs = {}, {}, {}
 saved = {path.name: path.read_bytes() for path in fixture_pages()}
 for line in sys.stdin:
-    if line.startswith("saved "):
-        _, name, number = line.split()
+    assets = EMPTY
+    if line.startswith(("saved ", "assets ")):
+        kind, name, number = line.split()
         page, seed = saved[name], int(number)
+        if kind == "assets":
+            if not refs:
+                from bench.fixtures import wordpress_refs
+                refs["wordpress"] = wordpress_refs()
+            assets = refs["wordpress"]
     else:
         kb, elements, unique, seed = map(int, line.split())
         key = (kb, elements, unique)
@@ -282,7 +331,7 @@ for line in sys.stdin:
         continue
     if seed not in episodes:
         episodes[seed] = new_episode(EpisodeConfig(condition="Src-Perc", seed=seed))
-    print(timed_rewrite(episodes[seed], page)[0], flush=True)
+    print(timed_rewrite(episodes[seed], page, assets=assets)[0], flush=True)
 """
 
 
@@ -302,10 +351,12 @@ class _Worker:
 
     def ms(self, page: tuple[int, int, bool] | str, seed: int) -> float:
         """A first load of a synthetic page (KB, elements, unique ids) or a saved one (its
-        file's name) under `seed` (negative: a bare parse + serialize of it)."""
+        file's name; `assets NAME`: with the lab's WordPress's assets) under `seed`
+        (negative: a bare parse + serialize of it)."""
         assert self.process.stdin is not None and self.process.stdout is not None
         if isinstance(page, str):
-            self.process.stdin.write(f"saved {page} {seed}\n")
+            saved = page if page.startswith("assets ") else f"saved {page}"
+            self.process.stdin.write(f"{saved} {seed}\n")
         else:
             kb, elements, unique = page
             self.process.stdin.write(f"{kb} {elements} {int(unique)} {seed}\n")
@@ -321,6 +372,11 @@ class _Worker:
         self.process.wait()
 
 
+def _reads_wordpress_assets(tree: Path) -> bool:
+    """Whether `tree`'s code times a saved page with the lab's WordPress's assets."""
+    return "def wordpress_refs" in (tree / "bench" / "fixtures.py").read_text()
+
+
 def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) -> str:
     """The first loads of the curve (and of the pages of unique ids, and of the tests' saved
     pages of real apps) under this tree's code and `against`'s, in turn: each round asks both,
@@ -330,6 +386,9 @@ def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) ->
     ]
     points += [(kb // KB, n, True) for kb, n in (UNIQUE_CURVE[:1] if quick else UNIQUE_CURVE)]
     points += [path.name for path in fixture_pages()][: 2 if quick else None]
+    # (The WordPress pages again with the lab's WordPress's assets, where both trees read them.)
+    if not quick and wordpress_refs() is not None and _reads_wordpress_assets(against):
+        points += [f"assets {path.name}" for path in fixture_pages() if "wordpress" in path.parts]
     workers = {
         "old": [_Worker(against) for _ in range(processes)],
         "new": [_Worker(REPO) for _ in range(processes)],
@@ -356,7 +415,7 @@ def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) ->
             old, new = statistics.median(times["old"]), statistics.median(times["new"])
             parse_ms = statistics.median(parse)
             if isinstance(point, str):
-                label = point[:30]
+                label = point[:30] if not point.startswith("assets ") else f"+wp {point[7:]}"[:30]
             else:
                 kb, elements, unique = point
                 label = f"{kb} KB, {elements}" + (" unique ids" if unique else "")
@@ -453,6 +512,7 @@ def main() -> None:
         f"load's median ms in each round: {', '.join(f'{one:.2f}' for one in rounds)} (the first "
         "round reads each page for its next loads)"
     )
+    lines += with_wordpress_assets(1 if args.quick else repeat)
     print("\n".join(lines))  # noqa: T201 - a benchmark prints its table
 
 

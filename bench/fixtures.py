@@ -18,6 +18,7 @@ import argparse
 import statistics
 import time
 from collections import defaultdict
+from pathlib import Path
 
 from lxml import etree
 
@@ -26,8 +27,25 @@ from proxy.episode import Episode, EpisodeConfig, new_episode
 from proxy.page_shift import ShiftedPages, shift_offline
 from shifts.conditions import CONDITIONS
 from shifts.document import HtmlDocument
-from shifts.references import EMPTY
+from shifts.references import EMPTY, AssetRefs, css_refs, js_refs, merge_refs
 from tests.helpers.fixtures import fixture_pages
+
+WORDPRESS = Path("/usr/share/wordpress")  # (where the lab's WordPress is installed)
+# What a page of the lab's WordPress loads by default, from its own install: the blocks' and
+# its theme's styles, the icons and admin bar a signed-in user's pages add, and jQuery with
+# what comes with it. (The saved pages' own assets are elsewhere: these stand for them.)
+WORDPRESS_ASSETS = (
+    "wp-includes/css/dist/block-library/style.min.css",
+    "wp-includes/css/dist/block-library/theme.min.css",
+    "wp-includes/css/dashicons.min.css",
+    "wp-includes/css/admin-bar.min.css",
+    "wp-content/themes/twentytwentyone/style.css",
+    "wp-includes/js/jquery/jquery.min.js",
+    "wp-includes/js/jquery/jquery-migrate.min.js",
+    "wp-includes/js/comment-reply.min.js",
+    "wp-includes/js/admin-bar.min.js",
+    "wp-content/themes/twentytwentyone/assets/js/primary-navigation.js",
+)
 
 NOT_COUNTS = ("interactive", "locators_changed", "hue_angle")  # sizes and values, not changes
 
@@ -45,14 +63,29 @@ def counted(notes: dict[str, object]) -> dict[str, int]:
     }
 
 
+def wordpress_refs() -> AssetRefs | None:
+    """What the lab's WordPress's own stylesheets and scripts reference (`WORDPRESS_ASSETS`),
+    as the service learns them; None where it is not installed (or is another version,
+    without one of them)."""
+    paths = [WORDPRESS / name for name in WORDPRESS_ASSETS]
+    if not all(path.is_file() for path in paths):
+        return None
+    texts = [(path, path.read_text(encoding="utf-8", errors="replace")) for path in paths]
+    return merge_refs(
+        css_refs(text) if path.suffix == ".css" else js_refs(text) for path, text in texts
+    )
+
+
 def timed_rewrite(
     episode: Episode,
     raw: bytes,
     shifted: ShiftedPages | None = None,
     url: str = "http://app.test/",
+    assets: AssetRefs = EMPTY,
 ) -> tuple[float, HtmlDocument]:
     """The whole rewrite of a page as its first navigation in the episode (parse, shift,
-    serialize; the page referencing no assets beyond its own), and its CPU time in ms.
+    serialize; the page referencing no assets beyond its own, or `assets`), and its CPU time
+    in ms.
     `shifted`: the pages a serving process shifted before (None: none, a first load). Either
     way through the shifted-page cache, as the service shifts a page: a first load also
     keeps what it made for the next (`ShiftedPages`), and that is part of its cost. Python's
@@ -61,7 +94,7 @@ def timed_rewrite(
     started = time.process_time()
     pages = ShiftedPages() if shifted is None else shifted
     with held_off():
-        _, doc = shift_offline(episode, url, raw, assets=EMPTY, shifted=pages)
+        _, doc = shift_offline(episode, url, raw, assets=assets, shifted=pages)
         doc.to_bytes()
     return (time.process_time() - started) * 1000, doc
 

@@ -121,6 +121,12 @@ def test_first_load_bench_runs() -> None:
         assert len(row) == 13 and all(float(cell.rstrip("%")) > 0 for cell in row), row
     assert "reloads (the next loads" in text and "coins x (a floor" in text
     assert "loaded again in turn (an agent browsing)" in text
+    # the saved WordPress pages with the lab's WordPress's assets (where it is installed)
+    if "no WordPress in" not in text:
+        saved = [line.split() for line in text.splitlines() if ".html " in line]
+        assert "saved WordPress pages, without assets and with" in text and len(saved) == 4
+        # page, parse ms, none ms, its x parse, assets ms, its x parse
+        assert all(len(row) == 6 and all(float(cell) > 0 for cell in row[1:]) for row in saved)
 
 
 def test_memory_bench_runs(tmp_path: Path) -> None:
