@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from lxml import etree
 
@@ -177,13 +177,77 @@ class AssetRefs:
 ANY_ELEMENT: Keys = (None, frozenset(), None, frozenset())  # `*`, or a compound naming nothing
 
 
+def _filed_under(keys: Keys) -> tuple[str, str] | None:
+    """The most specific test of a compound, which every element it matches passes (its id,
+    a class, an attribute's name, its tag); None: it names nothing, every element passes."""
+    tag, classes, element_id, attributes = keys
+    if element_id is not None:
+        return ("id", element_id)
+    if classes:
+        return ("class", min(classes))
+    if attributes:
+        return ("attr", min(attributes)[0])
+    if tag is not None:
+        return ("tag", tag)
+    return None
+
+
+class _Keyed[T]:
+    """Items filed by the most specific test of a compound each stands for (`_filed_under`),
+    so an element is asked about the few whose test it passes, not about every one."""
+
+    def __init__(
+        self, items: Iterable[tuple[Keys, T]], collect: Callable[[list[T]], list[Any]] = list
+    ) -> None:
+        by_key: dict[tuple[str, str], list[T]] = {}
+        rest: list[T] = []
+        for keys, item in items:
+            key = _filed_under(keys)
+            (rest if key is None else by_key.setdefault(key, [])).append(item)
+        # (each kind's apart, by name: an element's names are looked up with no key made of
+        # each, and most elements are filed under none: GitLab's, three in five)
+        self.by_tag, self.by_attribute, self.by_class, self.by_id = (
+            {name: collect(filed) for (kind, name), filed in by_key.items() if kind == wanted}
+            for wanted in ("tag", "attr", "class", "id")
+        )
+        # `*:first-child`, `P > *`: their compound names nothing, which every element matches
+        self.rest = collect(rest)
+
+    def holds_any(self) -> bool:
+        return any((self.by_tag, self.by_attribute, self.by_class, self.by_id, self.rest))
+
+    def candidates(self, element: etree._Element, tag: str) -> list[Any]:
+        """The items whose compound's test `element` (its tag lowercase: `tag`) passes: those
+        filed under its tag, its attributes, its classes, its id, in that order, then the
+        rest. (Only the kinds of test some item is filed under are read of the element,
+        each a string made by lxml.)"""
+        found: list[Any] = []
+        if self.by_tag:
+            found += self.by_tag.get(tag, ())
+        if self.by_attribute:
+            by_attribute = self.by_attribute
+            for name in element.attrib:
+                found += by_attribute.get(str(name).lower(), ())
+        if self.by_class:
+            by_class = self.by_class
+            for name in (element.get("class") or "").split():
+                found += by_class.get(name, ())
+        if self.by_id and (element_id := element.get("id")):
+            found += self.by_id.get(element_id, ())
+        found += self.rest
+        return found
+
+
 class _Group:
     """Rules that share a compound, then a parent compound, tested together: an element is
     tested against each compound once (GitLab's navigation has 19 rules `li > a`, under a
     dozen parents), and a parent against the parent compounds and ancestors once for all its
     children (`KeptMatches.rules_under`). Kept by its identity (a page's answers are)."""
 
-    __slots__ = ("by_parent", "compound", "names_nothing")
+    __slots__ = ("by_parent", "compound", "names_nothing", "_parents")
+
+    # More parent compounds than this are filed by their tests (`parent_compounds`).
+    FILED_PAST = 4
 
     def __init__(
         self,
@@ -194,6 +258,24 @@ class _Group:
         # `*`, or a compound naming nothing: every element matches it (`P > *`, `A + *`)
         self.names_nothing = compound == ANY_ELEMENT
         self.by_parent = by_parent
+        self._parents: _Keyed[int] | None = None
+
+    def parent_compounds(self, parent: etree._Element | None) -> Iterable[int]:
+        """Where in `by_parent` `parent` may match the parent compound (or there is none),
+        in order; every one where there is no parent. A universal compound's rules have
+        dozens (WordPress's `.wp-block-columns > *`, `.entry-content > *`, ...), and a parent
+        passes the tests of few."""
+        if (
+            parent is None
+            or len(self.by_parent) <= self.FILED_PAST
+            or not isinstance(tag := parent.tag, str)
+        ):
+            return range(len(self.by_parent))
+        if self._parents is None:
+            self._parents = _Keyed(
+                (up or ANY_ELEMENT, index) for index, (up, _) in enumerate(self.by_parent)
+            )
+        return sorted(self._parents.candidates(parent, tag.lower()))
 
 
 class _StructureIndex:
@@ -201,37 +283,15 @@ class _StructureIndex:
     against the few rules that name its id, a class, its tag or one of its attributes."""
 
     def __init__(self, rules: Iterable[StructuralRule]) -> None:
-        by_key: dict[tuple[str, str], list[StructuralRule]] = {}
-        universal: list[StructuralRule] = []
-        self.subtree: list[StructuralRule] = []
-        for rule in rules:
-            if rule.kind == "subtree":
-                self.subtree.append(rule)
-                continue
-            tag, classes, element_id, attributes = rule.keys
-            if element_id is not None:
-                by_key.setdefault(("id", element_id), []).append(rule)
-            elif classes:
-                by_key.setdefault(("class", min(classes)), []).append(rule)
-            elif attributes:
-                by_key.setdefault(("attr", min(attributes)[0]), []).append(rule)
-            elif tag is not None:
-                by_key.setdefault(("tag", tag), []).append(rule)
-            else:
-                universal.append(rule)
-        # (each kind's apart, by name: an element's names are looked up with no key made of
-        # each, and most elements are filed under none: GitLab's, three in five)
-        self.by_tag, self.by_attribute, self.by_class, self.by_id = (
-            {name: _grouped(filed) for (kind, name), filed in by_key.items() if kind == wanted}
-            for wanted in ("tag", "attr", "class", "id")
+        rules = list(rules)
+        self.subtree = [rule for rule in rules if rule.kind == "subtree"]
+        self._filed: _Keyed[StructuralRule] = _Keyed(
+            ((rule.keys, rule) for rule in rules if rule.kind != "subtree"), collect=_grouped
         )
-        # `*:first-child`, `P > *`: decided by position or parent (their compound names
-        # nothing, which every element matches)
-        self.universal = _grouped(universal)
 
     def holds_any(self) -> bool:
         """Whether any rule is filed (a `:has()` one is kept apart: `subtree`)."""
-        return any((self.by_tag, self.by_attribute, self.by_class, self.by_id, self.universal))
+        return self._filed.holds_any()
 
     def matching(
         self, element: etree._Element, kept: KeptMatches, first: bool
@@ -242,25 +302,9 @@ class _StructureIndex:
         tag = element.tag
         if not isinstance(tag, str):
             return []
-        # (only the kinds of key some rule is filed under are read of the element, each a
-        # string made by lxml; the groups in the order of their kinds: tag, attributes, classes, id)
-        groups: list[_Group] = []
-        if self.by_tag:
-            groups += self.by_tag.get(tag.lower(), ())
-        if self.by_attribute:
-            by_attribute = self.by_attribute
-            for name in element.attrib:
-                groups += by_attribute.get(str(name).lower(), ())
-        if self.by_class:
-            by_class = self.by_class
-            for name in (element.get("class") or "").split():
-                groups += by_class.get(name, ())
-        if self.by_id and (element_id := element.get("id")):
-            groups += self.by_id.get(element_id, ())
-        groups += self.universal
         parent = element.getparent()
         found = []
-        for group in groups:
+        for group in self._filed.candidates(element, tag.lower()):
             if not group.names_nothing and not _matches(element, group.compound):
                 continue
             for rule, siblings in kept.rules_under(parent, group):
@@ -511,6 +555,7 @@ class KeptMatches:
             of_parent = self._rules_under[parent] = {}
         rules = of_parent.get(group)
         if rules is None:
+            by_parent = group.by_parent
             rules = of_parent[group] = [
                 (
                     rule,
@@ -518,11 +563,11 @@ class KeptMatches:
                     if rule.sibling is None or parent is None
                     else self._children_matching(parent, rule.sibling),
                 )
-                for parent_compound, filed in group.by_parent
-                if parent_compound is None
+                for index in group.parent_compounds(parent)
+                if (parent_compound := by_parent[index][0]) is None
                 or parent is None
                 or self.matches(parent, parent_compound)
-                for rule in filed
+                for rule in by_parent[index][1]
                 if rule.ancestor is None or self.at_or_above(parent, rule.ancestor)
             ]
         return rules

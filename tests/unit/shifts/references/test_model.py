@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from shifts.references import (
     EMPTY,
     AssetRefs,
@@ -61,7 +63,9 @@ def test_the_attributes_whose_values_decide_a_place_are_those_a_rule_or_a_step_t
     assert refs.values_tested == {"data-step", "data-col", "data-row", "data-pos"}
 
 
-def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
+def test_the_index_finds_the_rules_that_testing_each_rule_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """`structural_rules_of` (rules filed by a name, grouped by compound and parent compound,
     answers kept per node) against each rule tested in turn, on every element of the saved
     pages, with their own stylesheets' rules and with rules of every kind of key: an id, a
@@ -69,7 +73,7 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
     from lxml import etree
 
     from shifts.references import inline_refs
-    from shifts.references.model import PageRefs, StructuralRule, _matches
+    from shifts.references.model import PageRefs, StructuralRule, _Group, _matches
     from tests.helpers.fixtures import fixture_pages
 
     def at_or_above(node: etree._Element | None, keys: Keys) -> bool:
@@ -95,6 +99,10 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
         ".x > * {} div * > * {} a + span {} h2 ~ p {} .card:nth-child(2) {} *:last-child {}"
         "div > span.btn {} div > a.btn {} * > button.btn {} form a.btn.btn-default {}"
         "div:has(> img) {}"
+        # (one compound under many parent compounds, each of another kind of test: a parent
+        # is asked about those whose test it passes, `_Group.parent_compounds`)
+        ".nav-sidebar > * {} ul > * {} [role] > * {} #top > * {} div.x > * {} * + * {}"
+        "li.active > a {} .nav > a {} [data-x] > a {} nav > a {} #main > a {} a ~ a {}"
     )
     found = 0
     for path in fixture_pages():
@@ -111,6 +119,14 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds() -> None:
                 assert set(refs.structural_rules_of(element)) == expected, element.tag
                 assert refs.structure_matters(element) == bool(expected)
                 found += bool(expected)
+            # A parent's compounds filed by their tests give the rules in the order they
+            # come in without (each one tested).
+            with monkeypatch.context() as patched:
+                patched.setattr(_Group, "FILED_PAST", 10**9)
+                unfiled = PageRefs(assets, inline_refs(root))
+                for element in root.iter():
+                    in_order = unfiled.structural_rules_of(element)
+                    assert refs.structural_rules_of(element) == in_order, element.tag
     assert found > 1000  # (a test that found no rule would prove nothing)
 
 
