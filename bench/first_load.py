@@ -331,7 +331,9 @@ for line in sys.stdin:
         continue
     if seed not in episodes:
         episodes[seed] = new_episode(EpisodeConfig(condition="Src-Perc", seed=seed))
-    print(timed_rewrite(episodes[seed], page, assets=assets)[0], flush=True)
+    # (only with assets: a tree from before them times a page without)
+    with_assets = {"assets": assets} if assets is not EMPTY else {}
+    print(timed_rewrite(episodes[seed], page, **with_assets)[0], flush=True)
 """
 
 

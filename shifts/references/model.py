@@ -234,8 +234,7 @@ class _Keyed[T]:
                 found += by_class.get(name, ())
         if self.by_id and (element_id := element.get("id")):
             found += self.by_id.get(element_id, ())
-        found += self.rest
-        return found
+        return found + self.rest if found else self.rest  # (read, never changed)
 
 
 class _Group:
