@@ -610,13 +610,21 @@ def _attribute_matches(actual: str | None, operator: str, wanted: str) -> bool:
     case-insensitively: an over-approximation of `i`/`s` flags either way."""
     if actual is None:
         return False
+    if not operator:
+        return True
+    # (only the operator's own test: a table of every one's was made at each call, each
+    # element's `style` split and searched seven ways for an app's `[style*=...]` rules)
     actual, wanted = actual.lower(), wanted.lower()
-    return {
-        "": True,
-        "=": actual == wanted,
-        "~=": wanted in actual.split(),
-        "|=": actual == wanted or actual.startswith(wanted + "-"),
-        "^=": actual.startswith(wanted),
-        "$=": actual.endswith(wanted),
-        "*=": wanted in actual,
-    }.get(operator, True)
+    if operator == "=":
+        return actual == wanted
+    if operator == "~=":
+        return wanted in actual.split()
+    if operator == "|=":
+        return actual == wanted or actual.startswith(wanted + "-")
+    if operator == "^=":
+        return actual.startswith(wanted)
+    if operator == "$=":
+        return actual.endswith(wanted)
+    if operator == "*=":
+        return wanted in actual
+    return True  # (an operator no compound is read with: it may match)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shifts.references import (
     EMPTY,
@@ -237,3 +239,30 @@ def test_the_names_unreached_are_those_neither_referenced_nor_reached() -> None:
             assert assets is not suffixed or "size-group" not in expected
             assert "zq-none" in expected
     assert asked > 10_000
+
+
+@given(
+    st.none() | st.text("aAbB- x", max_size=6),
+    st.sampled_from(["", "=", "~=", "|=", "^=", "$=", "*=", "!="]),
+    st.text("aAbB- x", max_size=3),
+)
+def test_an_attribute_test_is_its_operators_alone(actual: str | None, op: str, wanted: str) -> None:
+    """Each operator's test, case-insensitively (`[a]` only asks for the attribute; one no
+    compound is read with may match), as a table of every operator's test said."""
+    from shifts.references.model import _attribute_matches
+
+    def table(actual: str | None) -> bool:
+        if actual is None:
+            return False
+        actual, low = actual.lower(), wanted.lower()
+        return {
+            "": True,
+            "=": actual == low,
+            "~=": low in actual.split(),
+            "|=": actual == low or actual.startswith(low + "-"),
+            "^=": actual.startswith(low),
+            "$=": actual.endswith(low),
+            "*=": low in actual,
+        }.get(op, True)
+
+    assert _attribute_matches(actual, op, wanted) == table(actual)
