@@ -21,8 +21,12 @@ shifted afresh); `1st next`: the first of those next loads, apart (it reads the 
 swapped into once for them all). `coins x`: a floor, what the parse, each wrap candidate's
 seeded coin (drawn as the shift draws them: in C where it can be, memoized) and the
 serialization cost alone, over the bare parse: the share of the target the shift's present
-semantics take before deciding anything. Last, 12 pages of 200 KB loaded again in turn, as an agent
+semantics take before deciding anything. Then 12 pages of 200 KB loaded again in turn, as an agent
 browses: a next load's median in each round (the first reads each page for its next loads).
+Last, the tests' saved WordPress pages first loaded without assets (as the tests shift them)
+and with the lab's WordPress's own stylesheets and scripts as their references, as the service
+reads an app's (`bench.fixtures.WORDPRESS_ASSETS`, where WordPress is installed): an app's
+structural rules are asked of every wrap candidate and every child of its parent.
 
     .venv/bin/python -m bench.first_load --against TREE [--rounds 9] [--workers 3] [--quick]
 
@@ -35,7 +39,8 @@ A round asks one worker of each tree, the next round the next ones, so that no t
 is one process's: the same code's median moved from 17 to 28 ms between processes started one
 after the other on the 200 KB page with 2,000 elements, its parse 3.4-3.8 ms. This tree against
 itself (`--against .`) reads 0.85-1.20 by `new/old` and 0.89-1.11 by `paired` on a shared
-machine: a difference under a tenth in one run is no finding.
+machine: a difference under a tenth in one run is no finding. The WordPress pages with its
+assets are timed too where both trees can (`+wp` rows).
 """
 
 from __future__ import annotations
