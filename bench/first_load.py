@@ -61,6 +61,7 @@ from bench.fixtures import (
     WORDPRESS_ASSETS,
     parse_and_serialize_ms,
     timed_rewrite,
+    wordpress_assets,
     wordpress_refs,
 )
 from proxy.episode import EpisodeConfig, new_episode
@@ -313,18 +314,17 @@ from bench.fixtures import timed_rewrite, parse_and_serialize_ms
 from proxy.episode import EpisodeConfig, new_episode
 from shifts.references import EMPTY
 from tests.helpers.fixtures import fixture_pages
-templates, episodes, refs = {}, {}, {}
+templates, episodes, wordpress = {}, {}, None
 saved = {path.name: path.read_bytes() for path in fixture_pages()}
 for line in sys.stdin:
     assets = EMPTY
     if line.startswith(("saved ", "assets ")):
         kind, name, number = line.split()
         page, seed = saved[name], int(number)
-        if kind == "assets":
-            if not refs:
-                from bench.fixtures import wordpress_refs
-                refs["wordpress"] = wordpress_refs()
-            assets = refs["wordpress"]
+        if kind == "assets":  # (a tree from before them has no `wordpress_refs`)
+            from bench.fixtures import wordpress_refs
+            wordpress = wordpress or wordpress_refs()
+            assets = wordpress
     else:
         kb, elements, unique, seed = map(int, line.split())
         key = (kb, elements, unique)
@@ -394,7 +394,7 @@ def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) ->
     points += [(kb // KB, n, True) for kb, n in (UNIQUE_CURVE[:1] if quick else UNIQUE_CURVE)]
     points += [path.name for path in fixture_pages()][: 2 if quick else None]
     # (The WordPress pages again with the lab's WordPress's assets, where both trees read them.)
-    if not quick and wordpress_refs() is not None and _reads_wordpress_assets(against):
+    if not quick and wordpress_assets() is not None and _reads_wordpress_assets(against):
         points += [f"assets {path.name}" for path in fixture_pages() if "wordpress" in path.parts]
     workers = {
         "old": [_Worker(against) for _ in range(processes)],

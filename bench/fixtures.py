@@ -63,12 +63,18 @@ def counted(notes: dict[str, object]) -> dict[str, int]:
     }
 
 
-def wordpress_refs() -> AssetRefs | None:
-    """What the lab's WordPress's own stylesheets and scripts reference (`WORDPRESS_ASSETS`),
-    as the service learns them; None where it is not installed (or is another version,
-    without one of them)."""
+def wordpress_assets() -> list[Path] | None:
+    """The lab's WordPress's files of `WORDPRESS_ASSETS`; None where it is not installed (or
+    is another version, without one of them)."""
     paths = [WORDPRESS / name for name in WORDPRESS_ASSETS]
-    if not all(path.is_file() for path in paths):
+    return paths if all(path.is_file() for path in paths) else None
+
+
+def wordpress_refs() -> AssetRefs | None:
+    """What the lab's WordPress's own stylesheets and scripts reference (`wordpress_assets`),
+    as the service learns them; None where it is not installed."""
+    paths = wordpress_assets()
+    if paths is None:
         return None
     texts = [(path, path.read_text(encoding="utf-8", errors="replace")) for path in paths]
     return merge_refs(

@@ -226,7 +226,7 @@ class FrozenDocument:
                     return None
                 body = replaced_at(body, places, len(before), after)
                 continue
-            if body.count(before) != raw.count(before) or after in body:
+            if body.count(before) != raw.count(before) or contains(body, after):
                 return None
             body = body.replace(before, after)
         points = self.splice_points
