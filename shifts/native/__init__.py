@@ -17,7 +17,8 @@ with or without it (the tests compare the two on every saved page and on generat
   `references.inline` reads);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
-  (`locators._locators`, `tree.getpath`), before the drifts and after them;
+  (`locators._locators`, `tree.getpath`), before the drifts and after them, and the change
+  map's records of those that differ (`locators._changes_read`);
 - `wrappers.c`: a wrapper put in an element's place (`locators._place_wrapper_read`), without
   lxml's walk of the moved subtree, and the first pass of the wrap decisions
   (`locators._wrap_chosen`: `wrap_if_safe` of each element the coins chose);
@@ -270,6 +271,10 @@ holds_any: Callable[[bytes, tuple[bytes, ...]], bool | None] | None = _function(
 untrack: Callable[[object], int] | None = _function("_values", "untrack")
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
+# `changes(shift, elements, paths, before, after, limit)`: `locators._changes_read`
+changes: Callable[..., list[tuple[etree._Element, dict[str, object]]] | None] | None = _function(
+    "_locators", "changes"
+)
 
 
 def main() -> None:

@@ -331,6 +331,243 @@ static PyObject *paths(PyObject *module, PyObject *arg) {
     return each(arg, path_of);
 }
 
+/* The keys a change map's records hold (interned once, as the Python's literals are). */
+static PyObject *key_shift, *key_tag, *key_text, *key_before, *key_after;
+static PyObject *key_id, *key_classes, *key_hooks, *key_path;
+
+/* One code point of valid UTF-8 at `*at` (moved past it), as Python's strict decoder takes
+ * it: no overlong form, no surrogate, none past U+10FFFF; (Py_UCS4)-1 where it is not. */
+static Py_UCS4 code_point(const unsigned char **at) {
+    const unsigned char *s = *at;
+    if (s[0] < 0x80) {
+        *at += 1;
+        return s[0];
+    }
+    int more;
+    Py_UCS4 point;
+    unsigned char low = 0x80, high = 0xBF; /* (the second byte's range) */
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        more = 1, point = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        more = 2, point = s[0] & 0x0F;
+        if (s[0] == 0xE0) low = 0xA0;
+        if (s[0] == 0xED) high = 0x9F;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        more = 3, point = s[0] & 0x07;
+        if (s[0] == 0xF0) low = 0x90;
+        if (s[0] == 0xF4) high = 0x8F;
+    } else
+        return (Py_UCS4)-1;
+    for (int i = 1; i <= more; i++) { /* (a 0 byte, the text's end, is in no range) */
+        if (s[i] < (i == 1 ? low : 0x80) || s[i] > (i == 1 ? high : 0xBF)) return (Py_UCS4)-1;
+        point = point << 6 | (s[i] & 0x3F);
+    }
+    *at += 1 + more;
+    return point;
+}
+
+/* `locators._short_text(element)`: the text below it (lxml's `itertext`: every text and CDATA
+ * node in document order, a comment's or a PI's own text not), its words (split where Python's
+ * `str.split` splits) joined by one space, its first `limit` characters. Read only as far as
+ * those go (each text node begun is checked whole, as lxml decodes it whole). A new string;
+ * None (a new reference) where the Python is to read it: a node of another kind below it (an
+ * entity's reference, an XInclude's), text that is not UTF-8; NULL with an error. `kept`:
+ * room for `limit` characters. */
+static PyObject *short_text(xmlNode *node, Py_ssize_t limit, Py_UCS4 *kept) {
+    Py_ssize_t length = 0;
+    int words = 0, spaced = 0; /* (a word seen; a space after it, written before the next) */
+    for (xmlNode *at = node->children; at != NULL && length < limit; at = next_in(at, node, 1)) {
+        if (at->type == XML_ELEMENT_NODE || at->type == XML_COMMENT_NODE ||
+            at->type == XML_PI_NODE)
+            continue;
+        if (at->type != XML_TEXT_NODE && at->type != XML_CDATA_SECTION_NODE) Py_RETURN_NONE;
+        const unsigned char *text = at->content ? at->content : (const unsigned char *)"";
+        while (*text) {
+            Py_UCS4 point = code_point(&text);
+            if (point == (Py_UCS4)-1) Py_RETURN_NONE;
+            if (length == limit) continue; /* (the rest of this node: only checked) */
+            if (Py_UNICODE_ISSPACE(point)) {
+                spaced = words;
+                continue;
+            }
+            if (spaced) {
+                kept[length++] = ' ';
+                spaced = 0;
+                if (length == limit) continue;
+            }
+            kept[length++] = point;
+            words = 1;
+        }
+    }
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, kept, length);
+}
+
+/* `locators._named(names, path)`: {"id", "classes" (split), "hooks" (a dict), "path"} of
+ * `names` (id, classes, hooks, ...). A new dict; None (a new reference) where `names` is not
+ * as the readers make it (the Python then says how); NULL with an error. */
+static PyObject *named(PyObject *names, PyObject *path) {
+    if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) < 3) Py_RETURN_NONE;
+    PyObject *classes = PyTuple_GET_ITEM(names, 1), *hooks = PyTuple_GET_ITEM(names, 2);
+    if ((classes != Py_None && !PyUnicode_CheckExact(classes)) || !PyTuple_CheckExact(hooks))
+        Py_RETURN_NONE;
+    PyObject *split = classes != Py_None && PyUnicode_GET_LENGTH(classes) > 0
+                          ? PyUnicode_Split(classes, NULL, -1)
+                          : PyList_New(0);
+    PyObject *held = PyDict_New(), *record = PyDict_New();
+    if (split == NULL || held == NULL || record == NULL || PyDict_MergeFromSeq2(held, hooks, 1) < 0 ||
+        PyDict_SetItem(record, key_id, PyTuple_GET_ITEM(names, 0)) < 0 ||
+        PyDict_SetItem(record, key_classes, split) < 0 ||
+        PyDict_SetItem(record, key_hooks, held) < 0 || PyDict_SetItem(record, key_path, path) < 0)
+        Py_CLEAR(record);
+    Py_XDECREF(split);
+    Py_XDECREF(held);
+    return record;
+}
+
+/* An element's tag as lxml's `tag` reads it, of an element in no namespace: a new string;
+ * None (a new reference) where the Python is to read it; NULL with an error. The last few
+ * names read are kept by their address (libxml2 keeps one copy of each of a page's names). */
+typedef struct {
+    const xmlChar *name;
+    PyObject *tag;
+} KnownTag;
+
+#define TAGS_KEPT 8
+
+static PyObject *tag_of(const xmlNode *node, KnownTag *known) {
+    if (node->ns != NULL) Py_RETURN_NONE;
+    KnownTag *slot = &known[((uintptr_t)node->name >> 4) % TAGS_KEPT];
+    if (slot->name != node->name || slot->tag == NULL) {
+        PyObject *tag = PyUnicode_DecodeUTF8((const char *)node->name,
+                                             (Py_ssize_t)strlen((const char *)node->name), "strict");
+        if (tag == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return NULL;
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        Py_XSETREF(slot->tag, tag);
+        slot->name = node->name;
+    }
+    return Py_NewRef(slot->tag);
+}
+
+/* One element's change (`locators._changes_read`'s): a new dict, or None (a new reference)
+ * where its locators are unchanged; `*declined` set where the Python is to read them all; NULL
+ * with an error. */
+static PyObject *change_of(PyObject *element, PyObject *path, PyObject *was, PyObject *now,
+                           PyObject *shift, Py_ssize_t limit, Py_UCS4 *kept, KnownTag *known,
+                           int *declined) {
+    if (!PyTuple_CheckExact(was) || PyTuple_GET_SIZE(was) < 4 ||
+        (now != NULL && (!PyTuple_CheckExact(now) || PyTuple_GET_SIZE(now) != 3))) {
+        *declined = 1;
+        Py_RETURN_NONE;
+    }
+    int differs = PyObject_RichCompareBool(path, PyTuple_GET_ITEM(was, 3), Py_NE);
+    for (Py_ssize_t i = 0; now != NULL && differs == 0 && i < 3; i++) {
+        int equal = PyObject_RichCompareBool(PyTuple_GET_ITEM(now, i), PyTuple_GET_ITEM(was, i),
+                                             Py_EQ);
+        differs = equal < 0 ? -1 : !equal;
+    }
+    if (differs < 0) return NULL;
+    if (!differs) Py_RETURN_NONE;
+    xmlNode *node = ((struct LxmlElement *)element)->_c_node;
+    PyObject *found[4] = {NULL, NULL, NULL, NULL}, *change = NULL;
+    for (int i = 0; i < 4; i++) {
+        found[i] = i == 0   ? tag_of(node, known)
+                   : i == 1 ? short_text(node, limit, kept)
+                   : i == 2 ? named(was, PyTuple_GET_ITEM(was, 3))
+                            : named(now ? now : was, path);
+        if (found[i] == NULL) goto done;
+        if (found[i] == Py_None) {
+            *declined = 1;
+            change = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    change = PyDict_New();
+    if (change != NULL &&
+        (PyDict_SetItem(change, key_shift, shift) < 0 ||
+         PyDict_SetItem(change, key_tag, found[0]) < 0 ||
+         PyDict_SetItem(change, key_text, found[1]) < 0 ||
+         PyDict_SetItem(change, key_before, found[2]) < 0 ||
+         PyDict_SetItem(change, key_after, found[3]) < 0))
+        Py_CLEAR(change);
+done:
+    for (int i = 0; i < 4; i++) Py_XDECREF(found[i]);
+    return change;
+}
+
+/* `locators._changes_read(shift, elements, paths, before, after, limit)`. */
+static PyObject *changes(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "changes(shift, elements, paths, before, after, limit) takes 6 arguments");
+        return NULL;
+    }
+    PyObject *shift = args[0], *elements = args[1], *paths = args[2], *before = args[3],
+             *after = args[4];
+    Py_ssize_t limit = PyLong_AsSsize_t(args[5]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    /* (Anything else, the Python says how it is wrong: lists of one length, dicts, a limit.) */
+    if (!PyList_CheckExact(elements) || !PyList_CheckExact(paths) ||
+        PyList_GET_SIZE(elements) != PyList_GET_SIZE(paths) || !PyDict_CheckExact(before) ||
+        !PyDict_CheckExact(after) || limit < 1 || limit > 4096)
+        Py_RETURN_NONE;
+    Py_UCS4 kept[4096];
+    KnownTag known[TAGS_KEPT] = {{0}};
+    /* (Copies: they hold every element and path, whatever the caller's lists become.) */
+    PyObject *held = PyList_GetSlice(elements, 0, PyList_GET_SIZE(elements));
+    PyObject *held_paths = PyList_GetSlice(paths, 0, PyList_GET_SIZE(paths));
+    PyObject *recorded = held && held_paths ? PyList_New(0) : NULL;
+    int declined = 0;
+    for (Py_ssize_t i = 0; recorded != NULL && i < PyList_GET_SIZE(held); i++) {
+        PyObject *element = PyList_GET_ITEM(held, i), *path = PyList_GET_ITEM(held_paths, i);
+        if (!PyObject_TypeCheck(element, element_type) ||
+            ((struct LxmlElement *)element)->_c_node == NULL ||
+            ((struct LxmlElement *)element)->_c_node->type != XML_ELEMENT_NODE) {
+            declined = 1;
+            break;
+        }
+        PyObject *was = PyDict_GetItemWithError(before, element); /* (borrowed) */
+        PyObject *now = was ? PyDict_GetItemWithError(after, element) : NULL;
+        if (was == NULL) { /* (an error; or none: the Python's KeyError) */
+            if (PyErr_Occurred()) Py_CLEAR(recorded);
+            declined = 1;
+            break;
+        }
+        if (now == NULL && PyErr_Occurred()) {
+            Py_CLEAR(recorded);
+            break;
+        }
+        Py_INCREF(was);
+        Py_XINCREF(now); /* (held while the comparisons may run an object's code) */
+        PyObject *change = change_of(element, path, was, now == Py_None ? NULL : now, shift,
+                                     limit, kept, known, &declined);
+        Py_DECREF(was);
+        Py_XDECREF(now);
+        if (change == NULL) {
+            Py_CLEAR(recorded);
+            break;
+        }
+        if (declined) {
+            Py_DECREF(change);
+            break;
+        }
+        if (change != Py_None) {
+            PyObject *pair = PyTuple_Pack(2, element, change);
+            if (pair == NULL || PyList_Append(recorded, pair) < 0) Py_CLEAR(recorded);
+            Py_XDECREF(pair);
+        }
+        Py_DECREF(change);
+    }
+    for (int i = 0; i < TAGS_KEPT; i++) Py_XDECREF(known[i].tag);
+    Py_XDECREF(held);
+    Py_XDECREF(held_paths);
+    if (declined && recorded != NULL) Py_SETREF(recorded, Py_NewRef(Py_None));
+    return recorded;
+}
+
 static PyMethodDef methods[] = {
     {"locators", locators, METH_O,
      "locators(elements) -> list[tuple] | None: [locators._locators(tree, e) for e in "
@@ -338,6 +575,10 @@ static PyMethodDef methods[] = {
     {"names", names, METH_O,
      "names(elements) -> list[tuple] | None: [locators._names(e) for e in elements], or None "
      "where only the Python reads them."},
+    {"changes", (PyCFunction)(void (*)(void))changes, METH_FASTCALL,
+     "changes(shift, elements, paths, before, after, limit) -> list[tuple] | None: "
+     "locators._changes_read(shift, elements, paths, before, after, limit), or None where only "
+     "the Python reads them."},
     {"paths", paths, METH_O,
      "paths(elements) -> list[str] | None: [tree.getpath(e) for e in elements], or None where "
      "only the Python reads them."},
@@ -351,5 +592,13 @@ static struct PyModuleDef module_definition = {
 
 PyMODINIT_FUNC PyInit__locators(void) {
     element_type = imported_element_type();
-    return element_type == NULL ? NULL : PyModule_Create(&module_definition);
+    if (element_type == NULL) return NULL;
+    PyObject **keys[] = {&key_shift, &key_tag,     &key_text,  &key_before, &key_after,
+                         &key_id,    &key_classes, &key_hooks, &key_path};
+    const char *texts[] = {"shift", "tag", "text", "before", "after",
+                           "id",    "classes", "hooks", "path"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (*keys[i] == NULL && (*keys[i] = PyUnicode_InternFromString(texts[i])) == NULL)
+            return NULL;
+    return PyModule_Create(&module_definition);
 }

@@ -164,20 +164,9 @@ class LocatorDrift:
         # A wrapper moves more than what it wraps (a later sibling of the same tag counts one
         # less before it): every path is taken again. An element's locators differ where its
         # path does or a drift set other names on it.
-        recorded: list[tuple[etree._Element, dict[str, object]]] = []
-        for e, path in zip(targets, _paths(tree, targets), strict=True):
-            was, now = before[e], names.get(e)
-            if path != was[3] or (now is not None and now != was[:3]):
-                # Shifts after this one (relayout) may move the element again: its final
-                # path is taken when the document is serialized (`HtmlDocument`).
-                change: dict[str, object] = {
-                    "shift": self.name,
-                    "tag": e.tag,
-                    "text": _short_text(e),
-                    "before": _named(was, was[3]),
-                    "after": _named(now or was, path),
-                }
-                recorded.append((e, change))
+        # (Shifts after this one (relayout) may move an element again: its final path is
+        # taken when the document is serialized, `HtmlDocument`.)
+        recorded = _changes(self.name, targets, _paths(tree, targets), before, names)
         doc.record_changes(recorded)
         changed = len(recorded)
         # A fragment's wrappers are declared by the page it is loaded into (a style put
@@ -205,21 +194,63 @@ class LocatorDrift:
         return doc
 
 
-def _short_text(element: etree._Element) -> str:
-    """The element's whitespace-normalized text, its first characters (a change map's). A
-    container's text is read part by part only as far as those characters go: the start of a
-    text, normalized, is the start of the whole one normalized (its last word may go on), and
-    an app's control may hold a whole panel (GitLab's, 9 us each read whole)."""
+def _changes(
+    shift: str,
+    elements: list[etree._Element],
+    paths: list[str],
+    before: dict[etree._Element, tuple[object, ...]],
+    after: dict[etree._Element, tuple[object, ...]],
+) -> list[tuple[etree._Element, dict[str, object]]]:
+    """The change map's records of the `elements` whose locators differ (`_changes_read`), in
+    C where they can be (`shifts.native`: a record is five dicts and two lists, and a page's
+    every interactive element may have one, thousands: a sixth of a first load in Python)."""
+    return native.either(
+        native.changes, _changes_read, shift, elements, paths, before, after, CHANGE_MAP_TEXT_CHARS
+    )
+
+
+def _changes_read(
+    shift: str,
+    elements: list[etree._Element],
+    paths: list[str],
+    before: dict[etree._Element, tuple[object, ...]],
+    after: dict[etree._Element, tuple[object, ...]],
+    limit: int,
+) -> list[tuple[etree._Element, dict[str, object]]]:
+    """`_changes` in Python: its definition, which the C one follows. Each element with its
+    change, where its path (`paths`, in the same order) is not the one it had (`before`: its
+    `_locators`), or a drift set other names on it (`after`: its `_names` now, where a drift
+    set any); `limit`: the characters of its text kept (`CHANGE_MAP_TEXT_CHARS`)."""
+    recorded: list[tuple[etree._Element, dict[str, object]]] = []
+    for element, path in zip(elements, paths, strict=True):
+        was, now = before[element], after.get(element)
+        if path != was[3] or (now is not None and now != was[:3]):
+            change: dict[str, object] = {
+                "shift": shift,
+                "tag": element.tag,
+                "text": _short_text(element, limit),
+                "before": _named(was, was[3]),
+                "after": _named(now or was, path),
+            }
+            recorded.append((element, change))
+    return recorded
+
+
+def _short_text(element: etree._Element, limit: int = CHANGE_MAP_TEXT_CHARS) -> str:
+    """The element's whitespace-normalized text, its first `limit` characters (a change
+    map's). A container's text is read part by part only as far as those characters go: the
+    start of a text, normalized, is the start of the whole one normalized (its last word may
+    go on), and an app's control may hold a whole panel (GitLab's, 9 us each read whole)."""
     if len(element) == 0:
-        return " ".join((element.text or "").split())[:CHANGE_MAP_TEXT_CHARS]
+        return " ".join((element.text or "").split())[:limit]
     text, checked = "", 0
     for part in element.itertext():
         text += str(part)
-        if len(text) >= checked + CHANGE_MAP_TEXT_CHARS:  # (normalized again only so often)
+        if len(text) >= checked + limit:  # (normalized again only so often)
             checked = len(text)
-            if len(short := " ".join(text.split())) >= CHANGE_MAP_TEXT_CHARS:
-                return short[:CHANGE_MAP_TEXT_CHARS]
-    return " ".join(text.split())[:CHANGE_MAP_TEXT_CHARS]
+            if len(short := " ".join(text.split())) >= limit:
+                return short[:limit]
+    return " ".join(text.split())[:limit]
 
 
 def _all_locators(
