@@ -335,57 +335,36 @@ static PyObject *paths(PyObject *module, PyObject *arg) {
 static PyObject *key_shift, *key_tag, *key_text, *key_before, *key_after;
 static PyObject *key_id, *key_classes, *key_hooks, *key_path;
 
-/* One code point of valid UTF-8 at `*at` (moved past it), as Python's strict decoder takes
- * it: no overlong form, no surrogate, none past U+10FFFF; (Py_UCS4)-1 where it is not. */
-static Py_UCS4 code_point(const unsigned char **at) {
-    const unsigned char *s = *at;
-    if (s[0] < 0x80) {
-        *at += 1;
-        return s[0];
-    }
-    int more;
-    Py_UCS4 point;
-    unsigned char low = 0x80, high = 0xBF; /* (the second byte's range) */
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        more = 1, point = s[0] & 0x1F;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        more = 2, point = s[0] & 0x0F;
-        if (s[0] == 0xE0) low = 0xA0;
-        if (s[0] == 0xED) high = 0x9F;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        more = 3, point = s[0] & 0x07;
-        if (s[0] == 0xF0) low = 0x90;
-        if (s[0] == 0xF4) high = 0x8F;
-    } else
-        return (Py_UCS4)-1;
-    for (int i = 1; i <= more; i++) { /* (a 0 byte, the text's end, is in no range) */
-        if (s[i] < (i == 1 ? low : 0x80) || s[i] > (i == 1 ? high : 0xBF)) return (Py_UCS4)-1;
-        point = point << 6 | (s[i] & 0x3F);
-    }
-    *at += 1 + more;
-    return point;
+/* Whether `node` is a text lxml joins into one part with the texts beside it (an element's
+ * `text` or a node's `tail`: each run of adjacent text and CDATA nodes). */
+static int is_text(const xmlNode *node) {
+    return node != NULL && (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE);
 }
 
-/* `locators._short_text(element)`: the text below it (lxml's `itertext`: every text and CDATA
- * node in document order, a comment's or a PI's own text not), its words (split where Python's
- * `str.split` splits) joined by one space, its first `limit` characters. Read only as far as
- * those go (each text node begun is checked whole, as lxml decodes it whole). A new string;
- * None (a new reference) where the Python is to read it: a node of another kind below it (an
- * entity's reference, an XInclude's), text that is not UTF-8; NULL with an error. `kept`:
- * room for `limit` characters. */
+/* `locators._short_text(element, limit)`: the text below it (lxml's `itertext`: every text and
+ * CDATA node in document order, a comment's or a PI's own text not), its words (split where
+ * Python's `str.split` splits) joined by one space, its first `limit` characters. Read as far
+ * as the Python reads it, no farther nor less far, every character of it checked as lxml's
+ * decoder checks it: part by part (each run of adjacent texts: an element with no child but
+ * texts has one, its `text`, read whole), until the words read make `limit` characters at one
+ * of the Python's checks (after a part, once `limit` more characters are read since the last).
+ * A new string; None (a new reference) where the Python is to read it: a node of another kind
+ * below it (an entity's reference, an XInclude's), text that is not UTF-8; NULL with an error.
+ * `kept`: room for `limit` characters. */
 static PyObject *short_text(xmlNode *node, Py_ssize_t limit, Py_UCS4 *kept) {
-    Py_ssize_t length = 0;
+    Py_ssize_t length = 0, read = 0, checked = 0; /* (read: the characters of the parts read) */
     int words = 0, spaced = 0; /* (a word seen; a space after it, written before the next) */
-    for (xmlNode *at = node->children; at != NULL && length < limit; at = next_in(at, node, 1)) {
+    for (xmlNode *at = node->children; at != NULL; at = next_in(at, node, 1)) {
         if (at->type == XML_ELEMENT_NODE || at->type == XML_COMMENT_NODE ||
             at->type == XML_PI_NODE)
             continue;
-        if (at->type != XML_TEXT_NODE && at->type != XML_CDATA_SECTION_NODE) Py_RETURN_NONE;
+        if (!is_text(at)) Py_RETURN_NONE;
         const unsigned char *text = at->content ? at->content : (const unsigned char *)"";
         while (*text) {
             Py_UCS4 point = code_point(&text);
             if (point == (Py_UCS4)-1) Py_RETURN_NONE;
-            if (length == limit) continue; /* (the rest of this node: only checked) */
+            read++;
+            if (length == limit) continue; /* (read past the characters kept: only checked) */
             if (Py_UNICODE_ISSPACE(point)) {
                 spaced = words;
                 continue;
@@ -397,6 +376,10 @@ static PyObject *short_text(xmlNode *node, Py_ssize_t limit, Py_UCS4 *kept) {
             }
             kept[length++] = point;
             words = 1;
+        }
+        if (!is_text(at->next) && read >= checked + limit) {
+            checked = read;
+            if (length == limit) break;
         }
     }
     return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, kept, length);
@@ -410,11 +393,10 @@ static PyObject *named(PyObject *names, PyObject *path) {
     PyObject *classes = PyTuple_GET_ITEM(names, 1), *hooks = PyTuple_GET_ITEM(names, 2);
     if ((classes != Py_None && !PyUnicode_CheckExact(classes)) || !PyTuple_CheckExact(hooks))
         Py_RETURN_NONE;
-    PyObject *split = classes != Py_None && PyUnicode_GET_LENGTH(classes) > 0
-                          ? PyUnicode_Split(classes, NULL, -1)
-                          : PyList_New(0);
+    PyObject *split = classes != Py_None ? PyUnicode_Split(classes, NULL, -1) : PyList_New(0);
     PyObject *held = PyDict_New(), *record = PyDict_New();
-    if (split == NULL || held == NULL || record == NULL || PyDict_MergeFromSeq2(held, hooks, 1) < 0 ||
+    if (split == NULL || held == NULL || record == NULL ||
+        PyDict_MergeFromSeq2(held, hooks, 1) < 0 ||
         PyDict_SetItem(record, key_id, PyTuple_GET_ITEM(names, 0)) < 0 ||
         PyDict_SetItem(record, key_classes, split) < 0 ||
         PyDict_SetItem(record, key_hooks, held) < 0 || PyDict_SetItem(record, key_path, path) < 0)
@@ -426,7 +408,8 @@ static PyObject *named(PyObject *names, PyObject *path) {
 
 /* An element's tag as lxml's `tag` reads it, of an element in no namespace: a new string;
  * None (a new reference) where the Python is to read it; NULL with an error. The last few
- * names read are kept by their address (libxml2 keeps one copy of each of a page's names). */
+ * names read are kept by their address, for one call (libxml2 keeps one copy of each name in
+ * the dictionary lxml's documents share, which outlives the call). */
 typedef struct {
     const xmlChar *name;
     PyObject *tag;
@@ -438,8 +421,8 @@ static PyObject *tag_of(const xmlNode *node, KnownTag *known) {
     if (node->ns != NULL) Py_RETURN_NONE;
     KnownTag *slot = &known[((uintptr_t)node->name >> 4) % TAGS_KEPT];
     if (slot->name != node->name || slot->tag == NULL) {
-        PyObject *tag = PyUnicode_DecodeUTF8((const char *)node->name,
-                                             (Py_ssize_t)strlen((const char *)node->name), "strict");
+        const char *name = (const char *)node->name;
+        PyObject *tag = PyUnicode_DecodeUTF8(name, (Py_ssize_t)strlen(name), "strict");
         if (tag == NULL) {
             if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return NULL;
             PyErr_Clear();
@@ -462,7 +445,9 @@ static PyObject *change_of(PyObject *element, PyObject *path, PyObject *was, PyO
         *declined = 1;
         Py_RETURN_NONE;
     }
-    int differs = PyObject_RichCompareBool(path, PyTuple_GET_ITEM(was, 3), Py_NE);
+    PyObject *unequal = PyObject_RichCompare(path, PyTuple_GET_ITEM(was, 3), Py_NE);
+    int differs = unequal == NULL ? -1 : PyObject_IsTrue(unequal); /* (`!=`, as the Python asks) */
+    Py_XDECREF(unequal);
     for (Py_ssize_t i = 0; now != NULL && differs == 0 && i < 3; i++) {
         int equal = PyObject_RichCompareBool(PyTuple_GET_ITEM(now, i), PyTuple_GET_ITEM(was, i),
                                              Py_EQ);
@@ -473,10 +458,10 @@ static PyObject *change_of(PyObject *element, PyObject *path, PyObject *was, PyO
     xmlNode *node = ((struct LxmlElement *)element)->_c_node;
     PyObject *found[4] = {NULL, NULL, NULL, NULL}, *change = NULL;
     for (int i = 0; i < 4; i++) {
-        found[i] = i == 0   ? tag_of(node, known)
-                   : i == 1 ? short_text(node, limit, kept)
-                   : i == 2 ? named(was, PyTuple_GET_ITEM(was, 3))
-                            : named(now ? now : was, path);
+        if (i == 0) found[i] = tag_of(node, known);
+        if (i == 1) found[i] = short_text(node, limit, kept);
+        if (i == 2) found[i] = named(was, PyTuple_GET_ITEM(was, 3));
+        if (i == 3) found[i] = named(now ? now : was, path);
         if (found[i] == NULL) goto done;
         if (found[i] == Py_None) {
             *declined = 1;
@@ -507,12 +492,14 @@ static PyObject *changes(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     PyObject *shift = args[0], *elements = args[1], *paths = args[2], *before = args[3],
              *after = args[4];
-    Py_ssize_t limit = PyLong_AsSsize_t(args[5]);
-    if (limit == -1 && PyErr_Occurred()) return NULL;
-    /* (Anything else, the Python says how it is wrong: lists of one length, dicts, a limit.) */
+    /* (Anything else, the Python says how it is wrong, where it does: an int, lists of one
+     * length, dicts.) */
+    int overflow = 0;
+    Py_ssize_t limit =
+        PyLong_CheckExact(args[5]) ? PyLong_AsLongAndOverflow(args[5], &overflow) : 0;
     if (!PyList_CheckExact(elements) || !PyList_CheckExact(paths) ||
         PyList_GET_SIZE(elements) != PyList_GET_SIZE(paths) || !PyDict_CheckExact(before) ||
-        !PyDict_CheckExact(after) || limit < 1 || limit > 4096)
+        !PyDict_CheckExact(after) || overflow || limit < 1 || limit > 4096)
         Py_RETURN_NONE;
     Py_UCS4 kept[4096];
     KnownTag known[TAGS_KEPT] = {{0}};
@@ -523,25 +510,27 @@ static PyObject *changes(PyObject *module, PyObject *const *args, Py_ssize_t nar
     int declined = 0;
     for (Py_ssize_t i = 0; recorded != NULL && i < PyList_GET_SIZE(held); i++) {
         PyObject *element = PyList_GET_ITEM(held, i), *path = PyList_GET_ITEM(held_paths, i);
-        if (!PyObject_TypeCheck(element, element_type) ||
+        /* (a subclass may read its tag or its text its own way) */
+        if (!Py_IS_TYPE(element, element_type) ||
             ((struct LxmlElement *)element)->_c_node == NULL ||
             ((struct LxmlElement *)element)->_c_node->type != XML_ELEMENT_NODE) {
             declined = 1;
             break;
         }
-        PyObject *was = PyDict_GetItemWithError(before, element); /* (borrowed) */
-        PyObject *now = was ? PyDict_GetItemWithError(after, element) : NULL;
+        /* (Each held as soon as it is found: a look-up, or a comparison, may run an object's
+         * code, which may take it out of its dict.) */
+        PyObject *was = Py_XNewRef(PyDict_GetItemWithError(before, element));
         if (was == NULL) { /* (an error; or none: the Python's KeyError) */
             if (PyErr_Occurred()) Py_CLEAR(recorded);
             declined = 1;
             break;
         }
+        PyObject *now = Py_XNewRef(PyDict_GetItemWithError(after, element));
         if (now == NULL && PyErr_Occurred()) {
+            Py_DECREF(was);
             Py_CLEAR(recorded);
             break;
         }
-        Py_INCREF(was);
-        Py_XINCREF(now); /* (held while the comparisons may run an object's code) */
         PyObject *change = change_of(element, path, was, now == Py_None ? NULL : now, shift,
                                      limit, kept, known, &declined);
         Py_DECREF(was);

@@ -5,6 +5,7 @@
 #define SKILLSHIFT_NATIVE_TREE_H
 
 #include <libxml/tree.h>
+#include <stdint.h>
 #include <string.h>
 
 /* An element's attribute of that name with no namespace, as `element.get(name)` finds it (the
@@ -50,6 +51,37 @@ static inline xmlNode *next_in(xmlNode *node, xmlNode *top, int descend) {
     if (descend && node->type == XML_ELEMENT_NODE && node->children != NULL) return node->children;
     while (node != top && node->next == NULL) node = node->parent;
     return node == top ? NULL : node->next;
+}
+
+/* One code point of valid UTF-8 at `*at` (moved past it), as Python's strict decoder takes
+ * it: no overlong form, no surrogate, none past U+10FFFF; (uint32_t)-1 where it is not. */
+static inline uint32_t code_point(const unsigned char **at) {
+    const unsigned char *s = *at;
+    if (s[0] < 0x80) {
+        *at += 1;
+        return s[0];
+    }
+    int more;
+    uint32_t point;
+    unsigned char low = 0x80, high = 0xBF; /* (the second byte's range) */
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        more = 1, point = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        more = 2, point = s[0] & 0x0F;
+        if (s[0] == 0xE0) low = 0xA0;
+        if (s[0] == 0xED) high = 0x9F;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        more = 3, point = s[0] & 0x07;
+        if (s[0] == 0xF0) low = 0x90;
+        if (s[0] == 0xF4) high = 0x8F;
+    } else
+        return (uint32_t)-1;
+    for (int i = 1; i <= more; i++) { /* (a 0 byte, the text's end, is in no range) */
+        if (s[i] < (i == 1 ? low : 0x80) || s[i] > (i == 1 ? high : 0xBF)) return (uint32_t)-1;
+        point = point << 6 | (s[i] & 0x3F);
+    }
+    *at += 1 + more;
+    return point;
 }
 
 #endif

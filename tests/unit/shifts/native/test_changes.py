@@ -209,20 +209,22 @@ def test_generated_trees_record_alike(fragment: str, salt: str) -> None:
     )
 
 
-def overwrite_text(node_text: str, element: etree._Element, raw: bytes) -> None:
-    """Put `raw` in place of the text node `node_text` (of the same length) that is the
-    first child of `element`, in libxml2's tree: bytes no parser would leave there (libxml2
-    replaces what is not UTF-8), to see that the C one declines them as Python's decoder
-    refuses them."""
-    assert len(raw) == len(node_text.encode()) and element.text == node_text
+def overwrite(element: etree._Element, steps: str, old: str, raw: bytes) -> None:
+    """Put `raw` in place of the text `old` (of the same length) of the text node `steps`
+    leads to from `element`'s node (`c`: its first child, `n`: the next node), in libxml2's
+    tree: bytes no parser would leave there (libxml2 replaces what is not UTF-8), to see that
+    the C one declines them where Python's decoder refuses them."""
+    assert len(raw) == len(old.encode())
     # (`struct LxmlElement`: the object's head, its document, then its node; `xmlNode`: its
-    # children at 24 bytes, a text node's content at 80: libxml2's layout on 64-bit machines)
+    # children at 24 bytes, the next node at 48, a text node's content at 80: libxml2's layout
+    # on 64-bit machines)
     node = ctypes.c_void_p.from_address(id(element) + 16 + 8).value
+    for step in steps:
+        assert node is not None
+        node = ctypes.c_void_p.from_address(node + {"c": 24, "n": 48}[step]).value
     assert node is not None
-    text_node = ctypes.c_void_p.from_address(node + 24).value
-    assert text_node is not None
-    content = ctypes.c_void_p.from_address(text_node + 80).value
-    assert content is not None and ctypes.string_at(content) == node_text.encode()
+    content = ctypes.c_void_p.from_address(node + 80).value
+    assert content is not None and ctypes.string_at(content) == old.encode()
     ctypes.memmove(content, raw, len(raw))
 
 
@@ -236,13 +238,15 @@ def overwrite_text(node_text: str, element: etree._Element, raw: bytes) -> None:
         b"\xf4\x90\x80\x80d",  # (past U+10FFFF)
         b"abc\xe2\x82",  # (cut short at the text's end)
         b"\xe2\x28\xa1de",  # (a continuation byte missing)
+        b"\xe0\x80\xafde",  # (an overlong "/" of three bytes)
+        b"\xf0\x80\x80\xafd",  # (of four)
     ],
 )
 def test_text_that_is_not_utf8_is_declined(raw: bytes) -> None:
     root = etree.fromstring("<html><body><a>vwxyz</a></body></html>", etree.HTMLParser())
     a = root.find(".//a")
     assert a is not None
-    overwrite_text("vwxyz", a, raw)
+    overwrite(a, "c", "vwxyz", raw)
     with pytest.raises(UnicodeDecodeError):
         raw.decode()
     before = {a: (None, None, (), "/html/body/a")}
@@ -288,15 +292,20 @@ def test_what_only_the_python_reads() -> None:
     # A proxy with no node, a comment, no element: the Python's in its own words.
     empty = etree._Element.__new__(etree._Element)
     comment = etree.fromstring("<r><!-- c --></r>")[0]
-    for element in (empty, comment, "a"):
+    parser = etree.XMLParser()  # (an element of a subclass, which may read its text its own way)
+    parser.set_element_class_lookup(etree.ElementDefaultClassLookup(element=etree.ElementBase))
+    own = etree.fromstring("<r><a/></r>", parser)[0]
+    for element in (empty, comment, own, "a"):
         asked = {element: (None, None, (), "/r/a")}
         assert native.changes("s", [element], ["/q"], asked, {}, 9) is None  # type: ignore[list-item]
-    for limit in (-1, 0, 5000):  # (a text kept is at least a character)
-        assert native.changes("s", [a], ["/q"], before, {}, limit) is None
+    # A text kept is at least a character, at most 4,096; a limit that is no int the Python
+    # reads only where it cuts a text (none here).
+    assert native.changes("s", [a], ["/q"], before, {}, 4096) is not None
+    for limit in (-1, 0, 4097, 2**70, 9.0, "9", True):
+        assert native.changes("s", [a], ["/q"], before, {}, limit) is None  # type: ignore[arg-type]
+    assert _changes_read("s", [a], ["/r/a"], before, {}, "9") == []  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         native.changes("s", [a], ["/q"], before, {})  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
-        native.changes("s", [a], ["/q"], before, {}, "9")  # type: ignore[arg-type]
 
 
 def test_an_error_in_a_comparison_is_raised() -> None:
@@ -314,3 +323,69 @@ def test_an_error_in_a_comparison_is_raised() -> None:
         native.changes("s", [a], ["/r/a"], before, {a: ("j", None, ())}, 9)
     with pytest.raises(RuntimeError, match="asked"):
         _changes_read("s", [a], ["/r/a"], before, {a: ("j", None, ())}, 9)
+
+
+@pytest.mark.skipif(ctypes.sizeof(ctypes.c_void_p) != 8, reason="libxml2's 64-bit layout")
+def test_text_is_read_as_far_as_the_python_reads_it() -> None:
+    """As far as the Python decodes a text, the C checks it, no less far: a leaf's text whole
+    (lxml's `text`, every adjacent text and CDATA node), a container's parts until one of the
+    Python's checks finds enough words (here the third part, past the characters kept)."""
+    assert native.changes is not None
+    page = "<r><a>a          <b/>bc<b/>XYZ</a><p>abcd<![CDATA[xy]]></p><i>" + "x" * 90
+    root = etree.fromstring(page + "<b/>XYZ</i></r>", etree.XMLParser(strip_cdata=False))
+    a, p, i = root
+    overwrite(a, "cnnnn", "XYZ", b"\xffYZ")  # (a's third part)
+    overwrite(p, "cn", "xy", b"\xff\xfe")  # (p's CDATA after its text)
+    overwrite(i, "cnn", "XYZ", b"\xffYZ")  # (i's second part, which the Python never reads)
+    for element in (a, p):
+        before = {element: (None, None, (), "/r/x")}
+        with pytest.raises(UnicodeDecodeError):
+            _changes_read("s", [element], ["/q"], before, {}, 4)
+        assert native.changes("s", [element], ["/q"], before, {}, 4) is None
+    before = {i: (None, None, (), "/r/i")}
+    assert native.changes("s", [i], ["/q"], before, {}, 80) == _changes_read(
+        "s", [i], ["/q"], before, {}, 80
+    )
+
+
+def test_a_look_up_that_empties_the_locators_frees_nothing_in_use() -> None:
+    """An object's code run by a look-up (a key of `after` whose hash is the element's) that
+    takes the element's locators out of `before`: they are held meanwhile."""
+    root = etree.fromstring("<r><a>x</a></r>")
+    a = root[0]
+    before = {a: tuple([None, None, (), "/r/a", *([0] * 30)])}  # (no tuple kept for reuse)
+
+    class SameHash:
+        def __hash__(self) -> int:
+            return hash(a)
+
+        def __eq__(self, other: object) -> bool:
+            before.clear()
+            return False
+
+    assert native.changes is not None
+    found = native.changes("s", [a], ["/q"], before, {SameHash(): 1}, 9)
+    assert found is not None and found[0][1]["before"]["path"] == "/r/a"
+
+
+def test_names_none_and_hooks_repeated_are_read_as_the_python_reads_them() -> None:
+    root = etree.fromstring("<r><a>x</a></r>")
+    a = root[0]
+    before = {a: ("i", None, (("data-h", "1"), ("data-h", "2")), "/r/a")}
+    assert native.changes is not None
+    for after in ({a: None}, {a: ("j", "c", ())}):
+        found = native.changes("s", [a], ["/r/a"], before, after, 9)  # type: ignore[arg-type]
+        assert found == _changes_read("s", [a], ["/r/a"], before, after, 9)  # type: ignore[arg-type]
+    (_, change), *_ = native.changes("s", [a], ["/q"], before, {}, 9) or []
+    assert change["before"]["hooks"] == {"data-h": "2"}  # (as `dict` takes them: the last)
+
+
+def test_a_path_is_compared_as_python_compares_it() -> None:
+    """`!=`, not identity: a path that is not equal to itself differs."""
+    root = etree.fromstring("<r><a>x</a></r>")
+    a = root[0]
+    odd = float("nan")
+    before = {a: (None, None, (), odd)}
+    assert native.changes is not None
+    found = native.changes("s", [a], [odd], before, {}, 9)  # type: ignore[list-item]
+    assert found == _changes_read("s", [a], [odd], before, {}, 9) != []  # type: ignore[list-item]
