@@ -76,6 +76,7 @@ SOURCES = {
     "_markup": "markup.c",
     "_wrappers": "wrappers.c",
     "_values": "values.c",
+    "_compounds": "compounds.c",
 }
 
 
@@ -271,6 +272,8 @@ holds_any: Callable[[bytes, tuple[bytes, ...]], bool | None] | None = _function(
 untrack: Callable[[object], int] | None = _function("_values", "untrack")
 # `paths(elements)`: `[tree.getpath(e) for e in elements]`
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
+# `matches(element, keys)`: `references.model._matches_read(element, keys)`
+matches: Callable[[etree._Element, object], bool | None] | None = _function("_compounds", "matches")
 # `changes(shift, elements, paths, before, after, limit)`: `locators._changes_read`
 changes: Callable[..., list[tuple[etree._Element, dict[str, object]]] | None] | None = _function(
     "_locators", "changes"

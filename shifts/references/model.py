@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from lxml import etree
 
+from shifts import native
+
 # A compound selector's element tests: tag (None = any), classes, id, attribute names.
 # The attribute tests are (name, operator, value), operator "" for presence.
 Keys = tuple[str | None, frozenset[str], str | None, frozenset[tuple[str, str, str]]]
@@ -515,7 +517,9 @@ class KeptMatches:
             of_keys = self._matched[keys] = {}
         answer = of_keys.get(node)
         if answer is None:
-            answer = of_keys[node] = _matches(node, keys)
+            # (`_matches`, its C asked here: a call less, on the way of every question)
+            answer = None if _compiled_matches is None else _compiled_matches(node, keys)
+            of_keys[node] = answer = _matches_read(node, keys) if answer is None else answer
         return answer
 
     def at_or_above(self, node: etree._Element | None, keys: Keys) -> bool:
@@ -587,8 +591,19 @@ class KeptMatches:
 
 
 def _matches(element: etree._Element, keys: Keys) -> bool:
-    """Whether `element` may match a compound with these keys (pseudo-classes ignored, so this
-    over-approximates: safe for deciding what to leave alone)."""
+    """Whether `element` may match a compound with these keys (`_matches_read`), in C where it
+    can be (`shifts.native`: asked thousands of times a page with an app's stylesheets, each
+    Python answer reading the element's names through lxml's proxies)."""
+    answer = None if _compiled_matches is None else _compiled_matches(element, keys)
+    return _matches_read(element, keys) if answer is None else answer
+
+
+_compiled_matches = native.matches
+
+
+def _matches_read(element: etree._Element, keys: Keys) -> bool:
+    """`_matches` in Python: its definition, which the C one follows. Pseudo-classes are
+    ignored, so this over-approximates: safe for deciding what to leave alone."""
     tag, classes, element_id, attributes = keys
     element_tag = element.tag
     if not isinstance(element_tag, str):

@@ -26,7 +26,7 @@ def test_ancestor_answers_kept_per_node_are_what_walking_up_finds() -> None:
     from lxml import etree
 
     from shifts.references.css import compound_keys
-    from shifts.references.model import KeptMatches, _matches
+    from shifts.references.model import KeptMatches, _matches_read
     from tests.helpers.fixtures import fixture_pages
 
     compounds = [compound_keys(c) for c in (".nav-sidebar", "ul", "div.x", "*", "[role]", "#top")]
@@ -35,7 +35,7 @@ def test_ancestor_answers_kept_per_node_are_what_walking_up_finds() -> None:
         kept = KeptMatches()
         for element in root.iter():
             for keys in compounds:
-                walked = any(_matches(node, keys) for node in element.iterancestors())
+                walked = any(_matches_read(node, keys) for node in element.iterancestors())
                 assert kept.at_or_above(element.getparent(), keys) == walked
         # A wrapper put in above a node leaves every answer as walking up finds it.
         for element in list(root.iter("a"))[:50]:
@@ -44,7 +44,7 @@ def test_ancestor_answers_kept_per_node_are_what_walking_up_finds() -> None:
             wrapper.append(element)
         for element in root.iter():
             for keys in compounds:
-                walked = any(_matches(node, keys) for node in element.iterancestors())
+                walked = any(_matches_read(node, keys) for node in element.iterancestors())
                 assert kept.at_or_above(element.getparent(), keys) == walked
 
 
@@ -75,23 +75,25 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds(
     from lxml import etree
 
     from shifts.references import inline_refs
-    from shifts.references.model import PageRefs, StructuralRule, _Group, _matches
+    from shifts.references.model import PageRefs, StructuralRule, _Group, _matches_read
     from tests.helpers.fixtures import fixture_pages
 
     def at_or_above(node: etree._Element | None, keys: Keys) -> bool:
-        return node is not None and any(_matches(n, keys) for n in [node, *node.iterancestors()])
+        return node is not None and any(
+            _matches_read(n, keys) for n in [node, *node.iterancestors()]
+        )
 
     def could_match(rule: StructuralRule, element: etree._Element) -> bool:
         parent = element.getparent()
         return (
             isinstance(element.tag, str)
-            and _matches(element, rule.keys)
-            and (rule.parent is None or parent is None or _matches(parent, rule.parent))
+            and _matches_read(element, rule.keys)
+            and (rule.parent is None or parent is None or _matches_read(parent, rule.parent))
             and (rule.ancestor is None or at_or_above(parent, rule.ancestor))
             and (
                 rule.sibling is None
                 or parent is None
-                or any(n is not element and _matches(n, rule.sibling) for n in parent)
+                or any(n is not element and _matches_read(n, rule.sibling) for n in parent)
             )
         )
 
@@ -140,7 +142,7 @@ def test_the_rules_found_after_wrappers_go_in_are_those_of_the_tree_then() -> No
     from lxml import etree
 
     from shifts.references import inline_refs
-    from shifts.references.model import PageRefs, StructuralRule, _matches
+    from shifts.references.model import PageRefs, StructuralRule, _matches_read
     from tests.helpers.fixtures import fixture_pages
 
     def could_match(rule: StructuralRule, element: etree._Element) -> bool:
@@ -148,13 +150,13 @@ def test_the_rules_found_after_wrappers_go_in_are_those_of_the_tree_then() -> No
         above = [] if parent is None else [parent, *parent.iterancestors()]
         return (
             isinstance(element.tag, str)
-            and _matches(element, rule.keys)
-            and (rule.parent is None or parent is None or _matches(parent, rule.parent))
-            and (rule.ancestor is None or any(_matches(n, rule.ancestor) for n in above))
+            and _matches_read(element, rule.keys)
+            and (rule.parent is None or parent is None or _matches_read(parent, rule.parent))
+            and (rule.ancestor is None or any(_matches_read(n, rule.ancestor) for n in above))
             and (
                 rule.sibling is None
                 or parent is None
-                or any(n is not element and _matches(n, rule.sibling) for n in parent)
+                or any(n is not element and _matches_read(n, rule.sibling) for n in parent)
             )
         )
 
