@@ -274,6 +274,19 @@ untrack: Callable[[object], int] | None = _function("_values", "untrack")
 paths: Callable[[list[etree._Element]], list[str] | None] | None = _function("_locators", "paths")
 # `matches(element, keys)`: `references.model._matches_read(element, keys)`
 matches: Callable[[etree._Element, object], bool | None] | None = _function("_compounds", "matches")
+# `structure_index(groups, by_tag, by_attribute, by_class, by_id, rest)`: a
+# `references.model._StructureIndex` for `structure_matters`; `structure_state(index)`: a page's
+# answers under it (`KeptMatches`'s), none yet; `structure_matters(state, element)`:
+# `bool(index.matching(element, kept, first=True))`; `structure_children_changed(state,
+# parent)`: `KeptMatches.children_changed(parent)`
+structure_index: Callable[..., object] | None = _function("_compounds", "structure_index")
+structure_state: Callable[[object], object] | None = _function("_compounds", "structure_state")
+structure_matters: Callable[[object, etree._Element], bool | None] | None = _function(
+    "_compounds", "structure_matters"
+)
+structure_children_changed: Callable[[object, etree._Element], None] | None = _function(
+    "_compounds", "structure_children_changed"
+)
 # `changes(shift, elements, paths, before, after, limit)`: `locators._changes_read`
 changes: Callable[..., list[tuple[etree._Element, dict[str, object]]] | None] | None = _function(
     "_locators", "changes"

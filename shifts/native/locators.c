@@ -458,7 +458,10 @@ static PyObject *change_of(PyObject *element, PyObject *path, PyObject *was, PyO
     xmlNode *node = ((struct LxmlElement *)element)->_c_node;
     PyObject *found[4] = {NULL, NULL, NULL, NULL}, *change = NULL;
     for (int i = 0; i < 4; i++) {
-        if (i == 0) found[i] = tag_of(node, known);
+        /* (lxml's `tag` is the one its proxy keeps, where it keeps one: read, or set) */
+        PyObject *own_tag = ((struct LxmlElement *)element)->_tag;
+        if (i == 0)
+            found[i] = own_tag && own_tag != Py_None ? Py_NewRef(own_tag) : tag_of(node, known);
         if (i == 1) found[i] = short_text(node, limit, kept);
         if (i == 2) found[i] = named(was, PyTuple_GET_ITEM(was, 3));
         if (i == 3) found[i] = named(now ? now : was, path);

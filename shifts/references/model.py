@@ -154,7 +154,7 @@ class AssetRefs:
         (`PageRefs`)."""
         if not self.has_structure:
             return False  # (most inline blocks: no structural selector at all)
-        return bool(self._structure_index.matching(element, kept or KeptMatches(), first=True))
+        return (kept or KeptMatches()).structure_matters(self._structure_index, element)
 
     def structural_rules_of(
         self, element: etree._Element, kept: KeptMatches | None = None
@@ -289,6 +289,43 @@ class _StructureIndex:
         self._filed: _Keyed[StructuralRule] = _Keyed(
             ((rule.keys, rule) for rule in rules if rule.kind != "subtree"), collect=_grouped
         )
+        self._compiled: object | None = None
+
+    def compiled(self) -> object | None:
+        """This index in C (`shifts.native.structure_index`), made once; None where the C is
+        not built. Its groups are described by their indexes, filed as they are here."""
+        if native.structure_index is None:
+            return None
+        if self._compiled is None:
+            groups: list[_Group] = []
+            at: dict[int, int] = {}  # (a group's place in `groups`, by its identity)
+
+            def indexes(filed: list[_Group]) -> tuple[int, ...]:
+                for group in filed:
+                    if id(group) not in at:
+                        at[id(group)] = len(groups)
+                        groups.append(group)
+                return tuple(at[id(group)] for group in filed)
+
+            keyed = self._filed
+            by_kind = [
+                {name: indexes(filed) for name, filed in by_name.items()}
+                for by_name in (keyed.by_tag, keyed.by_attribute, keyed.by_class, keyed.by_id)
+            ]
+            rest = indexes(keyed.rest)
+            described = tuple(
+                (
+                    group.compound,
+                    group.names_nothing,
+                    tuple(
+                        (up, tuple((rule.ancestor, rule.sibling) for rule in filed))
+                        for up, filed in group.by_parent
+                    ),
+                )
+                for group in groups
+            )
+            self._compiled = native.structure_index(described, *by_kind, rest)
+        return self._compiled
 
     def holds_any(self) -> bool:
         """Whether any rule is filed (a `:has()` one is kept apart: `subtree`)."""
@@ -511,6 +548,24 @@ class KeptMatches:
         ] = {}
         # Parent -> compound -> its children that may match it, as long.
         self._children_of: dict[etree._Element, dict[Keys, list[etree._Element]]] = {}
+        # Index -> what the C keeps of the same answers under it (`structure_matters`).
+        self._compiled_states: dict[_StructureIndex, object] = {}
+
+    def structure_matters(self, index: _StructureIndex, element: etree._Element) -> bool:
+        """Whether a rule of `index` could match `element` where it is: `index.matching(
+        element, self, first=True)`, in C where it can be (`shifts.native`: asked of every
+        wrap candidate and each child of its parent, each question a dozen Python calls with
+        an app's stylesheets, a third of a first load)."""
+        compiled = index.compiled()
+        if compiled is not None:
+            assert native.structure_state is not None and native.structure_matters is not None
+            state = self._compiled_states.get(index)
+            if state is None:
+                state = self._compiled_states[index] = native.structure_state(compiled)
+            answer = native.structure_matters(state, element)
+            if answer is not None:
+                return answer
+        return bool(index.matching(element, self, first=True))
 
     def matches(self, node: etree._Element, keys: Keys) -> bool:
         # (`_matches`, its C asked here, a call less, and before what is kept: it answers in
@@ -591,6 +646,9 @@ class KeptMatches:
         """A wrapper took a child's place in `parent`: its children are found again."""
         self._children_of.pop(parent, None)
         self._rules_under.pop(parent, None)
+        for state in self._compiled_states.values():
+            assert native.structure_children_changed is not None
+            native.structure_children_changed(state, parent)
 
 
 def _matches(element: etree._Element, keys: Keys) -> bool:

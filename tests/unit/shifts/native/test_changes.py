@@ -389,3 +389,16 @@ def test_a_path_is_compared_as_python_compares_it() -> None:
     assert native.changes is not None
     found = native.changes("s", [a], [odd], before, {}, 9)  # type: ignore[list-item]
     assert found == _changes_read("s", [a], [odd], before, {}, 9) != []  # type: ignore[list-item]
+
+
+def test_a_tag_set_on_an_element_is_the_one_recorded() -> None:
+    """lxml reads the tag its proxy keeps (`element.tag = b"a"` keeps the bytes)."""
+    root = etree.fromstring("<r><a>x</a><b>y</b></r>")
+    a, b = root
+    a.tag = b"a"  # type: ignore[assignment]
+    b.tag = "{}b"
+    before = {a: (None, None, (), "/r/a"), b: (None, None, (), "/r/b")}
+    assert native.changes is not None
+    found = native.changes("s", [a, b], ["/q", "/q"], before, {}, 9)
+    assert found == _changes_read("s", [a, b], ["/q", "/q"], before, {}, 9)
+    assert [change["tag"] for _, change in found or []] == [b"a", "{}b"]

@@ -236,3 +236,58 @@ def test_every_test_of_every_value_answers_alike() -> None:
                 etree.SubElement(root, tag, title=value, attrib={"class": value})
             answered += answers_alike(root, compounds)[0]
     assert answered > 5_000
+
+
+def test_names_lxml_refuses_are_the_pythons_in_either_order() -> None:
+    """An attribute's name that lxml's `get` refuses (empty, U+FFFF): the Python raises, and
+    the C declines, before or after a test that says no (a set's order is its own)."""
+    element = etree.fromstring('<r><a title="t"/></r>')[0]
+    assert native.matches is not None
+    raised = answered = 0
+    for refused in ("", "a\uffff", "a\ufffe"):
+        for missing in ("b", "c", "d", "e", "f"):  # (some before the refused name, some after)
+            tests = frozenset({(refused, "", ""), (missing, "", "")})
+            keys: Keys = (None, frozenset(), None, tests)
+            found = native.matches(element, keys)
+            try:
+                expected = _matches_read(element, keys)
+            except ValueError:
+                assert found is None, (refused, missing)
+                raised += 1
+            else:
+                assert found in (None, expected)
+                answered += found is not None
+    assert raised and answered  # (both orders met)
+
+
+def test_long_values_answer_alike() -> None:
+    """Values and words of every length around 256 bytes, with every operator."""
+    compounds: list[Keys] = []
+    for length in (1, 255, 256, 257, 600):
+        word = "Ab" * (length // 2) + "c" * (length % 2)
+        compounds += [
+            (None, frozenset(), None, frozenset({("title", operator, word)}))
+            for operator in OPERATORS
+        ]
+    root = etree.Element("r")
+    for length in (0, 255, 256, 257, 600, 1200):
+        value = ("aB" * 700)[:length]
+        etree.SubElement(root, "a", title=value)
+        etree.SubElement(root, "a", title=value + " " + value.upper() + "-x")
+    assert answers_alike(root, compounds)[0] > 400
+
+
+def test_a_tag_set_on_an_element_is_read_as_the_python_reads_it() -> None:
+    """lxml reads the tag its proxy keeps (`element.tag = b"a"` keeps the bytes, and the
+    Python then reads no string): what it keeps, the C declines where it is not the node's."""
+    root = etree.fromstring("<r><a/><b/><c/></r>")
+    a, b, c = root
+    a.tag = b"a"  # type: ignore[assignment]
+    b.tag = "{}b"
+    assert c.tag == "c"  # (kept, as read: the node's own)
+    assert native.matches is not None
+    for node in (a, b, c):
+        keys: Keys = (etree.QName(node).localname, frozenset(), None, frozenset())
+        found = native.matches(node, keys)
+        assert found is (None if node is not c else True)
+        assert _matches(node, keys) is _matches_read(node, keys)
