@@ -379,10 +379,14 @@ typedef struct {
     size_t size, used;
 } KeptTable;
 
+/* A state's answers are about one document, the first asked about, which it keeps: its nodes,
+ * by their addresses, are the keys (no element of a tree that changes only by wrappers added,
+ * each told, is freed: `KeptMatches`), and another document's elements are declined. */
 typedef struct {
     PyObject *index_capsule;
     Index *index;
-    KeptTable above, under, generations; /* (generations: a parent's in `answer`) */
+    PyObject *document; /* (lxml's proxy of it; NULL until the first question) */
+    KeptTable above, under, generations; /* (generations: a parent's in `generation`) */
 } State;
 
 static size_t kept_slot(const KeptTable *table, const xmlNode *node, const void *key) {
@@ -430,6 +434,7 @@ static void state_destroyed(PyObject *capsule) {
     PyMem_Free(state->above.slots);
     PyMem_Free(state->under.slots);
     PyMem_Free(state->generations.slots);
+    Py_XDECREF(state->document);
     Py_XDECREF(state->index_capsule);
     PyMem_Free(state);
 }
@@ -660,6 +665,13 @@ static int structure_matters_node(State *state, xmlNode *node) {
     return any_group(state, node, parent, index->rest);
 }
 
+/* Whether `proxy` is of the state's document (which it becomes, if none is yet). */
+static int of_document(State *state, PyObject *proxy) {
+    PyObject *document = (PyObject *)((struct LxmlElement *)proxy)->_doc;
+    if (state->document == NULL) state->document = Py_NewRef(document);
+    return document == state->document;
+}
+
 /* `structure_matters(state, element)`: True, False, or None where the Python answers. */
 static PyObject *structure_matters(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
@@ -670,7 +682,7 @@ static PyObject *structure_matters(PyObject *module, PyObject *const *args, Py_s
     State *state = PyCapsule_GetPointer(args[0], STATE_NAME);
     if (state == NULL) return NULL;
     xmlNode *node = node_of(args[1]);
-    if (node == NULL) Py_RETURN_NONE;
+    if (node == NULL || !of_document(state, args[1])) Py_RETURN_NONE;
     int answer = structure_matters_node(state, node);
     if (answer < 0) return NULL;
     if (answer == DECLINED) Py_RETURN_NONE;
@@ -693,6 +705,8 @@ static PyObject *structure_children_changed(PyObject *module, PyObject *const *a
         PyErr_SetString(PyExc_TypeError, "children_changed takes an lxml element");
         return NULL;
     }
+    if (state->document != (PyObject *)((struct LxmlElement *)args[1])->_doc)
+        Py_RETURN_NONE; /* (nothing kept of another document's) */
     Kept *kept = kept_put(&state->generations, ((struct LxmlElement *)args[1])->_c_node, NULL);
     if (kept == NULL) return NULL;
     kept->generation++;

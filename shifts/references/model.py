@@ -533,7 +533,9 @@ class KeptMatches:
     matched by the node's old parent as well. `rules_under`: what a parent answers for all its
     children, with which of them may match a rule's sibling compound (`A + E`); kept per
     parent until a wrapper takes a child's place in it (`children_changed`: the wrapped child
-    is a sibling no more)."""
+    is a sibling no more). The C keeps the same answers by node, of one document's tree (the
+    first it is asked about; another's it leaves to the Python), which it keeps alive: its
+    nodes' addresses are no other's as long as the tree changes only by wrappers, each told."""
 
     def __init__(self) -> None:
         # (Each by compound, then by node: a compound's answers are looked up without a key

@@ -138,14 +138,14 @@ def test_what_only_the_python_answers() -> None:
     parser.set_element_class_lookup(etree.ElementDefaultClassLookup(element=etree.ElementBase))
     own = etree.fromstring("<ul><li/></ul>", parser)[0]
     defaults = etree.fromstring('<!DOCTYPE r [<!ATTLIST i class CDATA "x">]><r><i/></r>')[0]
-    for node in (namespaced, beyond, own, defaults):
-        assert native.structure_matters(state, node) is None
+    for node in (namespaced, beyond, own, defaults):  # (each of its own document: a state each)
+        assert native.structure_matters(native.structure_state(compiled), node) is None
         assert KeptMatches().structure_matters(index, node) is bool(
             index.matching(node, KeptMatches(), first=True)
         )
     # A comment is no element: no rule matches it.
     comment = etree.fromstring("<ul><!-- c --></ul>")[0]
-    assert native.structure_matters(state, comment) is False
+    assert native.structure_matters(native.structure_state(compiled), comment) is False
     assert native.structure_matters(state, etree._Element.__new__(etree._Element)) is None
     # Arguments not as the index makes them: errors, never a guess.
     with pytest.raises(TypeError):
@@ -201,3 +201,25 @@ def test_two_rules_each_with_one_sibling_match_any_child() -> None:
         ((span, False, ((None, ((None, span),)),)),), {"span": (0,)}, {}, {}, {}, ()
     )
     assert native.structure_matters(native.structure_state(index), element) is False
+
+
+def test_answers_are_kept_of_one_document() -> None:
+    """Asked of a second document's elements (a page's references asked again of another
+    tree), the C leaves them to the Python: its answers are kept by node, of the first."""
+    refs = css_refs("ul > li {}")
+    kept = KeptMatches()
+    index = refs._structure_index
+    first = etree.fromstring("<html><body><ul><li>1</li></ul></body></html>", etree.HTMLParser())
+    li = first.find(".//li")
+    assert li is not None and kept.structure_matters(index, li) is True
+    state = kept._compiled_states[index]
+    assert native.structure_matters is not None
+    for _ in range(20):  # (the first's nodes kept alive: none of these reuses their addresses)
+        other = etree.fromstring(
+            "<html><body><ol><li>2</li></ol></body></html>", etree.HTMLParser()
+        )
+        other_li = other.find(".//li")
+        assert other_li is not None
+        assert native.structure_matters(state, other_li) is None
+        assert kept.structure_matters(index, other_li) is False
+    assert native.structure_matters(state, li) is True
