@@ -7,7 +7,9 @@
  * the Python): an element in a namespace, a tag its proxy keeps that is not the node's, a name
  * or a value the Python would lowercase beyond ASCII, an attribute's name lxml's `get` may
  * refuse, a value that is no single text (an entity's reference in it), DTD attribute defaults,
- * keys not as `css.compound_keys` makes them, a proxy of a subclass. A text is read as UTF-8,
+ * keys not as `css.compound_keys` makes them, a proxy of a subclass (the other nodes of its tree
+ * are read as lxml's own classes read them: the service's parser makes no other, and a tree
+ * of classes of its own is no page's). A text is read as UTF-8,
  * as libxml2 keeps every text, and checked as far as it is read. The tests compare the two on
  * every element of the saved pages, against their stylesheets' rules and rules of every kind,
  * as wrappers go in, and on generated trees and compounds. */
@@ -54,26 +56,36 @@ static int folded_equals(const char *a, const char *b, size_t length) {
     return 1;
 }
 
-/* Whether `word` (`size` bytes) is one of the words `str.split()` makes of the UTF-8 `text`
- * (split at each run of what Python calls whitespace), each lowercased with it where `fold`
- * (both ASCII): 1, 0, or DECLINED where `text` is not UTF-8 as far as it is read. */
-static int holds_word(const char *text, const char *word, Py_ssize_t size, int fold) {
-    const unsigned char *at = (const unsigned char *)text, *start = NULL;
+/* The next of the words `str.split()` makes of the UTF-8 text at `*at` (split at each run of
+ * what Python calls whitespace), `*at` moved past it: 1 with the word at `*word`, `*size` bytes;
+ * 0 at the text's end; DECLINED where it is not UTF-8 as far as it is read. */
+static int next_word(const unsigned char **at, const unsigned char **word, Py_ssize_t *size) {
+    const unsigned char *start = NULL;
     for (;;) {
-        const unsigned char *here = at;
-        uint32_t point = *at ? code_point(&at) : ' ';
+        const unsigned char *here = *at;
+        uint32_t point = **at ? code_point(at) : ' ';
         if (point == (uint32_t)-1) return DECLINED;
         int space = Py_UNICODE_ISSPACE((Py_UCS4)point);
         if (space && start != NULL) {
-            if (here - start == size &&
-                (fold ? folded_equals((const char *)start, word, (size_t)size)
-                      : memcmp(start, word, (size_t)size) == 0))
-                return 1;
-            start = NULL;
-        } else if (!space && start == NULL)
-            start = here;
+            *word = start, *size = here - start;
+            return 1;
+        }
+        if (!space && start == NULL) start = here;
         if (*here == '\0') return 0;
     }
+}
+
+/* Whether `word` (`size` bytes) is one of the words `str.split()` makes of the UTF-8 `text`,
+ * each lowercased with it where `fold` (both ASCII): 1, 0, or DECLINED. */
+static int holds_word(const char *text, const char *word, Py_ssize_t size, int fold) {
+    const unsigned char *at = (const unsigned char *)text, *found;
+    Py_ssize_t length;
+    int more;
+    while ((more = next_word(&at, &found, &length)) == 1)
+        if (length == size && (fold ? folded_equals((const char *)found, word, (size_t)size)
+                                    : memcmp(found, word, (size_t)size) == 0))
+            return 1;
+    return more;
 }
 
 /* The operators `_attribute_matches` reads (any other: it may match). */
@@ -280,7 +292,8 @@ static PyObject *none_as_null(PyObject *object) { return object == Py_None ? NUL
 /* `structure_index(groups, by_tag, by_attribute, by_class, by_id, rest)`: groups, a tuple of
  * (compound, names_nothing, ((parent | None, ((ancestor | None, sibling | None), ...)), ...));
  * each by_ a dict of a name to a tuple of the groups' indexes filed under it; rest, those
- * filed under none. An opaque index, or a TypeError where they are not so. */
+ * filed under none. An opaque index, or a TypeError where the groups are not of that shape (the
+ * filing's indexes are read when a question reads them: one that is no group's declines it). */
 static PyObject *structure_index(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     const char *shape = "structure_index(groups, by_tag, by_attribute, by_class, by_id, rest): "
@@ -631,22 +644,15 @@ static int structure_matters_node(State *state, xmlNode *node) {
         xmlAttr *attribute = attribute_named(node, "class");
         const char *value = attribute ? attribute_text(attribute) : "";
         if (value == NULL) return DECLINED;
-        /* (each word `str.split()` makes of it) */
-        const unsigned char *at = (const unsigned char *)value, *start = NULL;
-        for (;;) {
-            const unsigned char *here = at;
-            uint32_t point = *at ? code_point(&at) : ' ';
-            if (point == (uint32_t)-1) return DECLINED;
-            int space = Py_UNICODE_ISSPACE((Py_UCS4)point);
-            if (space && start != NULL) {
-                PyObject *word = PyUnicode_DecodeUTF8((const char *)start, here - start, NULL);
-                if ((answer = any_filed(state, node, parent, index->by_class, word)) != 0)
-                    return answer;
-                start = NULL;
-            } else if (!space && start == NULL)
-                start = here;
-            if (*here == '\0') break;
+        const unsigned char *at = (const unsigned char *)value, *word;
+        Py_ssize_t size;
+        int more;
+        while ((more = next_word(&at, &word, &size)) == 1) {
+            PyObject *name = PyUnicode_DecodeUTF8((const char *)word, size, NULL);
+            if ((answer = any_filed(state, node, parent, index->by_class, name)) != 0)
+                return answer;
         }
+        if (more == DECLINED) return DECLINED;
     }
     if (PyDict_GET_SIZE(index->by_id)) {
         xmlAttr *attribute = attribute_named(node, "id");

@@ -298,14 +298,14 @@ class _StructureIndex:
             return None
         if self._compiled is None:
             groups: list[_Group] = []
-            at: dict[int, int] = {}  # (a group's place in `groups`, by its identity)
+            at: dict[_Group, int] = {}  # (a group's place in `groups`; groups hash by identity)
 
             def indexes(filed: list[_Group]) -> tuple[int, ...]:
                 for group in filed:
-                    if id(group) not in at:
-                        at[id(group)] = len(groups)
+                    if group not in at:
+                        at[group] = len(groups)
                         groups.append(group)
-                return tuple(at[id(group)] for group in filed)
+                return tuple(at[group] for group in filed)
 
             keyed = self._filed
             by_kind = [
@@ -534,8 +534,12 @@ class KeptMatches:
     children, with which of them may match a rule's sibling compound (`A + E`); kept per
     parent until a wrapper takes a child's place in it (`children_changed`: the wrapped child
     is a sibling no more). The C keeps the same answers by node, of one document's tree (the
-    first it is asked about; another's it leaves to the Python), which it keeps alive: its
-    nodes' addresses are no other's as long as the tree changes only by wrappers, each told."""
+    first it is asked about; another's it leaves to the Python), which it keeps alive.
+
+    The tree may change only by wrappers going in, each told (`children_changed`), as locator
+    drift's wrap pass changes it: no element removed or moved elsewhere meanwhile (the Python's
+    answers would be stale, and a node freed could lend its address, the C's key, to a new
+    one)."""
 
     def __init__(self) -> None:
         # (Each by compound, then by node: a compound's answers are looked up without a key
@@ -558,12 +562,12 @@ class KeptMatches:
         element, self, first=True)`, in C where it can be (`shifts.native`: asked of every
         wrap candidate and each child of its parent, each question a dozen Python calls with
         an app's stylesheets, a third of a first load)."""
-        compiled = index.compiled()
-        if compiled is not None:
-            assert native.structure_state is not None and native.structure_matters is not None
-            state = self._compiled_states.get(index)
-            if state is None:
-                state = self._compiled_states[index] = native.structure_state(compiled)
+        state = self._compiled_states.get(index)
+        if state is None and (compiled := index.compiled()) is not None:
+            assert native.structure_state is not None
+            state = self._compiled_states[index] = native.structure_state(compiled)
+        if state is not None:
+            assert native.structure_matters is not None
             answer = native.structure_matters(state, element)
             if answer is not None:
                 return answer

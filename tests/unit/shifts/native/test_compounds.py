@@ -244,7 +244,9 @@ def test_names_lxml_refuses_are_the_pythons_in_either_order() -> None:
     element = etree.fromstring('<r><a title="t"/></r>')[0]
     assert native.matches is not None
     raised = answered = 0
-    for refused in ("", "a\uffff", "a\ufffe"):
+    for refused in ("", "a\uffff", "a\ufffe", "\u00e9"):
+        alone: Keys = (None, frozenset(), None, frozenset({(refused, "", "")}))
+        assert native.matches(element, alone) is None, refused
         for missing in ("b", "c", "d", "e", "f"):  # (some before the refused name, some after)
             tests = frozenset({(refused, "", ""), (missing, "", "")})
             keys: Keys = (None, frozenset(), None, tests)
