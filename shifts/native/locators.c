@@ -385,6 +385,22 @@ static PyObject *short_text(xmlNode *node, Py_ssize_t limit, Py_UCS4 *kept) {
     return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, kept, length);
 }
 
+/* A dict this module made, taken out of the cyclic collector's sight where each of its values
+ * is an atom (no container the collector tracks) or a container this module made and took out
+ * of it (`values`: its `count` values). CPython keeps a dict in sight once it holds any list or
+ * dict, tracked or not; a change map's records are data, never given anything later, so a
+ * first load's thousands of them are then walked by no collection during the shift, nor by
+ * `native.untrack` when its state is frozen. (A dict given a container later is tracked again
+ * by CPython itself; only this module's own containers are ever taken out of sight here.) */
+static void out_of_sight(PyObject *dict, PyObject *const *atoms, int count_atoms,
+                         PyObject *const *made, int count_made) {
+    for (int i = 0; i < count_atoms; i++)
+        if (PyObject_IS_GC(atoms[i])) return;
+    for (int i = 0; i < count_made; i++)
+        if (PyObject_GC_IsTracked(made[i])) return;
+    PyObject_GC_UnTrack(dict);
+}
+
 /* `locators._named(names, path)`: {"id", "classes" (split), "hooks" (a dict), "path"} of
  * `names` (id, classes, hooks, ...). A new dict; None (a new reference) where `names` is not
  * as the readers make it (the Python then says how); NULL with an error. */
@@ -394,6 +410,7 @@ static PyObject *named(PyObject *names, PyObject *path) {
     if ((classes != Py_None && !PyUnicode_CheckExact(classes)) || !PyTuple_CheckExact(hooks))
         Py_RETURN_NONE;
     PyObject *split = classes != Py_None ? PyUnicode_Split(classes, NULL, -1) : PyList_New(0);
+    if (split != NULL) PyObject_GC_UnTrack(split); /* (strings only, never given more) */
     PyObject *held = PyDict_New(), *record = PyDict_New();
     if (split == NULL || held == NULL || record == NULL ||
         PyDict_MergeFromSeq2(held, hooks, 1) < 0 ||
@@ -401,6 +418,9 @@ static PyObject *named(PyObject *names, PyObject *path) {
         PyDict_SetItem(record, key_classes, split) < 0 ||
         PyDict_SetItem(record, key_hooks, held) < 0 || PyDict_SetItem(record, key_path, path) < 0)
         Py_CLEAR(record);
+    else /* (`held` is in sight where a hook's value is a container: then so is the record) */
+        out_of_sight(record, (PyObject *[]){PyTuple_GET_ITEM(names, 0), path}, 2,
+                     (PyObject *[]){split, held}, 2);
     Py_XDECREF(split);
     Py_XDECREF(held);
     return record;
@@ -480,6 +500,9 @@ static PyObject *change_of(PyObject *element, PyObject *path, PyObject *was, PyO
          PyDict_SetItem(change, key_before, found[2]) < 0 ||
          PyDict_SetItem(change, key_after, found[3]) < 0))
         Py_CLEAR(change);
+    else if (change != NULL)
+        out_of_sight(change, (PyObject *[]){shift, found[0], found[1]}, 3,
+                     (PyObject *[]){found[2], found[3]}, 2);
 done:
     for (int i = 0; i < 4; i++) Py_XDECREF(found[i]);
     return change;

@@ -402,3 +402,24 @@ def test_a_tag_set_on_an_element_is_the_one_recorded() -> None:
     found = native.changes("s", [a, b], ["/q", "/q"], before, {}, 9)
     assert found == _changes_read("s", [a, b], ["/q", "/q"], before, {}, 9)
     assert [change["tag"] for _, change in found or []] == [b"a", "{}b"]
+
+
+def test_records_are_out_of_the_collectors_sight_unless_they_hold_a_container() -> None:
+    """A record of strings is walked by no collection (nor by `native.untrack` at the freeze);
+    one whose locators hold a container stays in sight, and the caller's containers are left
+    as they are."""
+    import gc
+
+    root = etree.fromstring('<r><a class="x y" data-t="1">x</a></r>')
+    a = root[0]
+    before = {a: ("i", "x y", (("data-t", "1"),), "/r/a")}
+    assert native.changes is not None
+    (_, change), *_ = native.changes("s", [a], ["/q"], before, {a: ("j", "x", ())}, 9) or []
+    for value in (change, change["before"], change["after"], change["before"]["classes"]):
+        assert not gc.is_tracked(value)
+    assert change == _changes_read("s", [a], ["/q"], before, {a: ("j", "x", ())}, 9)[0][1]
+    held: list[object] = []
+    for odd in ((held, "x", (), "/r/a"), ("i", "x", (("data-t", held),), "/r/a")):
+        (_, change), *_ = native.changes("s", [a], ["/q"], {a: odd}, {}, 9) or []
+        assert gc.is_tracked(change) and gc.is_tracked(change["before"])
+        assert gc.is_tracked(held)
