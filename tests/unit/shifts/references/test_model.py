@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lxml import etree
 
 from shifts.references import (
     EMPTY,
@@ -13,7 +14,7 @@ from shifts.references import (
     js_refs,
     merge_refs,
 )
-from shifts.references.model import Keys
+from shifts.references.model import StructuralRule, _matches_read
 
 
 def test_merging_keeps_everything_and_incompleteness_wins() -> None:
@@ -23,8 +24,6 @@ def test_merging_keeps_everything_and_incompleteness_wins() -> None:
 
 
 def test_ancestor_answers_kept_per_node_are_what_walking_up_finds() -> None:
-    from lxml import etree
-
     from shifts.references.css import compound_keys
     from shifts.references.model import KeptMatches, _matches_read
     from tests.helpers.fixtures import fixture_pages
@@ -65,6 +64,24 @@ def test_the_attributes_whose_values_decide_a_place_are_those_a_rule_or_a_step_t
     assert refs.values_tested == {"data-step", "data-col", "data-row", "data-pos"}
 
 
+def could_match(rule: StructuralRule, element: etree._Element) -> bool:
+    """The definition the index is held to: `rule` tested of `element` where it is in its
+    tree (each compound by `_matches_read`, the ancestors walked, the siblings looked at)."""
+    parent = element.getparent()
+    above = [] if parent is None else [parent, *parent.iterancestors()]
+    return (
+        isinstance(element.tag, str)
+        and _matches_read(element, rule.keys)
+        and (rule.parent is None or parent is None or _matches_read(parent, rule.parent))
+        and (rule.ancestor is None or any(_matches_read(n, rule.ancestor) for n in above))
+        and (
+            rule.sibling is None
+            or parent is None
+            or any(n is not element and _matches_read(n, rule.sibling) for n in parent)
+        )
+    )
+
+
 def test_the_index_finds_the_rules_that_testing_each_rule_finds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -72,30 +89,9 @@ def test_the_index_finds_the_rules_that_testing_each_rule_finds(
     answers kept per node) against each rule tested in turn, on every element of the saved
     pages, with their own stylesheets' rules and with rules of every kind of key: an id, a
     class, an attribute, a tag, none (`*`), each with a parent, an ancestor or a sibling."""
-    from lxml import etree
-
     from shifts.references import inline_refs
-    from shifts.references.model import PageRefs, StructuralRule, _Group, _matches_read
+    from shifts.references.model import PageRefs, _Group
     from tests.helpers.fixtures import fixture_pages
-
-    def at_or_above(node: etree._Element | None, keys: Keys) -> bool:
-        return node is not None and any(
-            _matches_read(n, keys) for n in [node, *node.iterancestors()]
-        )
-
-    def could_match(rule: StructuralRule, element: etree._Element) -> bool:
-        parent = element.getparent()
-        return (
-            isinstance(element.tag, str)
-            and _matches_read(element, rule.keys)
-            and (rule.parent is None or parent is None or _matches_read(parent, rule.parent))
-            and (rule.ancestor is None or at_or_above(parent, rule.ancestor))
-            and (
-                rule.sibling is None
-                or parent is None
-                or any(n is not element and _matches_read(n, rule.sibling) for n in parent)
-            )
-        )
 
     every_kind = css_refs(
         "#top > a {} .nav > li {} .nav > li.active {} ul.nav > li {} [role] > a {}"
@@ -139,26 +135,9 @@ def test_the_rules_found_after_wrappers_go_in_are_those_of_the_tree_then() -> No
     paragraphs' places (the parent told, as the drift tells it), the index finds what testing
     each rule on the tree as it is then finds: a sibling kept for a parent's children (`a +
     span`) is one no more once it is inside a wrapper."""
-    from lxml import etree
-
     from shifts.references import inline_refs
-    from shifts.references.model import PageRefs, StructuralRule, _matches_read
+    from shifts.references.model import PageRefs
     from tests.helpers.fixtures import fixture_pages
-
-    def could_match(rule: StructuralRule, element: etree._Element) -> bool:
-        parent = element.getparent()
-        above = [] if parent is None else [parent, *parent.iterancestors()]
-        return (
-            isinstance(element.tag, str)
-            and _matches_read(element, rule.keys)
-            and (rule.parent is None or parent is None or _matches_read(parent, rule.parent))
-            and (rule.ancestor is None or any(_matches_read(n, rule.ancestor) for n in above))
-            and (
-                rule.sibling is None
-                or parent is None
-                or any(n is not element and _matches_read(n, rule.sibling) for n in parent)
-            )
-        )
 
     assets = css_refs(
         "a + span {} a ~ b {} h2 ~ p {} p + * {} * + a {} li > a + ul {} div a ~ a {} a ~ a {}"
@@ -206,8 +185,6 @@ def test_the_names_unreached_are_those_neither_referenced_nor_reached() -> None:
     and `reaches_id` asked of each name: on every saved page's ids, classes and script words
     with its own inline references, beside assets of every kind of name (ids, classes,
     attribute values, words, free names, prefixes, suffixes) and none."""
-    from lxml import etree
-
     from shifts.references import inline_refs
     from shifts.references.model import PageRefs
     from tests.helpers.fixtures import fixture_pages
