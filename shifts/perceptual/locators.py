@@ -1142,7 +1142,10 @@ class _Mentions:
     can only over-count: safe here). `asked`: the names that will be asked, if known: then only
     they are counted (a page's words are mostly no name of it: a 250 KB page's 33,000 words
     are 7,800 distinct ones, and a count of each cost 5 ms of a 50-90 ms first load), and a
-    name not among them is scanned for.
+    name not among them is scanned for. Counted in C (`shifts.native`), the asked names cost
+    a few scans' worth together (2-12 pages' worth, by how many they are): they are counted
+    at the first ask, not after scans (a page of unique ids asks after a thousand of them,
+    and the scans for their first few cost a first load more than the count).
     """
 
     _WORD = re.compile(rb"[A-Za-z0-9_-]+")
@@ -1167,6 +1170,8 @@ class _Mentions:
         encoded = name.encode("utf-8", "replace")
         if not self._WORD.fullmatch(encoded):
             return self.original.count(encoded)
+        if self._words is None and self._asked is not None and native.count_words is not None:
+            self._count_asked()
         if self._words is not None and (self._counted is None or encoded in self._counted):
             return self._words[encoded]
         page, count, start, word = self.original, 0, 0, volatile.WORD_BYTES
@@ -1184,9 +1189,13 @@ class _Mentions:
             if self._asked is None:
                 self._words = Counter(page.translate(_SPACE_OUT).split())
             else:
-                self._counted = frozenset(name.encode("utf-8", "replace") for name in self._asked)
-                self._words = _counted_words(page, self._counted)
+                self._count_asked()
         return count
+
+    def _count_asked(self) -> None:
+        assert self._asked is not None
+        self._counted = frozenset(name.encode("utf-8", "replace") for name in self._asked)
+        self._words = _counted_words(self.original, self._counted)
 
 
 def _counted_words(page: bytes, names: frozenset[bytes]) -> Counter[bytes]:
