@@ -401,19 +401,40 @@ static void out_of_sight(PyObject *dict, PyObject *const *atoms, int count_atoms
     PyObject_GC_UnTrack(dict);
 }
 
+/* Whether `names`' item `index` (its classes, or its hooks) is the one `like`'s is: then the
+ * record made of `like` holds the container it is read into, shared (a change map's records are
+ * data, read and written whole: `after.path` alone is set again, `_settle_changes`). Classes
+ * are compared where both are strings, hooks only by identity: no object's own code is run
+ * where the Python compares nothing. */
+static int same_as(PyObject *names, PyObject *like, Py_ssize_t index) {
+    if (like == NULL) return 0;
+    PyObject *mine = PyTuple_GET_ITEM(names, index), *theirs = PyTuple_GET_ITEM(like, index);
+    return mine == theirs || (index == 1 && PyUnicode_CheckExact(mine) &&
+                              PyUnicode_CheckExact(theirs) && PyUnicode_Compare(mine, theirs) == 0);
+}
+
 /* `locators._named(names, path)`: {"id", "classes" (split), "hooks" (a dict), "path"} of
- * `names` (id, classes, hooks, ...). A new dict; None (a new reference) where `names` is not
- * as the readers make it (the Python then says how); NULL with an error. */
-static PyObject *named(PyObject *names, PyObject *path) {
+ * `names` (id, classes, hooks, ...). `like`, `made`: names read before and the record made of
+ * them, or NULL: where `names` holds the same classes or hooks, `made`'s container of them is
+ * shared (an element's record before and after: a first load's thousands differ in a path and
+ * a dropped hook, their classes mostly not). A new dict; None (a new reference) where `names`
+ * is not as the readers make it (the Python then says how); NULL with an error. */
+static PyObject *named(PyObject *names, PyObject *path, PyObject *like, PyObject *made) {
     if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) < 3) Py_RETURN_NONE;
     PyObject *classes = PyTuple_GET_ITEM(names, 1), *hooks = PyTuple_GET_ITEM(names, 2);
     if ((classes != Py_None && !PyUnicode_CheckExact(classes)) || !PyTuple_CheckExact(hooks))
         Py_RETURN_NONE;
-    PyObject *split = classes != Py_None ? PyUnicode_Split(classes, NULL, -1) : PyList_New(0);
-    if (split != NULL) PyObject_GC_UnTrack(split); /* (strings only, never given more) */
-    PyObject *held = PyDict_New(), *record = PyDict_New();
+    int same_classes = same_as(names, like, 1), same_hooks = same_as(names, like, 2);
+    PyObject *split = NULL, *held = NULL, *record = PyDict_New();
+    if (same_classes)
+        split = Py_NewRef(PyDict_GetItem(made, key_classes));
+    else if ((split = classes != Py_None ? PyUnicode_Split(classes, NULL, -1) : PyList_New(0)))
+        PyObject_GC_UnTrack(split); /* (strings only, never given more) */
+    if (same_hooks)
+        held = Py_NewRef(PyDict_GetItem(made, key_hooks));
+    else if ((held = PyDict_New()) != NULL && PyDict_MergeFromSeq2(held, hooks, 1) < 0)
+        Py_CLEAR(held);
     if (split == NULL || held == NULL || record == NULL ||
-        PyDict_MergeFromSeq2(held, hooks, 1) < 0 ||
         PyDict_SetItem(record, key_id, PyTuple_GET_ITEM(names, 0)) < 0 ||
         PyDict_SetItem(record, key_classes, split) < 0 ||
         PyDict_SetItem(record, key_hooks, held) < 0 || PyDict_SetItem(record, key_path, path) < 0)
@@ -483,8 +504,8 @@ static PyObject *change_of(PyObject *element, PyObject *path, PyObject *was, PyO
         if (i == 0)
             found[i] = own_tag && own_tag != Py_None ? Py_NewRef(own_tag) : tag_of(node, known);
         if (i == 1) found[i] = short_text(node, limit, kept);
-        if (i == 2) found[i] = named(was, PyTuple_GET_ITEM(was, 3));
-        if (i == 3) found[i] = named(now ? now : was, path);
+        if (i == 2) found[i] = named(was, PyTuple_GET_ITEM(was, 3), NULL, NULL);
+        if (i == 3) found[i] = named(now ? now : was, path, was, found[2]);
         if (found[i] == NULL) goto done;
         if (found[i] == Py_None) {
             *declined = 1;

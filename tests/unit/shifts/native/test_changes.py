@@ -423,3 +423,28 @@ def test_records_are_out_of_the_collectors_sight_unless_they_hold_a_container() 
         (_, change), *_ = native.changes("s", [a], ["/q"], {a: odd}, {}, 9) or []
         assert gc.is_tracked(change) and gc.is_tracked(change["before"])
         assert gc.is_tracked(held)
+
+
+def test_a_record_after_shares_what_is_the_same_before() -> None:
+    """An element's record after holds the classes list and the hooks dict of its record
+    before where its names hold the same (a first load's thousands of records differ in a path
+    and a dropped hook): classes alike as strings, hooks only as the same tuple (no object's
+    own code is run where the Python compares nothing)."""
+    root = etree.fromstring('<r><a class="x y" data-t="1">x</a></r>')
+    a = root[0]
+    hooks = (("data-t", "1"),)
+    before = {a: ("i", "x y", hooks, "/r/a")}
+    assert native.changes is not None
+    cases = [
+        ({}, True, True),  # moved only
+        ({a: ("j", "x" + " y", hooks)}, True, True),  # an id renamed (classes read anew)
+        ({a: ("i", "x y", ())}, True, False),  # a hook dropped
+        ({a: ("i", "x z", tuple([("data-t", "1")]))}, False, False),  # hooks read anew
+    ]
+    for after, classes_shared, hooks_shared in cases:
+        (_, change), *_ = native.changes("s", [a], ["/q"], before, after, 9) or []
+        assert change == _changes_read("s", [a], ["/q"], before, after, 9)[0][1]
+        was, now = change["before"], change["after"]
+        assert (now["classes"] is was["classes"]) == classes_shared
+        assert (now["hooks"] is was["hooks"]) == hooks_shared
+        assert now is not was
