@@ -320,12 +320,12 @@ def ids_read_as_data(root: etree._Element, refs: PageRefs) -> set[etree._Element
     if not refs.parses_ids:
         return set()
     kept: set[etree._Element] = set()
-    # (with no widget attribute read, only an element with a class can be found: those alone,
-    # found in C, not every element of the page asked in Python)
-    found_by: Iterable[etree._Element] = (
-        root.iter(etree.Element)
-        if refs.reads_widget_attributes
-        else itertools.chain([root], descendants(root, "*[@class]"))
+    # (Only an element with a class, or with an attribute of a widget's name where scripts read
+    # one, can be found: those alone, found in C, not every element of the page asked in
+    # Python. The order they are asked in does not matter: each kept one's ancestors are.)
+    found_by = itertools.chain(
+        [root],
+        descendants(root, _WITH_WIDGET_ATTRIBUTES if refs.reads_widget_attributes else "*[@class]"),
     )
     by_classes: dict[str, bool] = {}  # (a page repeats its class attributes: each asked once)
     for element in found_by:
@@ -342,6 +342,14 @@ def ids_read_as_data(root: etree._Element, refs: PageRefs) -> set[etree._Element
     return kept
 
 
+# The elements `ids_read_as_data` asks where scripts read a widget's attributes: those with a
+# class or an attribute a widget's name starts as (an attribute in a namespace is read by lxml as
+# `{uri}name`, which starts as none).
+_WITH_WIDGET_ATTRIBUTES = "*[@class or @*[{}]]".format(
+    " or ".join(f"starts-with(name(), '{prefix}')" for prefix in WIDGET_ATTRIBUTE_PREFIXES)
+)
+
+
 def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
     """Whether a script may find `element` by a widget's attribute it reads (Stimulus's
     `[data-controller]`, `[data-sortable]`, `[role=tablist]`). Reading an attribute that HTML
@@ -350,11 +358,12 @@ def _found_by_widget_attribute(element: etree._Element, refs: PageRefs) -> bool:
     script walks (its structural rules are asked apart): WordPress's admin styles its file
     tree by `[role="treeitem"]`, which held the children of every element with a role
     (`#wpbody`, role main: every admin page's content)."""
+    read = refs.widget_attributes_read  # (`scripts_read_attribute` of these names, one look-up)
     return any(
         isinstance(name, str)
         and name.startswith(WIDGET_ATTRIBUTE_PREFIXES)
-        and refs.scripts_read_attribute(name)
-        for name in element.attrib
+        and name.lower() in read
+        for name in element.keys()  # noqa: SIM118 (an element iterated is its children)
     )
 
 

@@ -92,10 +92,17 @@ class AssetRefs:
         return bool(self.words or self.prefixes or self.suffixes or self.free_names)
 
     @functools.cached_property
+    def widget_attributes_read(self) -> frozenset[str]:
+        """The `data-*`, `aria-*` and `role` attributes scripts read (how scripts find a
+        widget: locator drift's `_found_by_widget_attribute`), in lower case."""
+        return frozenset(
+            name for name in self.script_attributes if name.startswith(WIDGET_ATTRIBUTE_PREFIXES)
+        )
+
+    @property
     def reads_widget_attributes(self) -> bool:
-        """Whether any script reads a `data-*`, `aria-*` or `role` attribute (how scripts find
-        a widget: locator drift's `_found_by_widget_attribute`)."""
-        return any(name.startswith(WIDGET_ATTRIBUTE_PREFIXES) for name in self.script_attributes)
+        """Whether any script reads a `data-*`, `aria-*` or `role` attribute."""
+        return bool(self.widget_attributes_read)
 
     def references(self, name: str) -> bool:
         """Whether any asset may refer to `name` (an id, class or attribute value)."""
@@ -401,6 +408,10 @@ class PageRefs:
     @property
     def reads_widget_attributes(self) -> bool:
         return self.assets.reads_widget_attributes or self.inline.reads_widget_attributes
+
+    @functools.cached_property
+    def widget_attributes_read(self) -> frozenset[str]:
+        return self.assets.widget_attributes_read | self.inline.widget_attributes_read
 
     @property
     def steps_held(self) -> frozenset[str]:

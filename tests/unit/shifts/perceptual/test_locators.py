@@ -27,6 +27,7 @@ from shifts.perceptual.locators import (
 from shifts.references import EMPTY, AssetRefs, PageRefs, css_refs, js_refs, merge_refs
 from sites import GENERIC
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.generated import fragments
 
 ALWAYS = {"id_rate": 1.0, "class_rate": 1.0, "wrap_rate": 1.0}
 NEVER = {"id_rate": 0.0, "class_rate": 0.0, "wrap_rate": 0.0, "min_share": 0.0}
@@ -957,3 +958,68 @@ def test_generated_texts_are_cut_alike(parts: list[str], leaf: bool) -> None:
         child = etree.SubElement(root, "span")
         child.text, child.tail = part[: len(part) // 2], part[len(part) // 2 :]
     assert _short_text(root) == whole_short_text(root)
+
+
+def _ids_read_as_data_by_definition(root: etree._Element, refs: PageRefs) -> set[etree._Element]:
+    """What `ids_read_as_data` keeps, every element of the page asked (its definition: it
+    asks only those with a class or an attribute of a widget's name)."""
+    from shifts.perceptual.locators import _uses_a_class
+    from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
+
+    kept: set[etree._Element] = set()
+    for element in root.iter(etree.Element):
+        found = _uses_a_class(element.get("class") or "", refs) or any(
+            isinstance(name, str)
+            and name.startswith(WIDGET_ATTRIBUTE_PREFIXES)
+            and refs.scripts_read_attribute(name)
+            for name in element.attrib
+        )
+        if found:
+            kept.update([element, *element.iterancestors()])
+    return kept
+
+
+# Scripts that read ids as data, finding elements by a class, or by a widget's attributes too.
+_READING_IDS = [
+    "$('.hold, .menu-item, .btn').each(function () { use($(this).attr('id').substr(2)) })",
+    "$('[data-role], [aria-expanded], [role=tab], .hold').on('click', function () {"
+    " use(this.getAttribute('id').substr(2)) })",
+]
+
+
+@pytest.mark.parametrize("script", _READING_IDS)
+def test_ids_read_as_data_are_those_of_every_element_asked(script: str) -> None:
+    from shifts.perceptual.locators import ids_read_as_data
+
+    refs = PageRefs(js_refs(script), EMPTY)
+    assert refs.parses_ids
+    compared = 0
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        expected = _ids_read_as_data_by_definition(root, refs)
+        assert ids_read_as_data(root, refs) == expected
+        compared += len(expected)
+    assert compared > 100
+
+
+@given(
+    fragment=fragments(
+        ["div", "span", "a"],
+        ["class", "data-role", "data-x", "aria-expanded", "role", "roles", "id", "DATA-ROLE"],
+        ["hold", "x hold", "tab", ""],
+    ),
+    renamed=st.sampled_from(["", "DATA-ROLE", "data-Role", "data-rolé", "{urn:x}data-role"]),
+    top=st.sampled_from(["", " class='hold'", " role='tab'"]),
+)
+def test_ids_read_as_data_of_generated_trees(fragment: str, renamed: str, top: str) -> None:
+    """Generated trees, one element's attribute set after the parse under a name the parser
+    would not write (in upper case, beyond ASCII, in a namespace), the root found or not: each
+    asked as every element would be."""
+    from shifts.perceptual.locators import ids_read_as_data
+
+    root = etree.fromstring(f"<html{top}><body>{fragment}</body></html>", etree.HTMLParser())
+    if renamed:
+        root[-1].set(renamed, "tab")
+    for script in _READING_IDS:
+        refs = PageRefs(js_refs(script), EMPTY)
+        assert ids_read_as_data(root, refs) == _ids_read_as_data_by_definition(root, refs)
