@@ -723,3 +723,27 @@ def test_an_empty_first_value_is_refused_as_before() -> None:
     body = b"<p>tok0000001</p>"
     assert frozen(body).with_values_swapped(Swaps({b"": b""}), body) is None  # (in the body)
     assert frozen(body).with_values_swapped(Swaps({b"": b"z"}), body + b"x") is None  # (counts)
+
+
+def test_the_elements_with_a_valued_boolean_are_those_libxml2s_xpath_finds() -> None:
+    """`_with_any_of` walks in C what libxml2's XPath finds (`_any_of_query`): the root element
+    too, and no attribute in a namespace (XPath's `@defer` names none), on every saved page and
+    on trees with each, wherever they are asked from."""
+    from shifts.document import _any_of_query, _with_any_of
+
+    names = frozenset({"defer", "readonly", "checked", "class"})
+    trees = [etree.fromstring(page.read_bytes(), etree.HTMLParser()) for page in fixture_pages()]
+    odd = etree.fromstring(
+        "<html defer='defer'><body><p class='x'><input checked readonly='r'></p></body></html>",
+        etree.HTMLParser(),
+    )
+    spaced = copy.deepcopy(odd)
+    spaced.find(".//input").set("{urn:x}defer", "defer")  # (the C walk leaves it to XPath)
+    found = 0
+    for root in [*trees, odd, spaced]:
+        for asked_from in (root, root[-1]):
+            expected = _any_of_query(names)(asked_from)
+            assert _with_any_of(asked_from, names) == expected
+            found += len(expected)
+    assert _with_any_of(odd, frozenset({"defer"}))[0] is odd
+    assert found > 1_000
