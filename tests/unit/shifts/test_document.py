@@ -610,6 +610,31 @@ def test_the_document_end_tags_taken_out_are_those_outside_raw_text(pieces: list
     assert _without_document_end_tags(body) == _end_tags_taken_out(body)
 
 
+# `_valued_booleans`' markup of tags: each raw text element's text taken out, its tags kept.
+_RAW_TEXT_CONTENT = re.compile(rb"(<(script|style|textarea|title)\b[^>]*>).*?(</\2\s*>)", re.DOTALL)
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(END_TAG_PIECES), max_size=16))
+def test_raw_texts_taken_out_are_those_the_pattern_takes(pieces: list[bytes]) -> None:
+    from shifts.document import _without_raw_texts
+
+    lowered = b"".join(pieces).lower()
+    assert _without_raw_texts(lowered) == _RAW_TEXT_CONTENT.sub(rb"\1\3", lowered)
+
+
+def test_raw_texts_of_saved_pages_are_taken_out_as_the_pattern_takes_them() -> None:
+    from shifts.document import _without_raw_texts
+
+    for page in fixture_pages():
+        lowered = page.read_bytes().lower()
+        expected = _RAW_TEXT_CONTENT.sub(rb"\1\3", lowered)
+        assert _without_raw_texts(lowered) == expected
+    assert _without_raw_texts(b"<script>a<b></script><style x>c</style >") == (
+        b"<script></script><style x></style >"
+    )
+
+
 def test_the_document_end_tags_of_saved_pages_are_taken_out_by_the_definition() -> None:
     pages = [page.read_bytes() for page in fixture_pages()]
     assert sum(len(_END_TAG.findall(page)) for page in pages) > len(pages)  # (some to take)
