@@ -31,8 +31,9 @@ static PyObject *count_words(PyObject *module, PyObject *args) {
     Slot *slots = NULL;
     if (names == NULL) goto done;
     Py_ssize_t count = PyList_GET_SIZE(names), size = 16, longest = 0;
-    /* The names' lengths: a word of another length is no name, and is not hashed. */
-    unsigned char lengths[256] = {0}; /* (a length past 255 counted in the last) */
+    /* The names' lengths with their first bytes: a word of another length, or that starts
+     * otherwise, is no name, and is not hashed (a page's words of an id's length are many). */
+    uint8_t starts[256][32] = {{0}}; /* (bits; a length past 255 counted in the last) */
     while (size < 2 * count) size *= 2; /* (open addressing, at most half full) */
     slots = PyMem_Calloc(size, sizeof(Slot));
     if (slots == NULL) {
@@ -47,7 +48,7 @@ static PyObject *count_words(PyObject *module, PyObject *args) {
         }
         const unsigned char *text = (const unsigned char *)PyBytes_AS_STRING(name);
         Py_ssize_t length = PyBytes_GET_SIZE(name);
-        lengths[length < 255 ? length : 255] = 1;
+        if (length > 0) starts[length < 255 ? length : 255][text[0] >> 3] |= 1 << (text[0] & 7);
         if (length > longest) longest = length;
         size_t at = hash_of(text, length) & (size - 1);
         for (; slots[at].name != NULL; at = (at + 1) & (size - 1))
@@ -65,7 +66,8 @@ static PyObject *count_words(PyObject *module, PyObject *args) {
         Py_ssize_t start = i;
         while (i < page.len && word_bytes[bytes[i]]) i++;
         Py_ssize_t length = i - start;
-        if (!lengths[length < 255 ? length : 255] || length > longest) continue;
+        const uint8_t *admitted = starts[length < 255 ? length : 255];
+        if (length > longest || !(admitted[bytes[start] >> 3] >> (bytes[start] & 7) & 1)) continue;
         size_t at = hash_of(bytes + start, i - start) & (size - 1);
         for (; slots[at].name != NULL; at = (at + 1) & (size - 1)) {
             if (PyBytes_GET_SIZE(slots[at].name) == i - start &&
