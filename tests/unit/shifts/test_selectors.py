@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from cssselect import SelectorError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 from lxml.cssselect import CSSSelector
 
@@ -23,6 +25,7 @@ from shifts.selectors import (
 )
 from sites import PROFILES, SiteProfile
 from tests.helpers.fixtures import fixture_pages
+from tests.helpers.generated import fragments
 
 PAGE = etree.HTML(
     """<html><head><title>t</title></head><body class="title">
@@ -316,3 +319,63 @@ def test_matched_holds_the_element_asked_of_as_cssselect_does() -> None:
     for selector in ("div", "h1, div", "div[id], h1", "*", "p"):
         assert matched(top, selector) == set(CSSSelector(selector)(top)), selector
     assert top in matched(top, "div")
+
+
+# Selector lists with chains of simple compounds (descendant combinators alone): `matched`
+# finds those from their last compound's matches, asked of their ancestors.
+CHAINS = [
+    ".product-info-main .product.attribute.sku",
+    ".cart .item .product-name",
+    "#the-list .column-title",
+    "body .gl-link",
+    "div .gl-icon",
+    "nav ul li a",
+    "[role=navigation] li",
+    "DIV .menu-item",  # (an element's name as XPath reads it: in its case)
+    "html body  div\t.btn",
+    ".menu-item .menu-item",
+    "ul.menu li.menu-item",
+    "header a[href]",
+    "li li",
+]
+
+
+@pytest.mark.parametrize("chain", CHAINS)
+def test_a_chain_in_a_list_matches_what_cssselect_selects(chain: str) -> None:
+    listed = f"h1, {chain}"
+    assert compiled(listed).unordered.chains  # type: ignore[union-attr]
+    for name, root in TREES.items():
+        assert matched(root, listed) == set(CSSSelector(listed)(root)), name
+
+
+def test_the_chains_find_something_on_the_saved_pages() -> None:
+    found = {
+        chain
+        for chain in CHAINS
+        for root in TREES.values()
+        if matched(root, f"h1, {chain}") - set(root.iter("h1"))
+    }
+    assert len(found) >= 8, found
+
+
+CHAIN_TREE_TAGS = ["div", "ul", "li", "a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    fragment=fragments(CHAIN_TREE_TAGS, ["class", "id", "role"], ["a", "b", "a b", "x", ""]),
+    chain=st.lists(
+        st.sampled_from(["div", "li", "a", ".a", ".b", "#x", "[role=a]", "li.a", ".a.b", "*"]),
+        min_size=2,
+        max_size=4,
+    ),
+    from_below=st.booleans(),
+)
+def test_generated_chains_match_what_cssselect_selects(
+    fragment: str, chain: list[str], from_below: bool
+) -> None:
+    """From the root, and from an element below it (whose ancestors the chain may not use)."""
+    root = etree.fromstring(f"<html><body class='a'>{fragment}</body></html>", etree.HTMLParser())
+    listed = "h1, " + " ".join(chain)
+    top = root[-1][0] if from_below and len(root[-1]) else root
+    assert matched(top, listed) == set(CSSSelector(listed)(top))
