@@ -73,9 +73,10 @@ class _Simple:
 def _parse_simple(selector: str) -> _Simple | None:
     """The selector as a simple one; None for anything else: combinators, pseudo-classes,
     escapes, an unquoted value that is no identifier, an empty selector (cssselect's own
-    error then, not a test that matches everything)."""
+    error then, not a test that matches everything), a character beyond ASCII (a no-break
+    space is no CSS whitespace, which `str.strip` would take it for: `li\xa0` names no `li`)."""
     match = _SIMPLE.match(selector.strip())
-    if match is None or not selector.strip():
+    if match is None or not selector.strip() or not selector.isascii():
         return None
     tag = match.group("tag")
     classes, attributes = [], []
@@ -162,7 +163,10 @@ class _Chain:
 
 
 def _parse_chain(selector: str) -> _Chain | None:
-    """The selector as a `_Chain`; None for anything else."""
+    """The selector as a `_Chain`; None for anything else (a character beyond ASCII, as
+    `_parse_simple`: the whole selector's ends are stripped here too)."""
+    if not selector.isascii():
+        return None
     compounds = [_parse_simple(part) for part in _CSS_WHITESPACE.split(selector.strip())]
     if len(compounds) < 2 or any(compound is None for compound in compounds):
         return None

@@ -404,13 +404,23 @@ static void out_of_sight(PyObject *dict, PyObject *const *atoms, int count_atoms
 /* Whether `names`' item `index` (its classes, or its hooks) is the one `like`'s is: then the
  * record made of `like` holds the container it is read into, shared (a change map's records are
  * data, read and written whole: `after.path` alone is set again, `_settle_changes`). Classes
- * are compared where both are strings, hooks only by identity: no object's own code is run
- * where the Python compares nothing. */
+ * are compared where both are strings; hooks by identity, and only pairs of a string and a
+ * value, which the Python reads alike each time it reads them (no object's own code is run
+ * where the Python runs none, nor less than it runs: an iterator read once, a key's hash). */
 static int same_as(PyObject *names, PyObject *like, Py_ssize_t index) {
     if (like == NULL) return 0;
     PyObject *mine = PyTuple_GET_ITEM(names, index), *theirs = PyTuple_GET_ITEM(like, index);
-    return mine == theirs || (index == 1 && PyUnicode_CheckExact(mine) &&
-                              PyUnicode_CheckExact(theirs) && PyUnicode_Compare(mine, theirs) == 0);
+    if (index == 1)
+        return mine == theirs || (PyUnicode_CheckExact(mine) && PyUnicode_CheckExact(theirs) &&
+                                  PyUnicode_Compare(mine, theirs) == 0);
+    if (mine != theirs) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mine); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(mine, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+            !PyUnicode_CheckExact(PyTuple_GET_ITEM(pair, 0)))
+            return 0;
+    }
+    return 1;
 }
 
 /* `locators._named(names, path)`: {"id", "classes" (split), "hooks" (a dict), "path"} of
@@ -424,17 +434,21 @@ static PyObject *named(PyObject *names, PyObject *path, PyObject *like, PyObject
     PyObject *classes = PyTuple_GET_ITEM(names, 1), *hooks = PyTuple_GET_ITEM(names, 2);
     if ((classes != Py_None && !PyUnicode_CheckExact(classes)) || !PyTuple_CheckExact(hooks))
         Py_RETURN_NONE;
-    int same_classes = same_as(names, like, 1), same_hooks = same_as(names, like, 2);
-    PyObject *split = NULL, *held = NULL, *record = PyDict_New();
-    if (same_classes)
+    PyObject *split, *held, *record;
+    if (same_as(names, like, 1))
         split = Py_NewRef(PyDict_GetItem(made, key_classes));
     else if ((split = classes != Py_None ? PyUnicode_Split(classes, NULL, -1) : PyList_New(0)))
         PyObject_GC_UnTrack(split); /* (strings only, never given more) */
-    if (same_hooks)
+    if (split == NULL) return NULL;
+    if (same_as(names, like, 2))
         held = Py_NewRef(PyDict_GetItem(made, key_hooks));
     else if ((held = PyDict_New()) != NULL && PyDict_MergeFromSeq2(held, hooks, 1) < 0)
         Py_CLEAR(held);
-    if (split == NULL || held == NULL || record == NULL ||
+    if (held == NULL) {
+        Py_DECREF(split);
+        return NULL;
+    }
+    if ((record = PyDict_New()) == NULL ||
         PyDict_SetItem(record, key_id, PyTuple_GET_ITEM(names, 0)) < 0 ||
         PyDict_SetItem(record, key_classes, split) < 0 ||
         PyDict_SetItem(record, key_hooks, held) < 0 || PyDict_SetItem(record, key_path, path) < 0)
@@ -442,8 +456,8 @@ static PyObject *named(PyObject *names, PyObject *path, PyObject *like, PyObject
     else /* (`held` is in sight where a hook's value is a container: then so is the record) */
         out_of_sight(record, (PyObject *[]){PyTuple_GET_ITEM(names, 0), path}, 2,
                      (PyObject *[]){split, held}, 2);
-    Py_XDECREF(split);
-    Py_XDECREF(held);
+    Py_DECREF(split);
+    Py_DECREF(held);
     return record;
 }
 

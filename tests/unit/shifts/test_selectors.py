@@ -340,6 +340,17 @@ CHAINS = [
 ]
 
 
+@pytest.mark.parametrize(
+    "selector", ["li\xa0 div", "\xa0li div", "ul li\u3000", "ul\u2003 .a", "li\u2028 div", "li\xa0"]
+)
+def test_a_space_beyond_ascii_is_part_of_a_name_as_cssselect_reads_it(selector: str) -> None:
+    """No CSS whitespace (`str.strip` would take it for one): `li\xa0` names no `li`."""
+    root = etree.HTML("<html><body><ul><li><div class='a'>x</div></li></ul><h1/></body></html>")
+    listed = f"h1,{selector}"
+    assert matched(root, listed) == set(CSSSelector(listed)(root)) == set(root.iter("h1"))
+    assert select(root, listed) == CSSSelector(listed)(root)
+
+
 @pytest.mark.parametrize("chain", CHAINS)
 def test_a_chain_in_a_list_matches_what_cssselect_selects(chain: str) -> None:
     listed = f"h1, {chain}"

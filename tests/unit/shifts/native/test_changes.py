@@ -448,3 +448,28 @@ def test_a_record_after_shares_what_is_the_same_before() -> None:
         assert (now["classes"] is was["classes"]) == classes_shared
         assert (now["hooks"] is was["hooks"]) == hooks_shared
         assert now is not was
+
+
+def test_hooks_the_python_reads_differently_each_time_are_read_twice() -> None:
+    """The record after shares the hooks dict only where reading the hooks again makes the
+    same dict and runs no object's code: not a pair that is an iterator (read once, the second
+    dict is refused), nor a key of a str subclass (its hash is its own code)."""
+
+    class Key(str):
+        __hash__ = str.__hash__
+
+    root = etree.fromstring("<r><a/></r>")
+    a = root[0]
+    assert native.changes is not None
+    for make in (lambda: iter(("k", "v")), lambda: (Key("k"), "v")):
+        before = {a: ("i", "x", (make(),), "/r/a")}
+        expected = None
+        try:
+            expected = _changes_read("s", [a], ["/q"], before, {}, 9)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=str(error)):
+                native.changes("s", [a], ["/q"], {a: ("i", "x", (make(),), "/r/a")}, {}, 9)
+            continue
+        (_, change), *_ = native.changes("s", [a], ["/q"], before, {}, 9) or []
+        assert [change] == [record for _, record in expected]
+        assert change["after"]["hooks"] is not change["before"]["hooks"]
