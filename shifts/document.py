@@ -773,9 +773,9 @@ def _is_an_attribute(markup: bytes, at: int) -> bool:
 
 def _with_any_of(root: etree._Element, names: frozenset[str]) -> list[etree._Element]:
     """The elements of `root`'s document that have any of the attributes `names`, in
-    document order. In C where it can be (`shifts.native`, the walk `selectors.
-    with_any_attributes` makes): libxml2's XPath tests every element's attributes once per
-    name, a third of what serializing a 180 KB page costs."""
+    document order. In C where it can be (`shifts.native`: the walk that
+    `selectors.with_any_attributes` makes); libxml2's XPath tests every element's attributes
+    once per name, a third of what serializing a 180 KB page costs."""
     top = root.getroottree().getroot()
     below = native.with_any_attributes(top, names) if native.with_any_attributes else None
     if below is None:

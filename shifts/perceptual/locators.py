@@ -431,23 +431,24 @@ def _drift_classes(
     """Rename the classes nothing references (and a site's hook classes): how many elements'
     classes were set; those of `targets` among them are added to `touched`."""
     is_hook = _class_hook_matcher(tuple(ctx.site.drift_class_patterns))
+    # (asked of each of a page's hundreds of class names: looked up once)
+    seed, rate, references = ctx.seed, params.class_rate, refs.references
 
     drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
     drifted_values: dict[str, str | None] = {}  # and whole attributes ("text t3"): split once
 
     def renamed(name: str) -> str:
-        if name not in drifted_names:
-            if refs.references(name) or name.startswith("js-"):
-                drifted_names[name] = name
-            elif (
-                is_hook(name)
-                or chance(ctx.seed, "class", volatile.name_key(name)) < params.class_rate
-            ):
-                drifted_names[name] = drifted_class(ctx.seed, name)
-                _key_token(keyed, name, drifted_names[name])
+        new_name = drifted_names.get(name)
+        if new_name is None:
+            if references(name) or name.startswith("js-"):
+                new_name = name
+            elif is_hook(name) or chance(seed, "class", volatile.name_key(name)) < rate:
+                new_name = drifted_class(seed, name)
+                _key_token(keyed, name, new_name)
             else:
-                drifted_names[name] = name
-        return drifted_names[name]
+                new_name = name
+            drifted_names[name] = new_name
+        return new_name
 
     def drifted(value: str) -> str | None:
         """The attribute's new value; None if it keeps its own (also where lxml could not set
@@ -456,7 +457,10 @@ def _drift_classes(
             classes = value.split()
             names = [renamed(name) for name in classes]
             new_value = None if names == classes else " ".join(names)
-            if new_value is not None and not settable(root, [("class", new_value)]):
+            # (`settable`'s own first test, without its call: a page's values are printable)
+            if new_value is not None and not (
+                new_value.isprintable() or settable(root, [("class", new_value)])
+            ):
                 new_value = None
             drifted_values[value] = new_value
         return drifted_values[value]
