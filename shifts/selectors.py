@@ -216,7 +216,7 @@ class _Unordered:
         for element in _with_a_class_of(root, frozenset(self.by_class)):
             if element in found:
                 continue
-            classes = set(_class_names(str(element.get("class"))))
+            classes = _classes_of(element)
             if any(
                 simple.matches(element, classes)
                 for name in classes & self.by_class.keys()

@@ -296,43 +296,41 @@ class _StructureIndex:
         self._filed: _Keyed[StructuralRule] = _Keyed(
             ((rule.keys, rule) for rule in rules if rule.kind != "subtree"), collect=_grouped
         )
-        self._compiled: object | None = None
 
+    @functools.cached_property
     def compiled(self) -> object | None:
         """This index in C (`shifts.native.structure_index`), made once; None where the C is
         not built. Its groups are described by their indexes, filed as they are here."""
         if native.structure_index is None:
             return None
-        if self._compiled is None:
-            groups: list[_Group] = []
-            at: dict[_Group, int] = {}  # (a group's place in `groups`; groups hash by identity)
+        groups: list[_Group] = []
+        at: dict[_Group, int] = {}  # (a group's place in `groups`; groups hash by identity)
 
-            def indexes(filed: list[_Group]) -> tuple[int, ...]:
-                for group in filed:
-                    if group not in at:
-                        at[group] = len(groups)
-                        groups.append(group)
-                return tuple(at[group] for group in filed)
+        def indexes(filed: list[_Group]) -> tuple[int, ...]:
+            for group in filed:
+                if group not in at:
+                    at[group] = len(groups)
+                    groups.append(group)
+            return tuple(at[group] for group in filed)
 
-            keyed = self._filed
-            by_kind = [
-                {name: indexes(filed) for name, filed in by_name.items()}
-                for by_name in (keyed.by_tag, keyed.by_attribute, keyed.by_class, keyed.by_id)
-            ]
-            rest = indexes(keyed.rest)
-            described = tuple(
-                (
-                    group.compound,
-                    group.names_nothing,
-                    tuple(
-                        (up, tuple((rule.ancestor, rule.sibling) for rule in filed))
-                        for up, filed in group.by_parent
-                    ),
-                )
-                for group in groups
+        keyed = self._filed
+        by_kind = [
+            {name: indexes(filed) for name, filed in by_name.items()}
+            for by_name in (keyed.by_tag, keyed.by_attribute, keyed.by_class, keyed.by_id)
+        ]
+        rest = indexes(keyed.rest)
+        described = tuple(
+            (
+                group.compound,
+                group.names_nothing,
+                tuple(
+                    (up, tuple((rule.ancestor, rule.sibling) for rule in filed))
+                    for up, filed in group.by_parent
+                ),
             )
-            self._compiled = native.structure_index(described, *by_kind, rest)
-        return self._compiled
+            for group in groups
+        )
+        return native.structure_index(described, *by_kind, rest)
 
     def holds_any(self) -> bool:
         """Whether any rule is filed (a `:has()` one is kept apart: `subtree`)."""
@@ -435,9 +433,6 @@ class PageRefs:
     @property
     def values_tested(self) -> frozenset[str]:
         return self.assets.values_tested | self.inline.values_tested
-
-    def scripts_read_attribute(self, name: str) -> bool:
-        return self.assets.scripts_read_attribute(name) or self.inline.scripts_read_attribute(name)
 
     def scripts_use(self, name: str) -> bool:
         # (both assets' `scripts_use` in one: asked of every class of every wrap candidate)
@@ -574,7 +569,7 @@ class KeptMatches:
         wrap candidate and each child of its parent, each question a dozen Python calls with
         an app's stylesheets, a third of a first load)."""
         state = self._compiled_states.get(index)
-        if state is None and (compiled := index.compiled()) is not None:
+        if state is None and (compiled := index.compiled) is not None:
             assert native.structure_state is not None
             state = self._compiled_states[index] = native.structure_state(compiled)
         if state is not None:
@@ -672,8 +667,7 @@ def _matches(element: etree._Element, keys: Keys) -> bool:
     """Whether `element` may match a compound with these keys (`_matches_read`), in C where it
     can be (`shifts.native`: asked thousands of times a page with an app's stylesheets, each
     Python answer reading the element's names through lxml's proxies)."""
-    answer = None if _compiled_matches is None else _compiled_matches(element, keys)
-    return _matches_read(element, keys) if answer is None else answer
+    return native.either(_compiled_matches, _matches_read, element, keys)
 
 
 _compiled_matches = native.matches

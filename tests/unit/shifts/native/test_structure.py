@@ -37,7 +37,7 @@ EVERY_KIND = css_refs(
 def test_it_is_built_here() -> None:
     # (Else every comparison below would compare the Python with itself.)
     assert native.structure_matters is not None, native.why_not
-    assert _StructureIndex(EVERY_KIND.structure).compiled() is not None
+    assert _StructureIndex(EVERY_KIND.structure).compiled is not None
 
 
 def asked_alike(
@@ -131,7 +131,7 @@ def test_a_wrapper_is_asked_about_among_its_parents_children_as_they_are_then() 
 def test_what_only_the_python_answers() -> None:
     refs = css_refs("ul > li {} * > b {} .x > i {}")
     index = refs._structure_index
-    compiled = index.compiled()
+    compiled = index.compiled
     assert native.structure_state is not None and native.structure_matters is not None
     state = native.structure_state(compiled)
     # A namespaced element, a name or a class beyond ASCII, DTD defaults, an element of a
@@ -155,7 +155,7 @@ def test_what_only_the_python_answers() -> None:
         (tagged, css_refs("ul > * {}")),
     ):
         asked = rules._structure_index
-        alone = native.structure_state(asked.compiled())  # (each its own document's: a state)
+        alone = native.structure_state(asked.compiled)  # (each its own document's: a state)
         assert native.structure_matters(alone, node) is None, etree.tostring(node)
         assert KeptMatches().structure_matters(asked, node) is bool(
             asked.matching(node, KeptMatches(), first=True)

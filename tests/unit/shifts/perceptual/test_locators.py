@@ -971,7 +971,7 @@ def _ids_read_as_data_by_definition(root: etree._Element, refs: PageRefs) -> set
         found = _uses_a_class(element.get("class") or "", refs) or any(
             isinstance(name, str)
             and name.startswith(WIDGET_ATTRIBUTE_PREFIXES)
-            and refs.scripts_read_attribute(name)
+            and any(part.scripts_read_attribute(name) for part in (refs.assets, refs.inline))
             for name in element.attrib
         )
         if found:
