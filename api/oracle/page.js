@@ -2,7 +2,7 @@
 //
 //   init      (an init script, before any page script) wrap addEventListener to remember which
 //             targets got listeners, and of which event types
-//   labels    {key: label} of every interactive element, as the page is now
+//   labels    {key: label} of every interactive element, as the load event found it
 //   settle    the page's animations as a screenshot draws them (finished or cancelled), and
 //             a rendering update for what their ends set off (called before a snapshot)
 //   snapshot  every element in document order: structural key, tag, role flags, box, visible,
@@ -30,28 +30,6 @@
     "onmessage", "onpageshow", "onpagehide", "onstorage", "onreadystatechange",
     "onvisibilitychange",
   ]);
-
-  if (arg.mode === "init") {
-    if (window[REGISTRY]) return null;
-    const types = new WeakMap();
-    const original = EventTarget.prototype.addEventListener;
-    Object.defineProperty(window, REGISTRY, {
-      value: { types: types, elements: [] }, enumerable: false, configurable: false,
-    });
-    EventTarget.prototype.addEventListener = function (type, listener, options) {
-      const target = this == null ? window : this;
-      if (listener && (typeof listener === "function" || typeof listener === "object")) {
-        let set = types.get(target);
-        if (!set) {
-          set = new Set();
-          types.set(target, set);
-        }
-        set.add(String(type));
-      }
-      return original.call(target, type, listener, options);
-    };
-    return null;
-  }
 
   const registry = window[REGISTRY] || { types: new WeakMap(), elements: [] };
   const wrappers = new Set((arg.wrappers || []).map((tag) => String(tag).toLowerCase()));
@@ -108,6 +86,36 @@
     return "";
   }
 
+  if (arg.mode === "init") {
+    if (window[REGISTRY]) return null;
+    const types = new WeakMap();
+    const original = EventTarget.prototype.addEventListener;
+    Object.defineProperty(window, REGISTRY, {
+      value: { types: types, elements: [] }, enumerable: false, configurable: false,
+    });
+    EventTarget.prototype.addEventListener = function (type, listener, options) {
+      const target = this == null ? window : this;
+      if (listener && (typeof listener === "function" || typeof listener === "object")) {
+        let set = types.get(target);
+        if (!set) {
+          set = new Set();
+          types.set(target, set);
+        }
+        set.add(String(type));
+      }
+      return original.call(target, type, listener, options);
+    };
+    // The labels as the load event finds them, taken in it: this listener is the page's first,
+    // so no script the load sets off has run yet. Taken later (when the oracle's next call
+    // arrives, which a busy machine delays), a timer the load started could have run first.
+    original.call(window, "load", function () {
+      const labels = new Map();
+      for (const el of document.querySelectorAll(INTERACTIVE)) labels.set(el, labelOf(el));
+      window[REGISTRY].labelsAtLoad = labels;
+    }, { once: true });
+    return null;
+  }
+
   function listenersOf(target, props) {
     const found = new Set(registry.types.get(target) || []);
     for (const prop of props) {
@@ -126,9 +134,14 @@
   }
 
   if (arg.mode === "labels") {
+    // Elements added since the load had no label at it; without the init script (a page the
+    // oracle did not open), the labels are the page's as it is now.
+    const atLoad = registry.labelsAtLoad;
     const labels = {};
     walk((el, key) => {
-      if (el.matches(INTERACTIVE)) labels[key] = labelOf(el);
+      if (!el.matches(INTERACTIVE)) return;
+      if (!atLoad) labels[key] = labelOf(el);
+      else if (atLoad.has(el)) labels[key] = atLoad.get(el);
     });
     return labels;
   }

@@ -168,6 +168,31 @@ async def test_each_breaking_variant_gives_its_violation(
     assert wanted <= set(found), found
 
 
+async def test_a_label_changed_right_after_the_load_is_judged_at_the_load(
+    chromium: Browser, pages: str, upstream: UpstreamServer
+) -> None:
+    """The labels at load are taken in the load event, not when the oracle's next call gets
+    there: a label a timer of 0 ms renames after the load is still the load's (and so a
+    "label" violation, a change after the load), however slow the oracle's next call."""
+    page = (PAGES / "label-changed.html").read_text().replace("}, 400);", "}, 0);", 1)
+    assert "}, 0);" in page
+    upstream.extra["/oracle/label-changed-at-once.html"] = (
+        "text/html; charset=utf-8",
+        page.encode(),
+    )
+    found = await compare_urls(
+        chromium,
+        f"{pages}/app.html",
+        f"{pages}/label-changed-at-once.html",
+        settle_ms=SETTLE_MS,
+        baseline_runs=1,
+    )
+    labels = [(v.kind, v.detail) for v in found if v.kind in ("label", "relabelled")]
+    assert labels == [
+        ("label", "changed after load: 'Add to cart' -> 'Buy now' (expected 'Add to cart')")
+    ]
+
+
 async def test_the_route_end_to_end(service: ServiceProcess, pages: str) -> None:
     body = {
         "url": f"{pages}/app.html",
