@@ -63,6 +63,12 @@ def parse_html(source: bytes, encoding: str) -> etree._Element:
     parser = etree.HTMLParser(
         encoding=libxml2_encoding(encoding), remove_comments=False, huge_tree=True
     )
+    if is_ascii_compatible(encoding) and _strays_likely(source):
+        # (The page the repair below would parse again: parsed so at once.)
+        marked = _parsed_with_end_tags_marked(source, _end_tags(source), parser)
+        if marked is not None:
+            _add_implied_table_bodies(marked)
+            return marked
     root = etree.fromstring(source, parser)
     errors = _errors_of(parser)
     if root is None:
@@ -187,16 +193,96 @@ def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Elem
     """The page parsed with an empty <p> for each `</p>` that closes nothing and a <br> for
     each `</br>`, as a browser builds it; None where that cannot be done safely (a marker would
     land in an attribute). Of a page in an ASCII-compatible encoding (`parse_html`)."""
+    ends = _end_tags(source)
+    marked = _marked(source, ends)
+    return None if marked is None else _placed(etree.fromstring(marked, parser), len(ends))
+
+
+# The start tags that close an open `<p>` (the HTML standard's list, the common ones of it).
+_CLOSES_A_P = frozenset(
+    b"address article aside blockquote details div dl fieldset figure footer form h1 h2 h3 h4"
+    b" h5 h6 header hr main menu nav ol pre section table ul".split()
+)
+# `_END_TAG_OR_SKIPPED`, with the start tags' names, each read to its first `>` (a guess needs
+# no attribute's value read past a `>` in it: half the time).
+_TAG_OR_SKIPPED = re.compile(
+    _COMMENT_OR_RAW_TEXT + rb"|</(p|br)(?=[\s/>])[^>]*>|<([A-Za-z][^\s/>]*)[^>]*>",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _strays_likely(source: bytes) -> bool:
+    """Whether an end tag of `_end_tags` likely closes nothing: a `</br>`, or a `</p>` with
+    no `<p>` open, none since the last `</p>` or one a start tag closed (`<p><div>...</div>
+    </p>`: GitLab's dropdowns). Only a guess, read from the bytes (libxml2 alone knows): a page
+    guessed so is parsed with its end tags marked at once, and else parsed again once libxml2
+    reports one, the same tree either way. In C where it can be (`shifts.native`): it reads
+    every tag of the page, as `_end_tags` does."""
+    return native.either(native.strays_likely, _strays_likely_read, source)
+
+
+def _strays_likely_read(source: bytes) -> bool:
+    """`_strays_likely` in Python: its definition, which the C one follows."""
+    opened = False
+    for found in _TAG_OR_SKIPPED.finditer(source):
+        end_tag, start_tag = found.group(2), found.group(3)
+        if end_tag is not None:
+            if end_tag.lower() == b"br" or not opened:
+                return True
+            opened = False
+        elif start_tag is not None:
+            name = start_tag.lower()
+            if name == b"p":
+                opened = True
+            elif name in _CLOSES_A_P:
+                opened = False
+    return False
+
+
+def _parsed_with_end_tags_marked(
+    source: bytes, ends: list[tuple[int, int, str]], parser: etree.HTMLParser
+) -> etree._Element | None:
+    """What `parse_html` makes of a page whose end tags close nothing, in one parse: the page
+    parsed with its end tags marked, the marks made the elements a browser makes. None where
+    `parse_html`'s own steps must make it: a marker that cannot be placed, a page with no
+    element, a `<form>` libxml2 moves (that repair reads the page's own parse). Marks where
+    an end tag did close its element are taken out, so a page predicted wrongly is parsed as
+    it would be unmarked (`tests/unit/shifts/test_parsing.py` holds the two alike)."""
+    marked = _marked(source, ends)
+    if marked is None:
+        return None
+    root = etree.fromstring(marked, parser)
+    errors = _errors_of(parser)
+    if root is None or any(_CLOSED_BY_A_FORM.match(message) for message in errors):
+        return None
+    # Where libxml2 reports none, `parse_html` keeps the page's own parse, marks or no marks
+    # (a `</p>` in a table, within a paragraph opened outside it, is not reported): they are
+    # taken out. (A `</br>` is marked in its place, so libxml2 reports no marked one.)
+    reported = _reports_stray_end_tags(errors) or any(name == "br" for _, _, name in ends)
+    return _placed(root, len(ends), reported)
+
+
+def _marked(source: bytes, ends: list[tuple[int, int, str]]) -> bytes | None:
+    """The page with a comment marking each of its `</p>` and `</br>` (`ends`, `_end_tags`);
+    None if the page holds the mark already."""
     if _END_TAG_MARK.encode() in source:
         return None
     marked: list[bytes] = []
-    position, count = 0, 0
-    for start, end, name in _end_tags(source):
+    position = 0
+    for start, end, name in ends:
         marked += [source[position:start], f"<!--{_END_TAG_MARK} {name}-->".encode()]
         if name == "p":  # (a matched </p> still closes its paragraph)
             marked.append(source[start:end])
-        position, count = end, count + 1
-    root = etree.fromstring(b"".join(marked) + source[position:], parser)
+        position = end
+    return b"".join(marked) + source[position:]
+
+
+def _placed(
+    root: etree._Element | None, count: int, reported: bool = True
+) -> etree._Element | None:
+    """The marked page's tree with each mark the element a browser makes there, or taken out
+    where its end tag closed its element (every mark, unless libxml2 `reported` one that
+    closed nothing); None unless the tree holds `count` marks."""
     marks = [
         comment
         for comment in (root.iter(etree.Comment) if root is not None else ())
@@ -205,6 +291,9 @@ def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Elem
     if root is None or len(marks) != count:
         return None  # a marker inside an attribute, or one libxml2 did not keep
     for mark in marks:
+        if not reported:
+            _remove_keeping_tail(mark)
+            continue
         name = (mark.text or "").split()[-1]
         parent = mark.getparent()
         table = _table_of(parent)

@@ -259,6 +259,8 @@ assigned_names: Callable[[bytes, tuple[bytes, ...]], list[bytes] | None] | None 
 )
 # `end_tags(page)`: `parsing._end_tags(page)` (it never declines)
 end_tags: Callable[[bytes], list[tuple[int, int, str]]] | None = _function("_markup", "end_tags")
+# `strays_likely(page)`: `parsing._strays_likely_read(page)` (it never declines)
+strays_likely: Callable[[bytes], bool] | None = _function("_markup", "strays_likely")
 # `contains_folded(page, word)`: `proxy.csp.contains_folded_read` (it never declines)
 contains_folded: Callable[[bytes, bytes], bool] | None = _function("_markup", "contains_folded")
 # `contains(page, word)`: `volatile.contains_read` (None: either is no bytes)

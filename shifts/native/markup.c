@@ -6,6 +6,8 @@
  * (`</p>`, `</br>`), the parser finds each such end tag in the page, past its comments, its
  * raw text (a script's, a style's) and its tags' attributes (`data-content="<p>...</p>"`). In
  * Python that is a pattern tried at every tag of the page: about as long as parsing it.
+ * `strays_likely` reads the page as `end_tags` does, and guesses whether one of those end tags
+ * closes nothing (the page is then parsed with them marked at once, not parsed again).
  *
  * The Python is the definition: `parsing._END_TAG_OR_SKIPPED`'s matches, in order, of which the
  * end tags are kept. Its alternatives are tried in turn at each `<`, as the pattern tries them,
@@ -65,8 +67,12 @@ static Py_ssize_t past_next_gt(const unsigned char *s, Py_ssize_t n, Py_ssize_t 
 /* `<!--.*?-->` at `at`: its end, or -1. */
 static Py_ssize_t comment_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
     if (at + 4 > n || memcmp(s + at, "<!--", 4) != 0) return -1;
-    for (Py_ssize_t k = at + 4; k + 3 <= n; k++)
-        if (s[k] == '-' && s[k + 1] == '-' && s[k + 2] == '>') return k + 3;
+    for (Py_ssize_t k = at + 4; k + 3 <= n; k++) {
+        const unsigned char *dash = memchr(s + k, '-', n - k);
+        if (dash == NULL) break;
+        k = dash - s;
+        if (k + 3 <= n && s[k + 1] == '-' && s[k + 2] == '>') return k + 3;
+    }
     return -1;
 }
 
@@ -75,6 +81,7 @@ static Py_ssize_t raw_text_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t a
     static const char *const names[] = {"script", "style",   "textarea", "title",
                                         "xmp",    "iframe",  "noembed",  "noframes", NULL};
     const char *name = NULL;
+    if (at + 1 >= n || strchr("sStTxXiInN", s[at + 1]) == NULL || s[at + 1] == 0) return -1;
     for (const char *const *each = names; *each && name == NULL; each++)
         if (starts_with(s, n, at + 1, *each) && ends_a_name(s, n, at + 1 + strlen(*each)))
             name = *each;
@@ -83,7 +90,10 @@ static Py_ssize_t raw_text_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t a
     Py_ssize_t content = past_next_gt(s, n, at + 1 + length);
     if (content < 0) return -1;
     for (Py_ssize_t k = content; k + 2 <= n; k++) { /* the first `</name\s*>` (`.*?`) */
-        if (s[k] != '<' || s[k + 1] != '/' || !starts_with(s, n, k + 2, name)) continue;
+        const unsigned char *lt = memchr(s + k, '<', n - k);
+        if (lt == NULL) break;
+        k = lt - s;
+        if (k + 2 > n || s[k + 1] != '/' || !starts_with(s, n, k + 2, name)) continue;
         Py_ssize_t end = k + 2 + length;
         while (end < n && is_space(s[end])) end++;
         if (end < n && s[end] == '>') return end + 1;
@@ -170,6 +180,62 @@ static PyObject *end_tags(PyObject *module, PyObject *arg) {
     }
     PyBuffer_Release(&page);
     return found;
+}
+
+/* The start tags that close an open `<p>`: `parsing._CLOSES_A_P`. */
+static int closes_a_p(const unsigned char *s, Py_ssize_t at, Py_ssize_t length) {
+    static const char *const names[] = {
+        "address", "article", "aside", "blockquote", "details", "div", "dl", "fieldset",
+        "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main",
+        "menu", "nav", "ol", "pre", "section", "table", "ul", NULL};
+    for (const char *const *each = names; *each; each++) {
+        if ((Py_ssize_t)strlen(*each) != length) continue;
+        Py_ssize_t k = 0;
+        while (k < length && lower(s[at + k]) == (unsigned char)(*each)[k]) k++;
+        if (k == length) return 1;
+    }
+    return 0;
+}
+
+/* `parsing._strays_likely_read`: the scan of `end_tags`, with whether a `<p>` is open; a start
+ * tag read to its first `>` (a guess needs no attribute's value read past a `>` in it). */
+static PyObject *strays_likely(PyObject *module, PyObject *arg) {
+    (void)module;
+    Py_buffer page;
+    if (PyObject_GetBuffer(arg, &page, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *s = page.buf;
+    Py_ssize_t n = page.len;
+    int open = 0, likely = 0;
+    for (Py_ssize_t at = 0; !likely && at < n;) {
+        const unsigned char *next = memchr(s + at, '<', n - at);
+        if (next == NULL) break;
+        at = next - s;
+        const char *name = NULL;
+        Py_ssize_t end;
+        if ((end = comment_at(s, n, at)) >= 0 || (end = raw_text_at(s, n, at)) >= 0) {
+            at = end;
+        } else if ((end = end_tag_at(s, n, at, &name)) >= 0) {
+            likely = name[0] == 'b' || !open; /* a `</br>`, or a `</p>` with none open */
+            open = 0;
+            at = end;
+        } else if (at + 1 < n && is_letter(s[at + 1])) { /* `<([A-Za-z][^\s/>]*)[^>]*>` */
+            Py_ssize_t length = 1;
+            while (at + 1 + length < n && !is_space(s[at + 1 + length]) &&
+                   s[at + 1 + length] != '/' && s[at + 1 + length] != '>')
+                length++;
+            if ((end = past_next_gt(s, n, at + 1 + length)) < 0) {
+                at++;
+                continue;
+            }
+            if (length == 1 && lower(s[at + 1]) == 'p') open = 1;
+            else if (closes_a_p(s, at + 1, length)) open = 0;
+            at = end;
+        } else {
+            at++;
+        }
+    }
+    PyBuffer_Release(&page);
+    return PyBool_FromLong(likely);
 }
 
 /* Whether s[at:at+length] is `word` (lowercase) in any case. */
@@ -363,6 +429,9 @@ static PyMethodDef methods[] = {
     {"end_tags", end_tags, METH_O,
      "end_tags(page: bytes) -> list[tuple[int, int, str]]: parsing._end_tags, each `</p>` and "
      "`</br>` of the page outside comments, raw text and tags, as (start, end, name)."},
+    {"strays_likely", strays_likely, METH_O,
+     "strays_likely(page: bytes) -> bool: parsing._strays_likely_read, whether an end tag of "
+     "the page likely closes nothing."},
     {"contains_folded", contains_folded, METH_VARARGS,
      "contains_folded(page: bytes, word: bytes) -> bool: `word in page.lower()`, without the "
      "lowered copy of the page."},

@@ -23,7 +23,7 @@ from shifts.document import (
     _tag_starts,
     _tag_starts_read,
 )
-from shifts.parsing import _end_tags, _end_tags_read
+from shifts.parsing import _end_tags, _end_tags_read, _strays_likely, _strays_likely_read
 from shifts.volatile import contains_read
 from sites import PROFILES, holds_any_read
 from tests.helpers.fixtures import fixture_pages
@@ -91,6 +91,49 @@ PIECES = st.sampled_from(
 @given(page=st.lists(PIECES, max_size=40).map(b"".join))
 def test_generated_markup_scans_alike(page: bytes) -> None:
     assert scanned(page) == _end_tags_read(page)
+
+
+# ... and, for the guess whether an end tag closes nothing, the start tags that close a `<p>`
+# and the names that only start as theirs do.
+GUESSED = st.sampled_from(
+    [b"<div", b"<DIV", b"<dl", b"<dlx", b"<h1", b"<h7", b"<Table", b"<pa", b"<P", b"<ul/", b"<hr"]
+)
+
+
+def test_every_saved_page_is_guessed_alike() -> None:
+    assert native.strays_likely is not None, native.why_not
+    guesses = []
+    for page in fixture_pages():
+        raw = page.read_bytes()
+        guesses.append(native.strays_likely(raw))
+        assert guesses[-1] == _strays_likely_read(raw) == _strays_likely(raw), page.name
+    assert 0 < sum(guesses) < len(guesses)  # (both guesses: a constant one proves nothing)
+
+
+def test_what_the_guess_reads() -> None:
+    assert native.strays_likely is not None
+    cases = {
+        b"<p>a</p><p>b</P >": False,
+        b"<p>a</p></p>": True,  # none opened since the last
+        b"<p><div>a</div></p>": True,  # closed by the <div>
+        b"<p><span>a</span></p><P class=x><b>c</b></p>": False,
+        b"<p><pre>a</pre></p>": True,
+        b"<p><param><path d=x></p>": False,  # (names that start as a <p>'s)
+        b"<i></br></i>": True,
+        b"<!-- <p> --></p>": True,  # a comment's tag is none
+        b"<p><script>'<div>'</script></p>": False,  # nor a script's
+        b"<p title='x>'><div></p>": True,  # (a start tag read to its first `>`)
+        b"": False,
+    }
+    for page, likely in cases.items():
+        assert native.strays_likely(page) is likely is _strays_likely_read(page), page
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page=st.lists(st.one_of(PIECES, GUESSED), max_size=40).map(b"".join))
+def test_generated_markup_is_guessed_alike(page: bytes) -> None:
+    assert native.strays_likely is not None
+    assert native.strays_likely(page) is _strays_likely_read(page)
 
 
 # Names as the callers ask them, and what tells a scan's cases apart: a name that is another's
