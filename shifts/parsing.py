@@ -256,8 +256,8 @@ def _parsed_with_end_tags_marked(
     if root is None or any(_CLOSED_BY_A_FORM.match(message) for message in errors):
         return None
     # Where libxml2 reports none, `parse_html` keeps the page's own parse, marks or no marks
-    # (a `</p>` in a table, within a paragraph opened outside it, is not reported): they are
-    # taken out. (A `</br>` is marked in its place, so libxml2 reports no marked one.)
+    # (`<p><i><table></p>`: a `</p>` in a table within a paragraph left open is not reported):
+    # they are taken out. (A `</br>` is marked in its place, so libxml2 reports no marked one.)
     reported = _reports_stray_end_tags(errors) or any(name == "br" for _, _, name in ends)
     return _placed(root, len(ends), reported)
 
