@@ -909,7 +909,7 @@ class WrapQuestions:
         per element at all: most pages' inline blocks, and apps without such scripts."""
         cached = _once_per_node if once else (lambda ask: ask)
         return cls(
-            cached(refs.structure_matters) if refs.has_structure else _never,
+            cached(refs.structure_question()) if refs.has_structure else _never,
             (
                 (_once_per_names if once else cached)(
                     lambda node: _referenced_by_scripts(node, refs)

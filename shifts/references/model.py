@@ -378,6 +378,13 @@ EMPTY = AssetRefs()
 UNKNOWN = AssetRefs(complete=False)
 
 
+def _structure_matters(
+    assets: AssetRefs, inline: AssetRefs, kept: KeptMatches, element: etree._Element
+) -> bool:
+    """`PageRefs.structure_matters`, of its two references and what it keeps."""
+    return assets.structure_matters(element, kept) or inline.structure_matters(element, kept)
+
+
 @dataclass(frozen=True)
 class PageRefs:
     """A page's external assets' references and its inline ones, asked together without
@@ -470,9 +477,35 @@ class PageRefs:
         return tuple(self.assets.suffixes | self.inline.suffixes)
 
     def structure_matters(self, element: etree._Element) -> bool:
-        return self.assets.structure_matters(element, self._kept) or self.inline.structure_matters(
-            element, self._kept
-        )
+        return _structure_matters(self.assets, self.inline, self._kept, element)
+
+    def structure_question(self) -> Callable[[etree._Element], bool]:
+        """`structure_matters`, as a function that asks the C's answers under each index with
+        structural rules directly (`KeptMatches.structure_matters`'s), past the two layers a
+        question passes through otherwise: the wrap pass asks it of every candidate and each
+        child of its parent (0.86 -> 0.51 us a question on GitLab's project page). Made anew
+        for each caller, and holding no reference to these references (kept on them, it
+        would be a reference cycle: the page's tree freed by a collection, not as it ends)."""
+        kept = self._kept
+        indexes = [
+            refs._structure_index for refs in (self.assets, self.inline) if refs.has_structure
+        ]
+        states = [kept.compiled_state(index) for index in indexes]
+        compiled = native.structure_matters
+        if compiled is None or None in states:
+            return functools.partial(_structure_matters, self.assets, self.inline, kept)
+        asked = list(zip(states, indexes, strict=True))
+
+        def question(element: etree._Element) -> bool:
+            for state, index in asked:
+                answer = compiled(state, element)
+                if answer is None:  # (a tree the C does not read: the Python's answer)
+                    answer = bool(index.matching(element, kept, first=True))
+                if answer:
+                    return True
+            return False
+
+        return question
 
     def structural_rules_of(self, element: etree._Element) -> list[StructuralRule]:
         return [
@@ -568,16 +601,22 @@ class KeptMatches:
         element, self, first=True)`, in C where it can be (`shifts.native`: asked of every
         wrap candidate and each child of its parent, each question a dozen Python calls with
         an app's stylesheets, a third of a first load)."""
-        state = self._compiled_states.get(index)
-        if state is None and (compiled := index.compiled) is not None:
-            assert native.structure_state is not None
-            state = self._compiled_states[index] = native.structure_state(compiled)
+        state = self.compiled_state(index)
         if state is not None:
             assert native.structure_matters is not None
             answer = native.structure_matters(state, element)
             if answer is not None:
                 return answer
         return bool(index.matching(element, self, first=True))
+
+    def compiled_state(self, index: _StructureIndex) -> object | None:
+        """What the C keeps of the answers under `index` (made at the first ask); None where
+        the index has no compiled form (no compiled shifts, or rules it does not read)."""
+        state = self._compiled_states.get(index)
+        if state is None and (compiled := index.compiled) is not None:
+            assert native.structure_state is not None
+            state = self._compiled_states[index] = native.structure_state(compiled)
+        return state
 
     def matches(self, node: etree._Element, keys: Keys) -> bool:
         # (`_matches`, its C asked here, a call less, and before what is kept: it answers in

@@ -8,6 +8,11 @@ compares both with each rule tested on the tree."""
 
 from __future__ import annotations
 
+import functools
+import gc
+import types
+from unittest.mock import patch
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,7 +20,7 @@ from lxml import etree
 
 from shifts import native
 from shifts.references import css_refs, inline_refs
-from shifts.references.model import AssetRefs, KeptMatches, _StructureIndex
+from shifts.references.model import UNKNOWN, AssetRefs, KeptMatches, PageRefs, _StructureIndex
 from tests.helpers.fixtures import fixture_pages
 from tests.helpers.generated import fragments
 
@@ -240,3 +245,45 @@ def test_answers_are_kept_of_one_document() -> None:
         assert native.structure_matters(state, other_li) is None
         assert kept.structure_matters(index, other_li) is False
     assert native.structure_matters(state, li) is True
+
+
+def test_the_page_question_is_page_refs_structure_matters() -> None:
+    """`PageRefs.structure_question()`, asking the C's states directly, answers as
+    `structure_matters` does, for every element of every saved page, with an asset's rules of
+    every kind and the page's own (each side alone, both, none), as wrappers go in."""
+    asked = yes = 0
+    for page in fixture_pages():
+        root = etree.fromstring(page.read_bytes(), etree.HTMLParser())
+        inline = inline_refs(root)
+        for assets, own in ((EVERY_KIND, inline), (UNKNOWN, inline), (EVERY_KIND, UNKNOWN)):
+            refs, python = PageRefs(assets, own), PageRefs(assets, own)
+            question = refs.structure_question()
+            assert isinstance(question, types.FunctionType)  # (the C's, not the fallback)
+            for every in (0, 3):
+                if every:
+                    wrap_some(root, refs._kept, every)
+                    python = PageRefs(assets, own)  # (its answers made anew, of the tree now)
+                for node in root.iter():
+                    expected = python.structure_matters(node)
+                    assert question(node) is expected, etree.tostring(node)[:120]
+                    asked, yes = asked + 1, yes + expected
+    assert asked > 20_000 and yes > 2_000
+
+
+def test_the_page_question_holds_no_reference_to_the_page_refs() -> None:
+    """Kept on the references it came from, it would make a reference cycle: the page's tree,
+    held by what the question keeps, freed only by a collection. Without the C, it is the
+    Python's."""
+    root = etree.fromstring(b"<ul class=nav><li>a</li></ul>", etree.HTMLParser())
+    refs = PageRefs(EVERY_KIND, inline_refs(root))
+    question = refs.structure_question()
+    assert refs not in gc.get_referents(*(cell.cell_contents for cell in question.__closure__))
+    with patch.object(native, "structure_matters", None):
+        fallback = PageRefs(EVERY_KIND, inline_refs(root)).structure_question()
+    assert isinstance(fallback, functools.partial)
+    for node in root.iter():
+        assert question(node) is fallback(node) is refs.structure_matters(node)
+    # The C keeps answers of the first document it is asked about: another's are the Python's.
+    other = etree.fromstring(b"<ul class=nav><li>b</li></ul>", etree.HTMLParser())
+    li = other.find(".//li")
+    assert li is not None and question(li) is True is refs.structure_matters(li)
