@@ -166,6 +166,7 @@ _STRAY_END_TAG = re.compile(r"Unexpected end tag : (?:p|br)\b")
 _END_TAG_OR_SKIPPED = re.compile(
     _COMMENT_OR_RAW_TEXT + rb"|</(p|br)(?=[\s/>])[^>]*>" + _START_TAG, re.IGNORECASE | re.DOTALL
 )
+_ERRORS_LOGGED = 100  # (libxml2 logs a parse's first 100 errors, no more)
 _END_TAG_MARK = "end-tag-3d1e7b"  # (a page holding it already is parsed as libxml2 does)
 
 
@@ -245,21 +246,30 @@ def _parsed_with_end_tags_marked(
     """What `parse_html` makes of a page whose end tags close nothing, in one parse: the page
     parsed with its end tags marked, the marks made the elements a browser makes. None where
     `parse_html`'s own steps must make it: a marker that cannot be placed, a page with no
-    element, a `<form>` libxml2 moves (that repair reads the page's own parse). Marks where
-    an end tag did close its element are taken out, so a page predicted wrongly is parsed as
-    it would be unmarked (`tests/unit/shifts/test_parsing.py` holds the two alike)."""
+    element, a `<form>` libxml2 moves (that repair reads the page's own parse), a page whose
+    end tags libxml2 does not report as closing nothing (a wrong guess: then parsed as it is,
+    as `parse_html` would). `tests/unit/shifts/test_parsing.py` holds the two ways alike."""
+    breaks = [source[start:end] for start, end, name in ends if name == "br"]
     marked = _marked(source, ends)
-    if marked is None:
+    # (A `</br>` is marked in its place: a byte in it libxml2 cannot decode, where it stops
+    # reading the page, is gone from the marked page.)
+    if marked is None or not all(tag.isascii() for tag in breaks):
         return None
     root = etree.fromstring(marked, parser)
     errors = _errors_of(parser)
     if root is None or any(_CLOSED_BY_A_FORM.match(message) for message in errors):
         return None
-    # Where libxml2 reports none, `parse_html` keeps the page's own parse, marks or no marks
-    # (`<p><i><table></p>`: a `</p>` in a table within a paragraph left open is not reported):
-    # they are taken out. (A `</br>` is marked in its place, so libxml2 reports no marked one.)
-    reported = _reports_stray_end_tags(errors) or any(name == "br" for _, _, name in ends)
-    return _placed(root, len(ends), reported)
+    # The page's own parse reports what the marked page's does, and an error for each `</br>`
+    # (marked in its place): where libxml2 reports no `</p>` closing nothing, or may have
+    # stopped reporting (it logs a parse's first 100 errors), whether `parse_html` would parse
+    # it again is not known here (`<p><i><table></p>`: a `</p>` in a table within a paragraph
+    # left open is not reported, and the page's own parse is kept).
+    if len(errors) + len(breaks) >= _ERRORS_LOGGED - 10 or not _reports_stray_end_tags(errors):
+        return None
+    root = _placed(root, len(ends))
+    if root is not None:
+        _name_forms_again(root)  # (as `parse_html` does of the page it parses again)
+    return root
 
 
 def _marked(source: bytes, ends: list[tuple[int, int, str]]) -> bytes | None:
@@ -277,12 +287,9 @@ def _marked(source: bytes, ends: list[tuple[int, int, str]]) -> bytes | None:
     return b"".join(marked) + source[position:]
 
 
-def _placed(
-    root: etree._Element | None, count: int, reported: bool = True
-) -> etree._Element | None:
+def _placed(root: etree._Element | None, count: int) -> etree._Element | None:
     """The marked page's tree with each mark the element a browser makes there, or taken out
-    where its end tag closed its element (every mark, unless libxml2 `reported` one that
-    closed nothing); None unless the tree holds `count` marks."""
+    where its end tag closed its element; None unless the tree holds `count` marks."""
     marks = [
         comment
         for comment in (root.iter(etree.Comment) if root is not None else ())
@@ -291,9 +298,6 @@ def _placed(
     if root is None or len(marks) != count:
         return None  # a marker inside an attribute, or one libxml2 did not keep
     for mark in marks:
-        if not reported:
-            _remove_keeping_tail(mark)
-            continue
         name = (mark.text or "").split()[-1]
         parent = mark.getparent()
         table = _table_of(parent)

@@ -105,14 +105,15 @@
       }
       return original.call(target, type, listener, options);
     };
-    // The labels as the load event finds them, taken in it: this listener is the page's first,
-    // so no script the load sets off has run yet. Taken later (when the oracle's next call
-    // arrives, which a busy machine delays), a timer the load started could have run first.
+    // The labels as the load event finds them, taken in it: this listener is the page's first
+    // (registered before any page script, in the capture phase, which runs first), so no
+    // script the load sets off has run yet. Taken later (when the oracle's next call arrives,
+    // which a busy machine delays), a timer the load started could have run first.
     original.call(window, "load", function () {
       const labels = new Map();
       for (const el of document.querySelectorAll(INTERACTIVE)) labels.set(el, labelOf(el));
       window[REGISTRY].labelsAtLoad = labels;
-    }, { once: true });
+    }, { capture: true, once: true });
     return null;
   }
 
@@ -134,14 +135,12 @@
   }
 
   if (arg.mode === "labels") {
-    // Elements added since the load had no label at it; without the init script (a page the
-    // oracle did not open), the labels are the page's as it is now.
-    const atLoad = registry.labelsAtLoad;
+    // An element the load did not find (added or rendered again since), or any without the
+    // init script (a page the oracle did not open): its label as the page is now.
+    const atLoad = registry.labelsAtLoad || new Map();
     const labels = {};
     walk((el, key) => {
-      if (!el.matches(INTERACTIVE)) return;
-      if (!atLoad) labels[key] = labelOf(el);
-      else if (atLoad.has(el)) labels[key] = atLoad.get(el);
+      if (el.matches(INTERACTIVE)) labels[key] = atLoad.has(el) ? atLoad.get(el) : labelOf(el);
     });
     return labels;
   }

@@ -57,38 +57,95 @@ static int starts_with(const unsigned char *s, Py_ssize_t n, Py_ssize_t at, cons
     return 1;
 }
 
+/* The first match of a search at or after `from` (its start and end, start -1: none), kept:
+ * a later search from any position between `from` and that start finds the same (none, from
+ * any later position). A scan asks each search again at each tag that starts one (`<!--` that
+ * never ends, `<script>` after `<script>`, a quote left open): kept, a page of such tags is
+ * read once, not once per tag (quadratic: a page of 100 KB of `<!--x`, 4 s). */
+typedef struct {
+    Py_ssize_t from, start, end;
+} Found;
+
+static const char *const RAW_TEXT_NAMES[] = {"script", "style",   "textarea", "title", "xmp",
+                                             "iframe", "noembed", "noframes", NULL};
+
+/* A page being scanned, with its searches' last matches. */
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t n;
+    Found gt, comment_end, quotes[2], raw_text_ends[8];
+} Scan;
+
+static void scan_init(Scan *scan, const unsigned char *s, Py_ssize_t n) {
+    Found none = {-1, -1, -1};
+    scan->s = s;
+    scan->n = n;
+    scan->gt = scan->comment_end = scan->quotes[0] = scan->quotes[1] = none;
+    for (int k = 0; k < 8; k++) scan->raw_text_ends[k] = none;
+}
+
+/* Whether `found` answers a search from `from` (then its start and end are the answer). */
+static int recalled(const Found *found, Py_ssize_t from) {
+    return found->from >= 0 && from >= found->from && (found->start < 0 || from <= found->start);
+}
+
+static Py_ssize_t kept(Found *found, Py_ssize_t from, Py_ssize_t start, Py_ssize_t end) {
+    found->from = from;
+    found->start = start;
+    found->end = end;
+    return start;
+}
+
+/* Where the first `c` (one byte, kept in `found`) is at or after `from`, or -1. */
+static Py_ssize_t next_byte(const Scan *scan, Found *found, unsigned char c, Py_ssize_t from) {
+    if (recalled(found, from)) return found->start;
+    const unsigned char *at = from < scan->n ? memchr(scan->s + from, c, scan->n - from) : NULL;
+    Py_ssize_t start = at == NULL ? -1 : at - scan->s;
+    return kept(found, from, start, start + 1);
+}
+
 /* Where the first `>` at or after `at` ends (`[^>]*>`), or -1. */
-static Py_ssize_t past_next_gt(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
-    if (at >= n) return -1;
-    const unsigned char *gt = memchr(s + at, '>', n - at);
-    return gt == NULL ? -1 : gt - s + 1;
+static Py_ssize_t past_next_gt(Scan *scan, Py_ssize_t at) {
+    Py_ssize_t gt = next_byte(scan, &scan->gt, '>', at);
+    return gt < 0 ? -1 : gt + 1;
 }
 
 /* `<!--.*?-->` at `at`: its end, or -1. */
-static Py_ssize_t comment_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
-    if (at + 4 > n || memcmp(s + at, "<!--", 4) != 0) return -1;
-    for (Py_ssize_t k = at + 4; k + 3 <= n; k++) {
+static Py_ssize_t comment_at(Scan *scan, Py_ssize_t at) {
+    const unsigned char *s = scan->s;
+    Py_ssize_t n = scan->n, from = at + 4;
+    if (from > n || memcmp(s + at, "<!--", 4) != 0) return -1;
+    if (recalled(&scan->comment_end, from)) return scan->comment_end.end;
+    for (Py_ssize_t k = from; k + 3 <= n; k++) {
         const unsigned char *dash = memchr(s + k, '-', n - k);
         if (dash == NULL) break;
         k = dash - s;
-        if (k + 3 <= n && s[k + 1] == '-' && s[k + 2] == '>') return k + 3;
+        if (k + 3 <= n && s[k + 1] == '-' && s[k + 2] == '>') {
+            kept(&scan->comment_end, from, k, k + 3);
+            return k + 3;
+        }
     }
+    kept(&scan->comment_end, from, -1, -1);
     return -1;
 }
 
 /* `<(script|...)(?=[\s/>])[^>]*>.*?</\1\s*>` at `at`: its end, or -1. */
-static Py_ssize_t raw_text_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
-    static const char *const names[] = {"script", "style",   "textarea", "title",
-                                        "xmp",    "iframe",  "noembed",  "noframes", NULL};
-    const char *name = NULL;
+static Py_ssize_t raw_text_at(Scan *scan, Py_ssize_t at) {
+    const unsigned char *s = scan->s;
+    Py_ssize_t n = scan->n;
+    int which = -1;
     if (at + 1 >= n || strchr("sStTxXiInN", s[at + 1]) == NULL || s[at + 1] == 0) return -1;
-    for (const char *const *each = names; *each && name == NULL; each++)
-        if (starts_with(s, n, at + 1, *each) && ends_a_name(s, n, at + 1 + strlen(*each)))
-            name = *each;
-    if (name == NULL) return -1;
+    for (int k = 0; RAW_TEXT_NAMES[k] && which < 0; k++)
+        if (starts_with(s, n, at + 1, RAW_TEXT_NAMES[k]) &&
+            ends_a_name(s, n, at + 1 + strlen(RAW_TEXT_NAMES[k])))
+            which = k;
+    if (which < 0) return -1;
+    const char *name = RAW_TEXT_NAMES[which];
     Py_ssize_t length = (Py_ssize_t)strlen(name);
-    Py_ssize_t content = past_next_gt(s, n, at + 1 + length);
+    Py_ssize_t content = past_next_gt(scan, at + 1 + length);
     if (content < 0) return -1;
+    Found *found = &scan->raw_text_ends[which];
+    if (recalled(found, content)) return found->end;
     for (Py_ssize_t k = content; k + 2 <= n; k++) { /* the first `</name\s*>` (`.*?`) */
         const unsigned char *lt = memchr(s + k, '<', n - k);
         if (lt == NULL) break;
@@ -96,19 +153,24 @@ static Py_ssize_t raw_text_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t a
         if (k + 2 > n || s[k + 1] != '/' || !starts_with(s, n, k + 2, name)) continue;
         Py_ssize_t end = k + 2 + length;
         while (end < n && is_space(s[end])) end++;
-        if (end < n && s[end] == '>') return end + 1;
+        if (end < n && s[end] == '>') {
+            kept(found, content, k, end + 1);
+            return end + 1;
+        }
     }
+    kept(found, content, -1, -1);
     return -1;
 }
 
 /* `</(p|br)(?=[\s/>])[^>]*>` at `at`: its end, and its name in `name`; or -1. */
-static Py_ssize_t end_tag_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at,
-                             const char **name) {
+static Py_ssize_t end_tag_at(Scan *scan, Py_ssize_t at, const char **name) {
+    const unsigned char *s = scan->s;
+    Py_ssize_t n = scan->n;
     if (at + 1 >= n || s[at + 1] != '/') return -1;
     if (starts_with(s, n, at + 2, "p") && ends_a_name(s, n, at + 3)) *name = "p";
     else if (starts_with(s, n, at + 2, "br") && ends_a_name(s, n, at + 4)) *name = "br";
     else return -1;
-    return past_next_gt(s, n, at + 2 + (Py_ssize_t)strlen(*name));
+    return past_next_gt(scan, at + 2 + (Py_ssize_t)strlen(*name));
 }
 
 /* An attribute's name's byte: `[^\s"'>/=]`. */
@@ -122,7 +184,9 @@ static int in_unquoted(unsigned char c) {
 }
 
 /* `<[A-Za-z][^\s/>]*` and `parsing._ATTRIBUTES` at `at`: its end, or -1. */
-static Py_ssize_t start_tag_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t at) {
+static Py_ssize_t start_tag_at(Scan *scan, Py_ssize_t at) {
+    const unsigned char *s = scan->s;
+    Py_ssize_t n = scan->n;
     Py_ssize_t k = at + 1;
     if (k >= n || !is_letter(s[k])) return -1;
     for (k++; k < n && !is_space(s[k]) && s[k] != '/' && s[k] != '>'; k++) {}
@@ -136,8 +200,9 @@ static Py_ssize_t start_tag_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t 
             if (v < n && s[v] == '=') {
                 for (v++; v < n && is_space(s[v]); v++) {}
                 if (v < n && (s[v] == '"' || s[v] == '\'')) {
-                    const unsigned char *quote = memchr(s + v + 1, s[v], n - v - 1);
-                    if (quote != NULL) m = quote - s + 1;
+                    Found *found = &scan->quotes[s[v] == '\''];
+                    Py_ssize_t quote = next_byte(scan, found, s[v], v + 1);
+                    if (quote >= 0) m = quote + 1;
                 } else if (v < n && in_unquoted(s[v])) {
                     while (v < n && in_unquoted(s[v])) v++;
                     m = v;
@@ -158,6 +223,8 @@ static PyObject *end_tags(PyObject *module, PyObject *arg) {
     if (PyObject_GetBuffer(arg, &page, PyBUF_SIMPLE) < 0) return NULL;
     const unsigned char *s = page.buf;
     Py_ssize_t n = page.len;
+    Scan scan;
+    scan_init(&scan, s, n);
     PyObject *found = PyList_New(0);
     for (Py_ssize_t at = 0; found != NULL && at < n;) {
         const unsigned char *next = memchr(s + at, '<', n - at);
@@ -165,14 +232,14 @@ static PyObject *end_tags(PyObject *module, PyObject *arg) {
         at = next - s;
         const char *name = NULL;
         Py_ssize_t end;
-        if ((end = comment_at(s, n, at)) >= 0 || (end = raw_text_at(s, n, at)) >= 0) {
+        if ((end = comment_at(&scan, at)) >= 0 || (end = raw_text_at(&scan, at)) >= 0) {
             at = end;
-        } else if ((end = end_tag_at(s, n, at, &name)) >= 0) {
+        } else if ((end = end_tag_at(&scan, at, &name)) >= 0) {
             PyObject *tag = Py_BuildValue("(nns)", at, end, name);
             if (tag == NULL || PyList_Append(found, tag) < 0) Py_CLEAR(found);
             Py_XDECREF(tag);
             at = end;
-        } else if ((end = start_tag_at(s, n, at)) >= 0) {
+        } else if ((end = start_tag_at(&scan, at)) >= 0) {
             at = end;
         } else {
             at++;
@@ -205,6 +272,8 @@ static PyObject *strays_likely(PyObject *module, PyObject *arg) {
     if (PyObject_GetBuffer(arg, &page, PyBUF_SIMPLE) < 0) return NULL;
     const unsigned char *s = page.buf;
     Py_ssize_t n = page.len;
+    Scan scan;
+    scan_init(&scan, s, n);
     int open = 0, likely = 0;
     for (Py_ssize_t at = 0; !likely && at < n;) {
         const unsigned char *next = memchr(s + at, '<', n - at);
@@ -212,9 +281,9 @@ static PyObject *strays_likely(PyObject *module, PyObject *arg) {
         at = next - s;
         const char *name = NULL;
         Py_ssize_t end;
-        if ((end = comment_at(s, n, at)) >= 0 || (end = raw_text_at(s, n, at)) >= 0) {
+        if ((end = comment_at(&scan, at)) >= 0 || (end = raw_text_at(&scan, at)) >= 0) {
             at = end;
-        } else if ((end = end_tag_at(s, n, at, &name)) >= 0) {
+        } else if ((end = end_tag_at(&scan, at, &name)) >= 0) {
             likely = name[0] == 'b' || !open; /* a `</br>`, or a `</p>` with none open */
             open = 0;
             at = end;
@@ -223,7 +292,7 @@ static PyObject *strays_likely(PyObject *module, PyObject *arg) {
             while (at + 1 + length < n && !is_space(s[at + 1 + length]) &&
                    s[at + 1 + length] != '/' && s[at + 1 + length] != '>')
                 length++;
-            if ((end = past_next_gt(s, n, at + 1 + length)) < 0) {
+            if ((end = past_next_gt(&scan, at + 1 + length)) < 0) {
                 at++;
                 continue;
             }

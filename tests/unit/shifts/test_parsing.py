@@ -84,9 +84,9 @@ PARSED_PIECES = st.sampled_from(
 )
 
 
-def parsed_as(page: bytes, guess: bool) -> bytes:
+def parsed_as(page: bytes, guess: bool, encoding: str = "utf-8") -> bytes:
     with patch.object(parsing, "_strays_likely", lambda source: guess):
-        return etree.tostring(parse_html(page, "utf-8").getroottree(), method="html")
+        return etree.tostring(parse_html(page, encoding).getroottree(), method="html")
 
 
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -109,6 +109,25 @@ def test_an_end_tag_libxml2_does_not_report_is_parsed_as_libxml2_does_guessed_or
     the page's own parse is kept, and a page guessed to need the marks takes them all out."""
     page = b"<p><i><table></p></table>"
     assert b"<p><i><table></table></i></p>" in parsed_as(page, True) == parsed_as(page, False)
+
+
+@pytest.mark.parametrize(
+    ("page", "encoding"),
+    [
+        # libxml2 logs a parse's first 100 errors: the `</br>` past them is not reported, and
+        # the page's own parse is kept.
+        (b"<a id=x></a>" * 101 + b"x</br>", "utf-8"),
+        (b"</x>" * 100 + b"x</br><p><div></div></p>", "utf-8"),
+        # A byte libxml2 cannot decode in a `</br>`: it stops reading the page there.
+        (b"x</br \x81><p><div></div></p>", "windows-1252"),
+        # The page's own element of the name the repair of forms gives them.
+        (b"<form-kept-3d1e7b></p>", "utf-8"),
+    ],
+)
+def test_what_only_the_pages_own_parse_tells_is_parsed_alike_guessed_or_not(
+    page: bytes, encoding: str
+) -> None:
+    assert parsed_as(page, True, encoding) == parsed_as(page, False, encoding)
 
 
 def test_a_paragraph_closed_twice_is_parsed_once() -> None:

@@ -66,6 +66,24 @@ def test_what_each_alternative_skips() -> None:
     ]
 
 
+def test_searches_that_fail_to_the_pages_end_are_answered_alike_when_asked_again() -> None:
+    """Each scan keeps a search's last match (a comment's end, a raw text's, the next `>`, a
+    quote's): a page of tags that each start one that never ends is read once, not once a
+    tag. The same answers as the pattern's, which tries each again."""
+    assert native.strays_likely is not None
+    for page in (
+        b"<!--x" * 50 + b"</p>",
+        b"<!--x" * 20 + b"-->" + b"<!--</p>" * 20 + b"-->",
+        b"<p>" + b"<xmp>" * 50 + b"</p>",
+        b"<script>" * 30 + b"</script></p>" + b"<script>" * 30,
+        b'<a b="' * 40 + b'"></p>',
+        b"<a b='" * 20 + b"'<a b=\"></br>",
+        b"<title>" * 10 + b"</title></br><style>" * 10,
+    ):
+        assert scanned(page) == _end_tags_read(page), page[:40]
+        assert native.strays_likely(page) is _strays_likely_read(page), page[:40]
+
+
 def test_it_reads_any_bytes_like_and_refuses_what_is_none() -> None:
     assert scanned(memoryview(b"<i></br></i>")) == [(3, 8, "br")]  # type: ignore[arg-type]
     try:
