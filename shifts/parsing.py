@@ -63,18 +63,27 @@ def parse_html(source: bytes, encoding: str) -> etree._Element:
     parser = etree.HTMLParser(
         encoding=libxml2_encoding(encoding), remove_comments=False, huge_tree=True
     )
-    if is_ascii_compatible(encoding) and _strays_likely(source):
-        # (The page the repair below would parse again: parsed so at once.)
-        marked = _parsed_with_end_tags_marked(source, _end_tags(source), parser)
-        if marked is not None:
-            _add_implied_table_bodies(marked)
-            return marked
+    ascii_compatible = is_ascii_compatible(encoding)
+    root = None
+    if ascii_compatible and _strays_likely(source):
+        # (The page `_parsed_and_repaired` would parse again: parsed so at once.)
+        root = _parsed_with_end_tags_marked(source, parser)
+    if root is None:
+        root = _parsed_and_repaired(source, parser, ascii_compatible)
+    _add_implied_table_bodies(root)
+    return root
+
+
+def _parsed_and_repaired(
+    source: bytes, parser: etree.HTMLParser, ascii_compatible: bool
+) -> etree._Element:
+    """The page parsed, and parsed again where libxml2 reports what a repair mends."""
     root = etree.fromstring(source, parser)
     errors = _errors_of(parser)
     if root is None:
         # lxml returns None for documents with no element at all (e.g. only whitespace).
         return cast(etree._Element, etree.fromstring(b"<html></html>", parser))
-    if is_ascii_compatible(encoding):
+    if ascii_compatible:
         kept = _with_forms_in_place(source, parser, errors)
         if kept is not None:
             source, root, errors = kept
@@ -82,7 +91,6 @@ def parse_html(source: bytes, encoding: str) -> etree._Element:
             reparsed = _with_stray_end_tags(source, parser)
             root = root if reparsed is None else reparsed
         _name_forms_again(root)
-    _add_implied_table_bodies(root)
     return root
 
 
@@ -194,9 +202,8 @@ def _with_stray_end_tags(source: bytes, parser: etree.HTMLParser) -> etree._Elem
     """The page parsed with an empty <p> for each `</p>` that closes nothing and a <br> for
     each `</br>`, as a browser builds it; None where that cannot be done safely (a marker would
     land in an attribute). Of a page in an ASCII-compatible encoding (`parse_html`)."""
-    ends = _end_tags(source)
-    marked = _marked(source, ends)
-    return None if marked is None else _placed(etree.fromstring(marked, parser), len(ends))
+    marked = _marked(source)
+    return None if marked is None else _placed(etree.fromstring(marked[0], parser), len(marked[1]))
 
 
 # The start tags that close an open `<p>` (the HTML standard's list, the common ones of it).
@@ -240,22 +247,23 @@ def _strays_likely_read(source: bytes) -> bool:
     return False
 
 
-def _parsed_with_end_tags_marked(
-    source: bytes, ends: list[tuple[int, int, str]], parser: etree.HTMLParser
-) -> etree._Element | None:
+def _parsed_with_end_tags_marked(source: bytes, parser: etree.HTMLParser) -> etree._Element | None:
     """What `parse_html` makes of a page whose end tags close nothing, in one parse: the page
     parsed with its end tags marked, the marks made the elements a browser makes. None where
     `parse_html`'s own steps must make it: a marker that cannot be placed, a page with no
     element, a `<form>` libxml2 moves (that repair reads the page's own parse), a page whose
     end tags libxml2 does not report as closing nothing (a wrong guess: then parsed as it is,
     as `parse_html` would). `tests/unit/shifts/test_parsing.py` holds the two ways alike."""
+    marked = _marked(source)
+    if marked is None:
+        return None
+    page, ends = marked
     breaks = [source[start:end] for start, end, name in ends if name == "br"]
-    marked = _marked(source, ends)
     # (A `</br>` is marked in its place: a byte in it libxml2 cannot decode, where it stops
     # reading the page, is gone from the marked page.)
-    if marked is None or not all(tag.isascii() for tag in breaks):
+    if not all(tag.isascii() for tag in breaks):
         return None
-    root = etree.fromstring(marked, parser)
+    root = etree.fromstring(page, parser)
     errors = _errors_of(parser)
     if root is None or any(_CLOSED_BY_A_FORM.match(message) for message in errors):
         return None
@@ -272,11 +280,12 @@ def _parsed_with_end_tags_marked(
     return root
 
 
-def _marked(source: bytes, ends: list[tuple[int, int, str]]) -> bytes | None:
-    """The page with a comment marking each of its `</p>` and `</br>` (`ends`, `_end_tags`);
-    None if the page holds the mark already."""
+def _marked(source: bytes) -> tuple[bytes, list[tuple[int, int, str]]] | None:
+    """The page with a comment marking each of its `</p>` and `</br>`, and those end tags
+    (`_end_tags`); None if the page holds the mark already."""
     if _END_TAG_MARK.encode() in source:
         return None
+    ends = _end_tags(source)
     marked: list[bytes] = []
     position = 0
     for start, end, name in ends:
@@ -284,7 +293,7 @@ def _marked(source: bytes, ends: list[tuple[int, int, str]]) -> bytes | None:
         if name == "p":  # (a matched </p> still closes its paragraph)
             marked.append(source[start:end])
         position = end
-    return b"".join(marked) + source[position:]
+    return b"".join(marked) + source[position:], ends
 
 
 def _placed(root: etree._Element | None, count: int) -> etree._Element | None:

@@ -217,6 +217,24 @@ static Py_ssize_t start_tag_at(Scan *scan, Py_ssize_t at) {
     }
 }
 
+/* Where the next `<` is at or after `at`, or -1. */
+static Py_ssize_t next_lt(const Scan *scan, Py_ssize_t at) {
+    const unsigned char *next = at < scan->n ? memchr(scan->s + at, '<', scan->n - at) : NULL;
+    return next == NULL ? -1 : next - scan->s;
+}
+
+/* What a scan finds at a `<`: a comment or a raw text element, read past; an end tag of
+ * `end_tag_at`; or something else, which each scan reads its own way. */
+typedef enum { SKIPPED, END_TAG, OTHER } Piece;
+
+/* The piece at the `<` at `at`, in the order the pattern tries its alternatives; where it
+ * ends in `end` (-1 for OTHER), an end tag's name in `name`. */
+static Piece piece_at(Scan *scan, Py_ssize_t at, Py_ssize_t *end, const char **name) {
+    if ((*end = comment_at(scan, at)) >= 0 || (*end = raw_text_at(scan, at)) >= 0) return SKIPPED;
+    if ((*end = end_tag_at(scan, at, name)) >= 0) return END_TAG;
+    return OTHER;
+}
+
 static PyObject *end_tags(PyObject *module, PyObject *arg) {
     (void)module;
     Py_buffer page;
@@ -226,24 +244,18 @@ static PyObject *end_tags(PyObject *module, PyObject *arg) {
     Scan scan;
     scan_init(&scan, s, n);
     PyObject *found = PyList_New(0);
-    for (Py_ssize_t at = 0; found != NULL && at < n;) {
-        const unsigned char *next = memchr(s + at, '<', n - at);
-        if (next == NULL) break;
-        at = next - s;
+    for (Py_ssize_t at = 0; found != NULL && (at = next_lt(&scan, at)) >= 0;) {
         const char *name = NULL;
         Py_ssize_t end;
-        if ((end = comment_at(&scan, at)) >= 0 || (end = raw_text_at(&scan, at)) >= 0) {
-            at = end;
-        } else if ((end = end_tag_at(&scan, at, &name)) >= 0) {
+        Piece piece = piece_at(&scan, at, &end, &name);
+        if (piece == END_TAG) {
             PyObject *tag = Py_BuildValue("(nns)", at, end, name);
             if (tag == NULL || PyList_Append(found, tag) < 0) Py_CLEAR(found);
             Py_XDECREF(tag);
-            at = end;
-        } else if ((end = start_tag_at(&scan, at)) >= 0) {
-            at = end;
-        } else {
-            at++;
+        } else if (piece == OTHER) {
+            end = start_tag_at(&scan, at);
         }
+        at = end >= 0 ? end : at + 1;
     }
     PyBuffer_Release(&page);
     return found;
@@ -275,33 +287,23 @@ static PyObject *strays_likely(PyObject *module, PyObject *arg) {
     Scan scan;
     scan_init(&scan, s, n);
     int open = 0, likely = 0;
-    for (Py_ssize_t at = 0; !likely && at < n;) {
-        const unsigned char *next = memchr(s + at, '<', n - at);
-        if (next == NULL) break;
-        at = next - s;
+    for (Py_ssize_t at = 0; !likely && (at = next_lt(&scan, at)) >= 0;) {
         const char *name = NULL;
         Py_ssize_t end;
-        if ((end = comment_at(&scan, at)) >= 0 || (end = raw_text_at(&scan, at)) >= 0) {
-            at = end;
-        } else if ((end = end_tag_at(&scan, at, &name)) >= 0) {
+        Piece piece = piece_at(&scan, at, &end, &name);
+        if (piece == END_TAG) {
             likely = name[0] == 'b' || !open; /* a `</br>`, or a `</p>` with none open */
             open = 0;
-            at = end;
-        } else if (at + 1 < n && is_letter(s[at + 1])) { /* `<([A-Za-z][^\s/>]*)[^>]*>` */
-            Py_ssize_t length = 1;
+        } else if (piece == OTHER && at + 1 < n && is_letter(s[at + 1])) {
+            Py_ssize_t length = 1; /* `<([A-Za-z][^\s/>]*)[^>]*>` */
             while (at + 1 + length < n && !is_space(s[at + 1 + length]) &&
                    s[at + 1 + length] != '/' && s[at + 1 + length] != '>')
                 length++;
-            if ((end = past_next_gt(&scan, at + 1 + length)) < 0) {
-                at++;
-                continue;
-            }
-            if (length == 1 && lower(s[at + 1]) == 'p') open = 1;
-            else if (closes_a_p(s, at + 1, length)) open = 0;
-            at = end;
-        } else {
-            at++;
+            end = past_next_gt(&scan, at + 1 + length);
+            if (end >= 0 && length == 1 && lower(s[at + 1]) == 'p') open = 1;
+            else if (end >= 0 && closes_a_p(s, at + 1, length)) open = 0;
         }
+        at = end >= 0 ? end : at + 1;
     }
     PyBuffer_Release(&page);
     return PyBool_FromLong(likely);
