@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import subprocess
-import tempfile
-from pathlib import Path
 
 from bench.throughput import PAGES, Row, add_synthetic_pages, episode_row, start_mitmdump, wrk
-from tests.helpers.processes import RedisProcess, ServiceProcess
+from tests.helpers.processes import RedisProcess, ServiceProcess, scratch_directory
 from tests.helpers.upstream import UpstreamServer
 
 REDIS_SUFFIX = "@redis"  # a row's episode on the service process whose store is Redis
@@ -85,7 +83,7 @@ def main() -> None:
 
     upstream = UpstreamServer().start()
     add_synthetic_pages(upstream)
-    workdir = Path(tempfile.mkdtemp(prefix="bench-alternate-"))
+    workdir = scratch_directory("bench-alternate-")
     service = ServiceProcess(workdir).start()
     plain: list[subprocess.Popen[bytes]] = []
     redis: RedisProcess | None = None

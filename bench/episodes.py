@@ -24,7 +24,6 @@ import asyncio
 import json
 import random
 import statistics
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -34,7 +33,13 @@ from typing import Any
 import httpx
 
 from bench.throughput import Row, _synthetic, add_assets, memory_mb, wrk
-from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess, start_all
+from tests.helpers.processes import (
+    HAProxyProcess,
+    RedisProcess,
+    ServiceProcess,
+    scratch_directory,
+    start_all,
+)
 from tests.helpers.upstream import UpstreamServer
 
 CONDITIONS: list[dict[str, Any]] = [
@@ -319,7 +324,7 @@ def main() -> None:
     if args.quick:
         seconds, probe_seconds, scale_seconds, args.episodes = 3, 1.0, 1, min(args.episodes, 8)
         think_s, floor_s = QUICK_THINK_S, 1.0
-    workdir = Path(tempfile.mkdtemp(prefix="bench-episodes-"))
+    workdir = scratch_directory("bench-episodes-")
     (workdir / "redis").mkdir()
     (workdir / "service").mkdir()
     upstream, target = UpstreamServer("source").start(), UpstreamServer("target").start()

@@ -14,13 +14,12 @@ import argparse
 import json
 import socket
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from tests.helpers.processes import ServiceProcess
+from tests.helpers.processes import ServiceProcess, scratch_directory
 from tests.helpers.upstream import PAGE, UpstreamServer
 
 NAV = "Sec-Fetch-Dest: document\r\nSec-Fetch-Mode: navigate\r\n"
@@ -55,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
 
     upstream = UpstreamServer().start()
-    workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    workdir = scratch_directory("bench-")
     started = time.perf_counter()
     service = ServiceProcess(workdir).start()
     startup_s = time.perf_counter() - started

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench.episodes import say
 from bench.first_load import fresh, token_template
 from bench.throughput import REPO, Row, drive, memory_mb, start_mitmdump
-from tests.helpers.processes import ServiceProcess
+from tests.helpers.processes import ServiceProcess, scratch_directory
 from tests.helpers.upstream import UpstreamServer
 
 TARGET_MB = 300
@@ -98,7 +97,7 @@ def main() -> None:
     upstream = UpstreamServer().start()
     upstream.generated["/token-page"] = ("text/html; charset=utf-8", lambda: fresh(template))
     url = f"{upstream.origin}/token-page"
-    workdir = Path(tempfile.mkdtemp(prefix="bench-memory-"))
+    workdir = scratch_directory("bench-memory-")
     results: dict[str, dict[str, Any]] = {}
     try:
         for name in rows:

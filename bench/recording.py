@@ -15,12 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import tempfile
 from pathlib import Path
 
 from bench.latency import NAV, fetch, percentile
 from bench.throughput import cpu_seconds
-from tests.helpers.processes import ServiceProcess, start_all
+from tests.helpers.processes import ServiceProcess, scratch_directory, start_all
 from tests.helpers.upstream import PAGE, UpstreamServer
 
 CONDITIONS = ("Src", "Src-Exec", "Src-Perc")
@@ -43,7 +42,7 @@ def main() -> None:
     if args.quick:
         args.requests = 3
     upstream = UpstreamServer().start()
-    workdir = Path(tempfile.mkdtemp(prefix="bench-recording-"))
+    workdir = scratch_directory("bench-recording-")
     record_dir = workdir / "recordings"
     host = f"127.0.0.1:{upstream.port}"
     url = f"{upstream.origin}/page.html"

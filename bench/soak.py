@@ -31,7 +31,6 @@ import json
 import random
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -42,7 +41,13 @@ import httpx
 
 from bench.episodes import browse, new_log
 from bench.throughput import add_assets, memory_mb
-from tests.helpers.processes import HAProxyProcess, RedisProcess, ServiceProcess, start_all
+from tests.helpers.processes import (
+    HAProxyProcess,
+    RedisProcess,
+    ServiceProcess,
+    scratch_directory,
+    start_all,
+)
 from tests.helpers.upstream import UpstreamServer
 
 THINK_S = (0.05, 0.3)  # short pauses: a soak is about volume
@@ -284,7 +289,7 @@ def main() -> None:
     parser.add_argument("--ttl", type=int, default=60, help="TTL of the expiry probes (s)")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args()
-    workdir = Path(tempfile.mkdtemp(prefix="soak-"))
+    workdir = scratch_directory("soak-")
     result = run_soak(workdir, args.minutes * 60, args.episodes, args.session_seconds, args.ttl)
     text = json.dumps(result, indent=2)
     sys.stdout.write(text + "\n")

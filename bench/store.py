@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import json
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -25,7 +24,7 @@ import redis.asyncio as aioredis
 
 from proxy.episode import EpisodeConfig, new_episode
 from proxy.store.pipelined import PipelinedConnection
-from tests.helpers.processes import RedisProcess
+from tests.helpers.processes import RedisProcess, scratch_directory
 
 KEY = "bench:episode"
 CONCURRENCY = 8
@@ -101,7 +100,7 @@ def main() -> None:
         args.commands, args.rounds = 400, 1
     if args.commands < CONCURRENCY or args.rounds < 1:
         parser.error(f"--commands >= {CONCURRENCY} and --rounds >= 1")
-    redis = RedisProcess(Path(tempfile.mkdtemp(prefix="bench-store-"))).start()
+    redis = RedisProcess(scratch_directory("bench-store-")).start()
     try:
         results = asyncio.run(measure(redis.url, args.commands, args.rounds))
     finally:

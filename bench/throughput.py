@@ -31,7 +31,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -44,7 +43,7 @@ from bench.first_load import TOKEN, fresh, token_template
 from skillshift_client import SkillShift
 from tests.helpers.lab import key_values
 from tests.helpers.ports import free_port, wait_for_port
-from tests.helpers.processes import REPO, RedisProcess, ServiceProcess
+from tests.helpers.processes import REPO, RedisProcess, ServiceProcess, scratch_directory
 from tests.helpers.upstream import UpstreamServer
 
 LUA = Path(__file__).with_name("wrk.lua")
@@ -305,7 +304,7 @@ def main() -> None:
     if args.quick:
         pages = {"300KB": "/page-300kb", "assets": ASSETS}
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    workdir = scratch_directory("bench-")
     redis = None if args.quick else RedisProcess(workdir).start()
     processes: list[subprocess.Popen[bytes]] = []
     services: list[ServiceProcess] = []

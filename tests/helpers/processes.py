@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,6 +19,15 @@ import httpx
 from tests.helpers.ports import free_port, wait_for_port
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def scratch_directory(prefix: str) -> Path:
+    """A new directory for a run's processes (their logs, Redis's files), removed when this
+    Python exits, however it exits short of a kill: a benchmark is run again and again, and
+    each run would leave its own behind."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 class RedisProcess:
