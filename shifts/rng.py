@@ -8,6 +8,8 @@ import random
 import threading
 from functools import lru_cache
 
+from shifts import native
+
 # Seeding a Mersenne Twister costs more than the draw: pages repeat keys (a class name on
 # hundreds of elements), so the pure helpers below are memoized.
 MEMO = 65_536
@@ -19,14 +21,23 @@ def derive_seed(seed: int | str, *keys: object) -> int:
     Python's hash() is salted per process, so this hashes the keys' text with BLAKE2b: the same
     inputs give the same seed in every process and on every machine.
     """
-    material = "\x1f".join((str(seed), *map(str, keys))).encode("utf-8")
-    return int.from_bytes(hashlib.blake2b(material, digest_size=8).digest(), "big")
+    return _digest(keys_text(seed, *keys))
+
+
+def keys_text(seed: int | str, *keys: object) -> bytes:
+    """The text `derive_seed` hashes: the seed and each key by its `str`, joined by \x1f, in
+    UTF-8 (keys are separated, not glued)."""
+    return "\x1f".join((str(seed), *map(str, keys))).encode("utf-8")
+
+
+def _digest(text: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
 
 
 def keys_prefix(seed: int, *keys: object) -> bytes:
     """The text `derive_seed(seed, *keys, last)` hashes, up to `last`'s own (`last`'s UTF-8
     follows it): what a coin drawn in C hashes (`shifts.native`)."""
-    return "\x1f".join((str(seed), *map(str, keys), "")).encode("utf-8")
+    return keys_text(seed, *keys, "")
 
 
 def rng_for(seed: int | str, *keys: object) -> random.Random:
@@ -42,10 +53,17 @@ def chance(seed: int, *keys: object) -> float:
 
 @lru_cache(maxsize=MEMO)
 def _chance(seed: int, keys: tuple[object, ...]) -> float:
-    # The C generator `random.Random` wraps, seeded the same way (an int seeds both through
-    # the same init_by_array), without its Python-level __init__ and seed(): a first load
-    # under a new seed draws a coin for every element it may wrap.
-    return _random.Random(derive_seed(seed, *keys)).random()
+    # Drawn in C where it is built (`shifts.native`, the same draw: a first load under a new
+    # seed draws a coin for every name it may rename, 2.7 us each there, 4.9 in Python).
+    return native.either(native.coin, _coin_read, keys_text(seed, *keys))
+
+
+def _coin_read(text: bytes) -> float:
+    """The coin for the keys' text (`keys_text`): the first draw of `random.Random` seeded with
+    its digest, which the C one follows. Drawn on the C generator `random.Random` wraps, seeded
+    the same way (an int seeds both through the same init_by_array), without its Python-level
+    __init__ and seed()."""
+    return _random.Random(_digest(text)).random()
 
 
 # The coins drawn in C (`shifts.native.wrap_candidates`), kept by seed and rule, then by key: at
@@ -79,11 +97,18 @@ _ALPHABET = _LETTERS + "0123456789"
 
 @lru_cache(maxsize=MEMO)
 def _token(seed: int, keys: tuple[object, ...], length: int) -> str:
-    # `rng_for(...).choice(letters)`, then `.choice(alphabet)` for the rest, drawn on the C
-    # generator as `random.Random.choice` draws (the fewest bits that hold the alphabet's
-    # size, drawn again while past it): the same token, without the Python-level Random and
-    # its method calls (a first load under a new seed names thousands of elements anew).
-    bits = _random.Random(derive_seed(seed, "token", *keys)).getrandbits
+    # Made in C where it is built (`shifts.native`, the same draws: a first load under a new
+    # seed names thousands of elements anew, 2.8 us each there, 6.2 in Python).
+    return native.either(native.token, _token_read, keys_text(seed, "token", *keys), length)
+
+
+def _token_read(text: bytes, length: int) -> str:
+    """The token for the keys' text (`keys_text`), which the C one follows: a letter, then
+    letters or digits, `length` in all (at least one), drawn as `random.Random(seed).choice`
+    draws (the fewest bits that hold the alphabet's size, drawn again while past it) on the
+    generator seeded with the text's digest, without the Python-level Random and its method
+    calls."""
+    bits = _random.Random(_digest(text)).getrandbits
 
     def pick(alphabet: str) -> str:
         size = len(alphabet)

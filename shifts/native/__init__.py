@@ -6,7 +6,8 @@ with or without it (the tests compare the two on every saved page and on generat
 
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads,
   and the candidates of a page with their coins (`locators._wrap_candidates_read`; the coin,
-  `rng.chance`'s, in `coin.h`);
+  `rng.chance`'s, in `coin.h`); the seeded coins and tokens themselves (`rng._coin_read`,
+  `rng._token_read`), which a first load under a new seed draws for every name it renames;
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
@@ -195,6 +196,9 @@ def either[R](compiled: Callable[..., R | None] | None, read: Callable[..., R], 
 # or None where only the Python one reads it: callers ask them through `either`.
 # `signature(element, keyed=None)`: `locators._signature(element, keyed)`.
 signature: Callable[..., str | None] | None = _function("_signature", "signature")
+# `coin(text)`: `rng._coin_read(text)`; `token(text, length)`: `rng._token_read(text, length)`
+coin: Callable[[bytes], float | None] | None = _function("_signature", "coin")
+token: Callable[[bytes, int], str | None] | None = _function("_signature", "token")
 # `wrap_candidates(body, wrappable, fixed_parents, protected, keyed, read, prefix, memo, below)`:
 # `locators._wrap_candidates_read(body, seed, protected, keyed, below)`, its coins drawn in C
 wrap_candidates: Callable[..., list[Any] | None] | None = _function("_signature", "wrap_candidates")

@@ -120,12 +120,12 @@ static const uint32_t *mt_start(void) {
     return start;
 }
 
-/* CPython's `random.Random(seed).random()` for a non-negative `seed` below 2^64. Only the
- * state's words the first two draws read are generated anew: 0, 1 and 2, 397 and 398. */
-static double first_draw(uint64_t seed) {
-    uint32_t mt[MT_N], key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+/* CPython's `random.Random(seed)`'s state for a non-negative `seed` below 2^64 (init_by_array
+ * of the seed's 32-bit words, least significant first), before its first twist. */
+static void seeded_state(uint64_t seed, uint32_t mt[MT_N]) {
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     size_t key_length = seed >> 32 ? 2 : 1; /* (the seed's words: at least one) */
-    memcpy(mt, mt_start(), sizeof mt); /* then init_by_array(key) */
+    memcpy(mt, mt_start(), MT_N * sizeof *mt); /* then init_by_array(key) */
     int i = 1;
     size_t j = 0;
     for (int k = MT_N; k; k--) { /* (N > key_length) */
@@ -147,18 +147,51 @@ static double first_draw(uint64_t seed) {
         }
     }
     mt[0] = 0x80000000U;
-    uint32_t drawn[2];
-    for (int kk = 0; kk < 2; kk++) { /* (the twist of words 0 and 1, then tempering) */
-        uint32_t y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
-        y = mt[kk + MT_M] ^ (y >> 1) ^ (y & 1U ? 0x9908b0dfU : 0U);
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c5680U;
-        y ^= (y << 15) & 0xefc60000U;
-        y ^= y >> 18;
-        drawn[kk] = y;
-    }
-    uint32_t a = drawn[0] >> 5, b = drawn[1] >> 6;
+}
+
+/* The `index`th word `genrand_uint32` draws from a state `seeded_state` made, for `index` from
+ * 0 up to MT_N - 1, each asked once and in turn: its word is twisted in place as it is drawn
+ * (the twist reads the next word, not yet twisted, and the one M on, not yet twisted below
+ * N - M, twisted before it past that), then tempered. The seeding is the cost: the twist of
+ * the whole state, which the first draws do not read, is not done. */
+static uint32_t drawn_word(uint32_t mt[MT_N], int index) {
+    uint32_t y = (mt[index] & 0x80000000U) | (mt[(index + 1) % MT_N] & 0x7fffffffU);
+    mt[index] = mt[(index + MT_M) % MT_N] ^ (y >> 1) ^ (y & 1U ? 0x9908b0dfU : 0U);
+    y = mt[index];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= y >> 18;
+    return y;
+}
+
+/* CPython's `random.Random(seed).random()` for a non-negative `seed` below 2^64. */
+static double first_draw(uint64_t seed) {
+    uint32_t mt[MT_N];
+    seeded_state(seed, mt);
+    uint32_t a = drawn_word(mt, 0) >> 5, b = drawn_word(mt, 1) >> 6;
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+/* `rng._token_read`'s token of `length` characters for the keys' text (`text`): a letter, then
+ * letters or digits, each drawn as `random.Random(seed).choice` draws (`getrandbits` of the
+ * fewest bits that hold the alphabet's size, drawn again while past it). Written to `out`
+ * (`length` bytes, no terminator): 0, or -1 where the draws would pass one twist of the state
+ * (never seen: each needs fewer than 2 on average), which the Python then makes. */
+static int seeded_token(const uint8_t *text, size_t text_length, size_t length, char *out) {
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    uint32_t mt[MT_N];
+    seeded_state(blake2b_64(text, text_length, NULL, 0), mt);
+    int drawn = 0;
+    for (size_t at = 0; at < length; at++) {
+        uint32_t size = at == 0 ? 26 : 36, width = at == 0 ? 5 : 6, pick;
+        do {
+            if (drawn == MT_N) return -1;
+            pick = drawn_word(mt, drawn++) >> (32 - width);
+        } while (pick >= size);
+        out[at] = alphabet[pick];
+    }
+    return 0;
 }
 
 /* `rng.chance`'s coin for the keys' text `prefix` + `text` ("{seed}\x1f{key}\x1f..." in UTF-8). */

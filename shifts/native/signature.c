@@ -525,15 +525,33 @@ error:
     return NULL;
 }
 
-/* `rng.chance`'s coin for the keys' text `prefix` + `text`: what the tests compare. */
+/* `rng._coin_read(prefix + text)`: `rng.chance`'s coin for the keys' text, given whole or as
+ * a prefix and the rest. */
 static PyObject *coin(PyObject *module, PyObject *args) {
     (void)module;
-    const char *prefix, *text;
-    Py_ssize_t prefix_length, text_length;
-    if (!PyArg_ParseTuple(args, "y#y#:coin", &prefix, &prefix_length, &text, &text_length))
+    const char *prefix, *text = "";
+    Py_ssize_t prefix_length, text_length = 0;
+    if (!PyArg_ParseTuple(args, "y#|y#:coin", &prefix, &prefix_length, &text, &text_length))
         return NULL;
     return PyFloat_FromDouble(seeded_coin((const uint8_t *)prefix, (size_t)prefix_length,
                                           (const uint8_t *)text, (size_t)text_length));
+}
+
+/* The longest token made here: `rng.token_for`'s are a few characters. */
+#define LONGEST_TOKEN 64
+
+/* `rng._token_read(text, length)`: a new string; None (a new reference) where the Python is
+ * to make it (a length past LONGEST_TOKEN or below 1, draws past one twist). */
+static PyObject *token(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *text;
+    Py_ssize_t text_length, length;
+    if (!PyArg_ParseTuple(args, "y#n:token", &text, &text_length, &length)) return NULL;
+    char out[LONGEST_TOKEN];
+    if (length < 1 || length > LONGEST_TOKEN ||
+        seeded_token((const uint8_t *)text, (size_t)text_length, (size_t)length, out) < 0)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeASCII(out, length, "strict");
 }
 
 static PyMethodDef methods[] = {
@@ -549,12 +567,16 @@ static PyMethodDef methods[] = {
      "(signature: coin). `below` None: every (coin, element); a float: the elements whose "
      "coin is below it. None where only the Python reads them (locators._wrap_candidates)."},
     {"coin", coin, METH_VARARGS,
-     "coin(prefix, text) -> float: rng.chance's coin for the keys' text prefix + text."},
+     "coin(prefix, text=b'') -> float: rng.chance's coin for the keys' text prefix + text "
+     "(rng._coin_read)."},
+    {"token", token, METH_VARARGS,
+     "token(text, length) -> str | None: rng.token_for's token for the keys' text "
+     "(rng._token_read), or None where only the Python makes it."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_definition = {
-    PyModuleDef_HEAD_INIT, "_signature", "A wrap candidate's signature and coin, in C.", -1,
+    PyModuleDef_HEAD_INIT, "_signature", "A wrap candidate's signature, the seeded coins and tokens, in C.", -1,
     methods,
 };
 

@@ -1,9 +1,10 @@
-"""The seeded coin in C (`shifts/native/coin.h`, asked through `_signature.coin`) against its
-definition, `rng.chance`: BLAKE2b-64 of the keys' text, then CPython's Mersenne Twister's
-first draw, the same float for every seed and text."""
+"""The seeded coin and token in C (`shifts/native/coin.h`, asked through `_signature.coin` and
+`.token`) against their definitions, `rng.chance` and `rng.token_for`: BLAKE2b-64 of the keys'
+text, then CPython's Mersenne Twister's draws, the same float and text for every seed and key."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +39,43 @@ def test_every_coin_is_the_pythons(seed: int, rule: str, key: str) -> None:
     assert compiled_coin(rng.keys_prefix(seed, rule), text) == python_coin(seed, rule, key)
 
 
+@settings(max_examples=3000, deadline=None)
+@given(
+    seed=SEEDS,
+    rule=st.sampled_from(["id", "class", "é"]),
+    key=st.text(max_size=300),
+    length=st.integers(min_value=1, max_value=64),
+)
+def test_every_token_is_the_pythons(seed: int, rule: str, key: str, length: int) -> None:
+    try:
+        text = rng.keys_text(seed, "token", rule, key)
+    except UnicodeEncodeError:  # (a lone surrogate: neither draws)
+        return
+    made = native.token(text, length) if native.token else None
+    assert made is not None, native.why_not
+    assert made == rng._token_read(text, length)
+    assert rng._token.__wrapped__(seed, (rule, key), length) == made
+
+
+def test_a_token_the_c_does_not_make_is_the_pythons() -> None:
+    assert native.token is not None, native.why_not
+    text = rng.keys_text(3, "token", "popup")
+    assert native.token(text, 0) is None and native.token(text, 65) is None
+    assert rng._token.__wrapped__(3, ("popup",), 65) == rng._token_read(text, 65)
+    assert rng._token.__wrapped__(3, ("popup",), 0) == rng._token_read(text, 0)  # (one letter)
+    assert rng._token.__wrapped__(3, ("popup",), 65)[:10] == rng.token_for(3, "popup", length=10)
+
+
+def test_without_the_compiled_draws_the_coins_and_tokens_are_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys = [(seed, ("id", f"name-{seed}")) for seed in (0, 1, 2**32, 2**64 - 1, 123456)]
+    compiled = [(rng._chance.__wrapped__(*k), rng._token.__wrapped__(*k, 8)) for k in keys]
+    monkeypatch.setattr(native, "coin", None)
+    monkeypatch.setattr(native, "token", None)
+    assert [(rng._chance.__wrapped__(*k), rng._token.__wrapped__(*k, 8)) for k in keys] == compiled
+
+
 def test_texts_across_the_hash_blocks_edges() -> None:
     # BLAKE2b reads 128-byte blocks, the last one apart: a text that ends one, one short of it
     # and one past it, for two blocks and more, with the prefix's bytes counted in.
@@ -50,7 +88,10 @@ def test_texts_across_the_hash_blocks_edges() -> None:
 
 def test_the_prefix_is_what_derive_seed_hashes_before_the_last_key() -> None:
     # (a change to how keys are joined would draw other coins in C than in Python)
-    assert rng.keys_prefix(12, "wrap") + b"x" == b"12\x1fwrap\x1fx"
+    assert (
+        rng.keys_prefix(12, "wrap") + b"x" == b"12\x1fwrap\x1fx" == rng.keys_text(12, "wrap", "x")
+    )
+    assert compiled_coin(rng.keys_text(12, "wrap", "x"), b"") == rng.chance(12, "wrap", "x")
     assert compiled_coin(rng.keys_prefix(12, "wrap"), b"x") == rng.chance(12, "wrap", "x")
 
 
