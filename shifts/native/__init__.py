@@ -7,14 +7,16 @@ with or without it (the tests compare the two on every saved page and on generat
 - `signature.c`: a wrap candidate's signature (`locators._signature`), which its coin reads,
   and the candidates of a page with their coins (`locators._wrap_candidates_read`; the coin,
   `rng.chance`'s, in `coin.h`); the seeded coins and tokens themselves (`rng._coin_read`,
-  `rng._token_read`), which a first load under a new seed draws for every name it renames;
+  `rng._token_read`), which a first load under a new seed draws for every name it renames, and
+  groups of coins seeded side by side (`rng._coins_read`; a wrap candidate's too);
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
-  the handlers and data values `references.inline` reads, the classes `locators._set_drifted`
-  sets (through lxml once per value, which checks it, then through libxml2's own function:
-  `module.h`'s `libxml2_function` finds it in lxml's module), the hooks
-  `locators._drop_attributes` drops, the texts of the inline styles and scripts
+  the handlers and data values `references.inline` reads, the distinct values of an attribute
+  (`locators._attribute_values_read`: the class names a first load draws coins for at once),
+  the classes `locators._set_drifted` sets (through lxml once per value, which checks it, then
+  through libxml2's own function: `module.h`'s `libxml2_function` finds it in lxml's module),
+  the hooks `locators._drop_attributes` drops, the texts of the inline styles and scripts
   `references.inline` reads);
 - `words.c`: how often each of a page's ids occurs in it as a word (`locators._counted_words`);
 - `locators.c`: what a skill could locate each interactive element by, its names and path
@@ -198,6 +200,8 @@ def either[R](compiled: Callable[..., R | None] | None, read: Callable[..., R], 
 signature: Callable[..., str | None] | None = _function("_signature", "signature")
 # `coin(text)`: `rng._coin_read(text)`; `token(text, length)`: `rng._token_read(text, length)`
 coin: Callable[[bytes], float | None] | None = _function("_signature", "coin")
+# `coins(prefix, texts)`: `rng._coins_read(prefix, texts)`
+coins: Callable[[bytes, list[str]], list[float] | None] | None = _function("_signature", "coins")
 token: Callable[[bytes, int], str | None] | None = _function("_signature", "token")
 # `wrap_candidates(body, wrappable, fixed_parents, protected, keyed, read, prefix, memo, below)`:
 # `locators._wrap_candidates_read(body, seed, protected, keyed, below)`, its coins drawn in C
@@ -216,6 +220,8 @@ with_a_class_of: Callable[..., list[etree._Element] | None] | None = _function(
 links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] | None] | None = (
     _function("_walks", "links_to_keep")
 )
+# `attribute_values(root, name)`: `locators._attribute_values_read`
+attribute_values: Callable[..., list[str] | None] | None = _function("_walks", "attribute_values")
 # `set_drifted(root, name, protected, drifted, among)`: `locators._set_drifted`
 set_drifted: Callable[..., tuple[list[etree._Element], int] | None] | None = _function(
     "_walks", "set_drifted"

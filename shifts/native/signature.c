@@ -408,21 +408,97 @@ static PyObject *signature(PyObject *module, PyObject *const *args, Py_ssize_t n
     return signature_of(((struct LxmlElement *)args[0])->_c_node, keyed);
 }
 
-/* The element's coin: `memo[signature]`, drawn and kept there if it is not yet. A new float,
- * None where the memo holds something else (the Python draws them all), or NULL with the
- * error. */
-static PyObject *coin_of(PyObject *signature, const char *prefix, Py_ssize_t prefix_length,
-                         PyObject *memo) {
-    PyObject *coin = PyDict_GetItemWithError(memo, signature); /* (borrowed) */
-    if (coin != NULL) return PyFloat_CheckExact(coin) ? Py_NewRef(coin) : Py_NewRef(Py_None);
-    if (PyErr_Occurred()) return NULL;
-    Py_ssize_t length;
-    const char *text = PyUnicode_AsUTF8AndSize(signature, &length);
-    if (text == NULL) return NULL; /* (as the Python's `encode` fails: a lone surrogate) */
-    coin = PyFloat_FromDouble(seeded_coin((const uint8_t *)prefix, (size_t)prefix_length,
-                                          (const uint8_t *)text, (size_t)length));
-    if (coin != NULL && PyDict_SetItem(memo, signature, coin) < 0) Py_CLEAR(coin);
-    return coin;
+/* A new list of the `count` numbers `values` holds, or NULL with the error. */
+static PyObject *float_list(const double *values, Py_ssize_t count) {
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t i = 0; list != NULL && i < count; i++) {
+        PyObject *value = PyFloat_FromDouble(values[i]);
+        if (value == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, value);
+    }
+    return list;
+}
+
+/* The coins of `texts` (a list of strings: the caller checked), each `prefix` + its UTF-8,
+ * drawn in lockstep (`first_draws`): a new list, or NULL with the error (a text that is no
+ * UTF-8, as the Python's `encode` fails). No Python runs meanwhile: the list stays as it is. */
+static PyObject *coins_of(const char *prefix, Py_ssize_t prefix_length, PyObject *texts) {
+    Py_ssize_t count = PyList_GET_SIZE(texts);
+    uint64_t *seeds = PyMem_Malloc(sizeof(uint64_t) * (size_t)(count ? count : 1));
+    double *drawn = PyMem_Malloc(sizeof(double) * (size_t)(count ? count : 1));
+    uint32_t *workspace = count >= FEWEST_IN_LOCKSTEP
+                              ? PyMem_Malloc(sizeof(uint32_t) * MT_N * LANES)
+                              : NULL;
+    PyObject *found = NULL;
+    if (seeds == NULL || drawn == NULL || (count >= FEWEST_IN_LOCKSTEP && workspace == NULL)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t length;
+        const char *text = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(texts, i), &length);
+        if (text == NULL) goto done;
+        seeds[i] = blake2b_64((const uint8_t *)prefix, (size_t)prefix_length,
+                              (const uint8_t *)text, (size_t)length);
+    }
+    first_draws(seeds, (size_t)count, drawn, workspace);
+    found = float_list(drawn, count);
+done:
+    PyMem_Free(seeds);
+    PyMem_Free(drawn);
+    PyMem_Free(workspace);
+    return found;
+}
+
+/* A wrap candidate found: its node, its element where one was made (or NULL) and its
+ * signature, each a new reference; its coin is drawn once all are found (`first_draws`). */
+typedef struct {
+    xmlNode *node;
+    PyObject *element, *signature;
+} Candidate;
+
+typedef struct {
+    Candidate *items;
+    size_t count, capacity;
+} Candidates;
+
+static void candidates_free(Candidates *candidates) {
+    for (size_t i = 0; i < candidates->count; i++) {
+        Py_XDECREF(candidates->items[i].element);
+        Py_DECREF(candidates->items[i].signature);
+    }
+    PyMem_Free(candidates->items);
+}
+
+/* Keep `one` (its references then held by `candidates`): 0, or -1 with no memory (the error
+ * set, `one`'s references left to the caller). */
+static int candidates_add(Candidates *candidates, Candidate one) {
+    if (candidates->count == candidates->capacity) {
+        size_t capacity = candidates->capacity ? 2 * candidates->capacity : 64;
+        Candidate *items = PyMem_Realloc(candidates->items, capacity * sizeof *items);
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        candidates->items = items, candidates->capacity = capacity;
+    }
+    candidates->items[candidates->count++] = one;
+    return 0;
+}
+
+/* Draw the coins of the signatures `pending` holds (a dict's keys: each once) into `memo`:
+ * 0, or -1 with the error. */
+static int draw_pending(PyObject *pending, const char *prefix, Py_ssize_t prefix_length,
+                        PyObject *memo) {
+    if (PyDict_GET_SIZE(pending) == 0) return 0;
+    PyObject *signatures = PyDict_Keys(pending);
+    PyObject *drawn = signatures ? coins_of(prefix, prefix_length, signatures) : NULL;
+    int result = drawn == NULL ? -1 : 0;
+    for (Py_ssize_t i = 0; result == 0 && i < PyList_GET_SIZE(signatures); i++)
+        result = PyDict_SetItem(memo, PyList_GET_ITEM(signatures, i), PyList_GET_ITEM(drawn, i));
+    Py_XDECREF(signatures);
+    Py_XDECREF(drawn);
+    return result;
 }
 
 #define TAGS 64 /* (more tags than a caller's sets hold: the Python reads them) */
@@ -460,19 +536,22 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
     Py_ssize_t prefix_length = PyBytes_GET_SIZE(prefix_object);
     int all = below_object == Py_None;
     double below = all ? 0.0 : PyFloat_AS_DOUBLE(below_object);
-    PyObject *found = PyList_New(0);
-    if (found == NULL) return NULL;
+    /* First every candidate and its signature, the coins not in `memo` noted; then those
+     * coins, drawn together; then the candidates with their coins. */
+    Candidates candidates = {0};
+    PyObject *pending = PyDict_New(), *result = NULL; /* (a signature to draw: None) */
+    if (pending == NULL) return NULL;
     /* `read` (the Python signature) must not change the tree: the walk holds its nodes. */
     for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
         if (node->type != XML_ELEMENT_NODE || !is_one_of((const char *)node->name, wrappable))
             continue;
         xmlNode *parent = node->parent; /* (an element: `top` or one below it) */
         if (is_one_of((const char *)parent->name, fixed_parents)) continue;
-        PyObject *element = NULL, *signature = NULL, *coin = NULL;
+        PyObject *element = NULL, *signature = NULL, *known;
         int skip = is_protected(protected, top_element->_doc, node, &element);
         if (skip != 0) {
             Py_XDECREF(element);
-            if (skip < 0) goto error;
+            if (skip < 0) goto done;
             continue;
         }
         signature = signature_of(node, keyed);
@@ -487,42 +566,58 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
                 Py_SETREF(signature, PyObject_Str(signature));
             }
         }
-        if (signature == NULL || (coin = coin_of(signature, prefix, prefix_length, memo)) == NULL)
-            goto failed;
-        if (coin == Py_None) { /* (not a coin the C drew: the Python draws them all) */
+        if (signature == NULL) goto failed;
+        if ((known = PyDict_GetItemWithError(memo, signature)) == NULL) { /* (borrowed) */
+            if (PyErr_Occurred() || PyDict_SetItem(pending, signature, Py_None) < 0) goto failed;
+        } else if (!PyFloat_CheckExact(known)) { /* (not a coin the C drew: the Python draws) */
             Py_XDECREF(element);
             Py_DECREF(signature);
-            Py_DECREF(coin);
-            Py_DECREF(found);
-            Py_RETURN_NONE;
+            result = Py_NewRef(Py_None);
+            goto done;
         }
-        int wanted = all || PyFloat_AS_DOUBLE(coin) < below;
-        if (wanted && element == NULL &&
-            (element = (PyObject *)elementFactory(top_element->_doc, node)) == NULL)
-            goto failed;
-        int appended = 0;
-        if (all) {
-            PyObject *pair = PyTuple_Pack(2, coin, element);
-            appended = pair == NULL ? -1 : PyList_Append(found, pair);
-            Py_XDECREF(pair);
-        } else if (wanted) {
-            appended = PyList_Append(found, element);
-        }
-        Py_XDECREF(element);
-        Py_DECREF(signature);
-        Py_DECREF(coin);
-        if (appended < 0) goto error;
+        if (candidates_add(&candidates, (Candidate){node, element, signature}) < 0) goto failed;
         continue;
     failed:
         Py_XDECREF(element);
         Py_XDECREF(signature);
-        Py_XDECREF(coin);
-        goto error;
+        goto done;
     }
-    return found;
-error:
-    Py_DECREF(found);
-    return NULL;
+    if (draw_pending(pending, prefix, prefix_length, memo) < 0) goto done;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) goto done;
+    for (size_t i = 0; i < candidates.count; i++) {
+        Candidate *candidate = &candidates.items[i];
+        PyObject *coin = PyDict_GetItemWithError(memo, candidate->signature); /* (borrowed) */
+        if (coin == NULL || !PyFloat_CheckExact(coin)) { /* (drawn above: an error, if not) */
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "a coin went missing");
+            Py_DECREF(found);
+            goto done;
+        }
+        int wanted = all || PyFloat_AS_DOUBLE(coin) < below;
+        if (wanted && candidate->element == NULL &&
+            (candidate->element = (PyObject *)elementFactory(top_element->_doc,
+                                                             candidate->node)) == NULL) {
+            Py_DECREF(found);
+            goto done;
+        }
+        int appended = 0;
+        if (all) {
+            PyObject *pair = PyTuple_Pack(2, coin, candidate->element);
+            appended = pair == NULL ? -1 : PyList_Append(found, pair);
+            Py_XDECREF(pair);
+        } else if (wanted) {
+            appended = PyList_Append(found, candidate->element);
+        }
+        if (appended < 0) {
+            Py_DECREF(found);
+            goto done;
+        }
+    }
+    result = found;
+done:
+    candidates_free(&candidates);
+    Py_DECREF(pending);
+    return result;
 }
 
 /* `rng._coin_read(prefix + text)`: `rng.chance`'s coin for the keys' text, given whole or as
@@ -535,6 +630,53 @@ static PyObject *coin(PyObject *module, PyObject *args) {
         return NULL;
     return PyFloat_FromDouble(seeded_coin((const uint8_t *)prefix, (size_t)prefix_length,
                                           (const uint8_t *)text, (size_t)text_length));
+}
+
+/* `rng._coins_read(prefix, texts)`: each text's coin (`prefix` + its UTF-8), drawn in
+ * lockstep. A new list; None (a new reference) where a text is no string (the Python reads
+ * them); NULL with the error. */
+static PyObject *coins(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *prefix;
+    Py_ssize_t prefix_length;
+    PyObject *texts;
+    if (!PyArg_ParseTuple(args, "y#O!:coins", &prefix, &prefix_length, &PyList_Type, &texts))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(texts); i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(texts, i))) Py_RETURN_NONE;
+    return coins_of(prefix, prefix_length, texts);
+}
+
+/* `[random.Random(seed).random() for seed in seeds]` of seeds below 2^64, drawn as `coins`
+ * draws them (in lockstep where there are enough): what the tests compare with CPython's, on
+ * seeds of one 32-bit word and of two side by side (a digest is of one once in 2^32). A new
+ * list; NULL with the error. */
+static PyObject *draws(PyObject *module, PyObject *seeds_object) {
+    (void)module;
+    if (!PyList_Check(seeds_object)) {
+        PyErr_SetString(PyExc_TypeError, "draws() takes a list of seeds");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(seeds_object);
+    uint64_t *seeds = PyMem_Malloc(sizeof(uint64_t) * (size_t)(count ? count : 1));
+    double *drawn = PyMem_Malloc(sizeof(double) * (size_t)(count ? count : 1));
+    uint32_t *workspace = PyMem_Malloc(sizeof(uint32_t) * MT_N * LANES);
+    PyObject *found = NULL;
+    if (seeds == NULL || drawn == NULL || workspace == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        seeds[i] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(seeds_object, i));
+        if (PyErr_Occurred()) goto done;
+    }
+    first_draws(seeds, (size_t)count, drawn, workspace);
+    found = float_list(drawn, count);
+done:
+    PyMem_Free(seeds);
+    PyMem_Free(drawn);
+    PyMem_Free(workspace);
+    return found;
 }
 
 /* The longest token made here: `rng.token_for`'s are a few characters. */
@@ -569,6 +711,12 @@ static PyMethodDef methods[] = {
     {"coin", coin, METH_VARARGS,
      "coin(prefix, text=b'') -> float: rng.chance's coin for the keys' text prefix + text "
      "(rng._coin_read)."},
+    {"coins", coins, METH_VARARGS,
+     "coins(prefix, texts) -> list | None: rng._coins_read's coins of the texts (strings), "
+     "drawn in lockstep, or None where only the Python draws them."},
+    {"draws", draws, METH_O,
+     "draws(seeds) -> list[float]: random.Random(seed).random() of each seed below 2**64, "
+     "drawn as coins draws them: what the tests compare."},
     {"token", token, METH_VARARGS,
      "token(text, length) -> str | None: rng.token_for's token for the keys' text "
      "(rng._token_read), or None where only the Python makes it."},

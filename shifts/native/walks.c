@@ -514,6 +514,46 @@ static PyObject *inline_texts(PyObject *module, PyObject *arg) {
 typedef xmlAttr *(*SetNsProp)(xmlNode *, xmlNs *, const xmlChar *, const xmlChar *);
 static SetNsProp set_ns_prop;
 
+/* `locators._attribute_values_read`: the distinct values of the attribute `name` of the
+ * elements below `root`, in document order, each as `get` reads it. A new list; None where the
+ * Python reads them (a value that is no single text or no UTF-8, a walk `left_to_python`'s).
+ * (A page repeats a value on sibling after sibling: each is compared with the last first.) */
+static PyObject *attribute_values(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *root_object;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "Os:attribute_values", &root_object, &name)) return NULL;
+    struct LxmlElement *root = element_of(root_object);
+    if (root == NULL) return NULL;
+    if (left_to_python(root)) Py_RETURN_NONE;
+    PyObject *seen = PyDict_New(); /* (a value: None, in the order first seen) */
+    if (seen == NULL) return NULL;
+    const char *last = NULL;
+    xmlNode *top = root->_c_node;
+    for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
+        xmlAttr *attribute;
+        if (node->type != XML_ELEMENT_NODE || (attribute = attribute_named(node, name)) == NULL)
+            continue;
+        const char *text = attribute_text(attribute);
+        if (text != NULL && last != NULL && strcmp(last, text) == 0) continue;
+        PyObject *value = attribute_value(attribute);
+        if (value == NULL || value == Py_None) { /* (an error; or the Python reads them) */
+            Py_DECREF(seen);
+            return value;
+        }
+        last = text;
+        int kept = PyDict_SetDefault(seen, value, Py_None) == NULL ? -1 : 0;
+        Py_DECREF(value);
+        if (kept < 0) {
+            Py_DECREF(seen);
+            return NULL;
+        }
+    }
+    PyObject *values = PySequence_List(seen);
+    Py_DECREF(seen);
+    return values;
+}
+
 /* A value `set_drifted` decided, by its text: what it becomes (None: it keeps its own) and
  * whether lxml has set it once, and so checked it (then libxml2 sets it directly, with no proxy
  * made for the element). The last few are kept: a page repeats its class attributes. */
@@ -684,6 +724,9 @@ static PyMethodDef methods[] = {
     {"drop_attributes", drop_attributes, METH_VARARGS,
      "drop_attributes(root, names, protected) -> tuple[list, int] | None: "
      "locators._drop_attributes, or None (nothing dropped) where only the Python drops them."},
+    {"attribute_values", attribute_values, METH_VARARGS,
+     "attribute_values(root, name) -> list[str] | None: locators._attribute_values_read, or "
+     "None where only the Python reads them."},
     {"set_drifted", set_drifted, METH_VARARGS,
      "set_drifted(root, name, protected, drifted, among) -> tuple[list, int] | None: "
      "locators._set_drifted, or None (nothing set) where only the Python reads it."},

@@ -40,7 +40,7 @@ from shifts.base import ShiftKind, register
 from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument, settable
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
-from shifts.rng import chance, drawn_coins, keys_prefix, token_for
+from shifts.rng import chance, coins, drawn_coins, keys_prefix, token_for
 from shifts.selectors import descendants, matcher, protected_in, with_any_attributes
 from shifts.shift_context import ShiftContext
 
@@ -436,13 +436,28 @@ def _drift_classes(
 
     drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
     drifted_values: dict[str, str | None] = {}  # and whole attributes ("text t3"): split once
+    # The coins of the page's class names that may need one, drawn at once (`coins`): the
+    # names of elements the drift leaves too (protected ones) cost a coin never read.
+    named = dict.fromkeys(
+        name for value in _attribute_values(root, "class") for name in value.split()
+    )
+    drawn = [
+        name for name in named if not (references(name) or name.startswith("js-") or is_hook(name))
+    ]
+    coin_of = dict(
+        zip(drawn, coins(seed, "class", [volatile.name_key(n) for n in drawn]), strict=True)
+    )
+
+    def coin(name: str) -> float:
+        found = coin_of.get(name)
+        return chance(seed, "class", volatile.name_key(name)) if found is None else found
 
     def renamed(name: str) -> str:
         new_name = drifted_names.get(name)
         if new_name is None:
             if references(name) or name.startswith("js-"):
                 new_name = name
-            elif is_hook(name) or chance(seed, "class", volatile.name_key(name)) < rate:
+            elif is_hook(name) or coin(name) < rate:
                 new_name = drifted_class(seed, name)
                 _key_token(keyed, name, new_name)
             else:
@@ -475,6 +490,19 @@ def _class_hook_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
     if not patterns:
         return lambda name: None
     return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
+
+
+def _attribute_values(root: etree._Element, name: str) -> list[str]:
+    """The distinct values of the attribute `name` of the elements below `root`, in document
+    order: in C where it can be (`shifts.native`)."""
+    return native.either(native.attribute_values, _attribute_values_read, root, name)
+
+
+def _attribute_values_read(root: etree._Element, name: str) -> list[str]:
+    """`_attribute_values` in Python: its definition, which the C one follows."""
+    return list(
+        dict.fromkeys(element.get(name) or "" for element in descendants(root, f"*[@{name}]"))
+    )
 
 
 def _set_drifted(
@@ -554,15 +582,23 @@ def _drift_ids(
     read_as_data = ids_read_as_data(root, refs)
     # (the ids no asset names nor reaches, found for all of them at once: a page's thousands)
     unreached = refs.unreached({element_id for _, element_id in with_ids})
-    for element, element_id in with_ids:
-        if (
+    free = [
+        (element, element_id)
+        for element, element_id in with_ids
+        if not (
             element in protected
             or not element_id
             or element_id in fixed
             or element_id.startswith("js-")
             or element_id in fragment_targets
             or element_id not in unreached
-            or chance(ctx.seed, "id", volatile.name_key(element_id)) >= params.id_rate
+        )
+    ]
+    # (each one's coin, drawn for them all at once: `coins`)
+    keys = [volatile.name_key(element_id) for _, element_id in free]
+    for (element, element_id), coin in zip(free, coins(ctx.seed, "id", keys), strict=True):
+        if (
+            coin >= params.id_rate
             or mentions.more_than(element_id, 1 + references[element_id])
             # A script that reads ids as data reads them off what it finds: an element it
             # finds by a class or a widget's attribute keeps its id (DokuWiki's media links,

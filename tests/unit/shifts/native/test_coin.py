@@ -4,6 +4,9 @@ text, then CPython's Mersenne Twister's draws, the same float and text for every
 
 from __future__ import annotations
 
+import _random
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -74,6 +77,55 @@ def test_without_the_compiled_draws_the_coins_and_tokens_are_the_same(
     monkeypatch.setattr(native, "coin", None)
     monkeypatch.setattr(native, "token", None)
     assert [(rng._chance.__wrapped__(*k), rng._token.__wrapped__(*k, 8)) for k in keys] == compiled
+
+
+# Counts around a lockstep group's edges: seeded one by one below FEWEST_IN_LOCKSTEP (6), in
+# groups of 32 (LANES), the last group partly full or its few seeded one by one.
+COUNTS = [0, 1, 5, 6, 7, 31, 32, 33, 37, 38, 63, 64, 65, 70, 200]
+
+
+def test_seeds_drawn_in_lockstep_draw_what_cpython_draws() -> None:
+    module = native._modules.get("_signature")
+    assert module is not None, native.why_not
+    picks = random.Random(5)
+    for count in COUNTS:
+        # (seeds of one 32-bit word and of two side by side in a group: init_by_array reads
+        # each's words in turn, one word over and over)
+        seeds = [
+            picks.choice([picks.getrandbits(32), picks.getrandbits(64), 0, 2**32 - 1, 2**32])
+            for _ in range(count)
+        ]
+        assert module.draws(seeds) == [_random.Random(seed).random() for seed in seeds], count
+    with pytest.raises(OverflowError):
+        module.draws([2**64])
+    with pytest.raises(OverflowError):
+        module.draws([-1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=SEEDS, keys=st.lists(st.text(max_size=80), max_size=80))
+def test_every_group_of_coins_is_the_pythons(seed: int, keys: list[str]) -> None:
+    assert native.coins is not None, native.why_not
+    prefix = rng.keys_prefix(seed, "class")
+    try:
+        expected = rng._coins_read(prefix, keys)
+    except UnicodeEncodeError:  # (a lone surrogate: neither draws)
+        with pytest.raises(UnicodeEncodeError):
+            native.coins(prefix, keys)
+        return
+    assert native.coins(prefix, keys) == expected
+    assert rng.coins(seed, "class", keys) == [rng.chance(seed, "class", key) for key in keys]
+
+
+def test_coins_of_what_is_no_string_are_the_pythons() -> None:
+    assert native.coins is not None, native.why_not
+    prefix = rng.keys_prefix(1, "id")
+    assert native.coins(prefix, ["a", 1]) is None  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        native.coins(prefix, ("a",))  # type: ignore[arg-type]
+    for count in COUNTS:
+        keys = [f"name-{n}" for n in range(count)]
+        assert native.coins(prefix, keys) == rng._coins_read(prefix, keys), count
 
 
 def test_texts_across_the_hash_blocks_edges() -> None:
