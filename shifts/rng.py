@@ -114,6 +114,19 @@ def _token(seed: int, keys: tuple[object, ...], length: int) -> str:
     return native.either(native.token, _token_read, keys_text(seed, "token", *keys), length)
 
 
+def tokens(seed: int, rule: str, names: list[str], length: int = 6) -> list[str]:
+    """`token_for(seed, rule, name, length=length)` of each name (a string), made together: in
+    C, seeded side by side as `coins` are (`shifts.native`), not memoized."""
+    return native.either(
+        native.tokens, _tokens_read, keys_prefix(seed, "token", rule), names, length
+    )
+
+
+def _tokens_read(prefix: bytes, names: list[str], length: int) -> list[str]:
+    """`tokens` in Python: each name's token (`_token_read` of `prefix` and its UTF-8)."""
+    return [_token_read(prefix + name.encode("utf-8"), length) for name in names]
+
+
 def _token_read(text: bytes, length: int) -> str:
     """The token for the keys' text (`keys_text`), which the C one follows: a letter, then
     letters or digits, `length` in all (at least one), drawn as `random.Random(seed).choice`

@@ -203,6 +203,10 @@ coin: Callable[[bytes], float | None] | None = _function("_signature", "coin")
 # `coins(prefix, texts)`: `rng._coins_read(prefix, texts)`
 coins: Callable[[bytes, list[str]], list[float] | None] | None = _function("_signature", "coins")
 token: Callable[[bytes, int], str | None] | None = _function("_signature", "token")
+# `tokens(prefix, texts, length)`: `rng._tokens_read(prefix, texts, length)`
+tokens: Callable[[bytes, list[str], int], list[str] | None] | None = _function(
+    "_signature", "tokens"
+)
 # `wrap_candidates(body, wrappable, fixed_parents, protected, keyed, read, prefix, memo, below)`:
 # `locators._wrap_candidates_read(body, seed, protected, keyed, below)`, its coins drawn in C
 wrap_candidates: Callable[..., list[Any] | None] | None = _function("_signature", "wrap_candidates")

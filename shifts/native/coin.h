@@ -149,15 +149,17 @@ static void seeded_state(uint64_t seed, uint32_t mt[MT_N]) {
     mt[0] = 0x80000000U;
 }
 
-/* The `index`th word `genrand_uint32` draws from a state `seeded_state` made, for `index` from
- * 0 up to MT_N - 1, each asked once and in turn: its word is twisted in place as it is drawn
- * (the twist reads the next word, not yet twisted, and the one M on, not yet twisted below
- * N - M, twisted before it past that), then tempered. The seeding is the cost: the twist of
- * the whole state, which the first draws do not read, is not done. */
-static uint32_t drawn_word(uint32_t mt[MT_N], int index) {
-    uint32_t y = (mt[index] & 0x80000000U) | (mt[(index + 1) % MT_N] & 0x7fffffffU);
-    mt[index] = mt[(index + MT_M) % MT_N] ^ (y >> 1) ^ (y & 1U ? 0x9908b0dfU : 0U);
-    y = mt[index];
+/* The `index`th word `genrand_uint32` draws from a state seeded (`seeded_state`, or a lane of
+ * `seeded_states`: word `i` at `mt[i * stride]`), for `index` from 0 up to MT_N - 1, each
+ * asked once and in turn: its word is twisted in place as it is drawn (the twist reads the
+ * next word, not yet twisted, and the one M on, not yet twisted below N - M, twisted before it
+ * past that), then tempered. The seeding is the cost: the twist of the whole state, which the
+ * first draws do not read, is not done. */
+static uint32_t drawn_word(uint32_t *mt, size_t stride, int index) {
+    uint32_t y = (mt[(size_t)index * stride] & 0x80000000U) |
+                 (mt[(size_t)((index + 1) % MT_N) * stride] & 0x7fffffffU);
+    y = mt[(size_t)((index + MT_M) % MT_N) * stride] ^ (y >> 1) ^ (y & 1U ? 0x9908b0dfU : 0U);
+    mt[(size_t)index * stride] = y;
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680U;
     y ^= (y << 15) & 0xefc60000U;
@@ -165,12 +167,17 @@ static uint32_t drawn_word(uint32_t mt[MT_N], int index) {
     return y;
 }
 
+/* `random()`: its first draw, of a state just seeded (word `i` at `mt[i * stride]`). */
+static double random_of(uint32_t *mt, size_t stride) {
+    uint32_t a = drawn_word(mt, stride, 0) >> 5, b = drawn_word(mt, stride, 1) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
 /* CPython's `random.Random(seed).random()` for a non-negative `seed` below 2^64. */
 static double first_draw(uint64_t seed) {
     uint32_t mt[MT_N];
     seeded_state(seed, mt);
-    uint32_t a = drawn_word(mt, 0) >> 5, b = drawn_word(mt, 1) >> 6;
-    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+    return random_of(mt, 1);
 }
 
 /* How many states `seeded_states` seeds at once. A seeding is a chain of 1,247 steps, each
@@ -223,19 +230,6 @@ static void seeded_states(const uint64_t seeds[LANES], uint32_t *mt) {
     }
 }
 
-/* The tempered twist of word `index` (0 or 1) of lane `lane` of a state `seeded_states` made:
- * `drawn_word` of its first draws, read in place. */
-static uint32_t lane_word(const uint32_t *mt, int lane, int index) {
-    uint32_t y = (mt[(size_t)index * LANES + lane] & 0x80000000U) |
-                 (mt[(size_t)(index + 1) * LANES + lane] & 0x7fffffffU);
-    y = mt[(size_t)(index + MT_M) * LANES + lane] ^ (y >> 1) ^ (y & 1U ? 0x9908b0dfU : 0U);
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= y >> 18;
-    return y;
-}
-
 /* The fewest keys drawn in lockstep: a group costs LANES seedings side by side, about six
  * alone (fewer keys are seeded one by one). */
 #define FEWEST_IN_LOCKSTEP 6
@@ -249,33 +243,52 @@ static void first_draws(const uint64_t *seeds, size_t count, double *coins, uint
         size_t taken = count - at < LANES ? count - at : LANES;
         memcpy(group, seeds + at, taken * sizeof *seeds);
         seeded_states(group, workspace);
-        for (size_t lane = 0; lane < taken; lane++) {
-            uint32_t a = lane_word(workspace, (int)lane, 0) >> 5;
-            uint32_t b = lane_word(workspace, (int)lane, 1) >> 6;
-            coins[at + lane] = (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-        }
+        for (size_t lane = 0; lane < taken; lane++)
+            coins[at + lane] = random_of(workspace + lane, LANES);
         if (taken < LANES) return;
     }
     for (; at < count; at++) coins[at] = first_draw(seeds[at]);
 }
 
-/* `rng._token_read`'s token of `length` characters for the keys' text (`text`): a letter, then
- * letters or digits, each drawn as `random.Random(seed).choice` draws (`getrandbits` of the
- * fewest bits that hold the alphabet's size, drawn again while past it). Written to `out`
- * (`length` bytes, no terminator): 0, or -1 where the draws would pass one twist of the state
- * (never seen: each needs fewer than 2 on average), which the Python then makes. */
-static int seeded_token(const uint8_t *text, size_t text_length, size_t length, char *out) {
+/* `rng._token_read`'s token of `length` characters, drawn from a state just seeded (word `i`
+ * at `mt[i * stride]`): a letter, then letters or digits, each drawn as `random.Random.choice`
+ * draws (`getrandbits` of the fewest bits that hold the alphabet's size, drawn again while past
+ * it). Written to `out` (`length` bytes, no terminator): 0, or -1 where the draws would pass
+ * one twist of the state (never seen: each needs fewer than 2 on average), which the Python
+ * then makes. */
+static int token_of(uint32_t *mt, size_t stride, size_t length, char *out) {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    uint32_t mt[MT_N];
-    seeded_state(blake2b_64(text, text_length, NULL, 0), mt);
     int drawn = 0;
     for (size_t at = 0; at < length; at++) {
         uint32_t size = at == 0 ? 26 : 36, width = at == 0 ? 5 : 6, pick;
         do {
             if (drawn == MT_N) return -1;
-            pick = drawn_word(mt, drawn++) >> (32 - width);
+            pick = drawn_word(mt, stride, drawn++) >> (32 - width);
         } while (pick >= size);
         out[at] = alphabet[pick];
+    }
+    return 0;
+}
+
+/* `token_of` of each of `count` seeds: token `i` at `out + i * length`, seeded LANES at a time
+ * where there are enough (`workspace`: MT_N * LANES words). 0, or -1 as `token_of`. */
+static int tokens_of(const uint64_t *seeds, size_t count, size_t length, char *out,
+                     uint32_t *workspace) {
+    size_t at = 0;
+    for (; count - at >= FEWEST_IN_LOCKSTEP; at += LANES) {
+        uint64_t group[LANES] = {0};
+        size_t taken = count - at < LANES ? count - at : LANES;
+        memcpy(group, seeds + at, taken * sizeof *seeds);
+        seeded_states(group, workspace);
+        for (size_t lane = 0; lane < taken; lane++)
+            if (token_of(workspace + lane, LANES, length, out + (at + lane) * length) < 0)
+                return -1;
+        if (taken < LANES) return 0;
+    }
+    for (; at < count; at++) {
+        uint32_t mt[MT_N];
+        seeded_state(seeds[at], mt);
+        if (token_of(mt, 1, length, out + at * length) < 0) return -1;
     }
     return 0;
 }

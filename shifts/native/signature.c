@@ -419,31 +419,52 @@ static PyObject *float_list(const double *values, Py_ssize_t count) {
     return list;
 }
 
-/* The coins of `texts` (a list of strings: the caller checked), each `prefix` + its UTF-8,
- * drawn in lockstep (`first_draws`): a new list, or NULL with the error (a text that is no
- * UTF-8, as the Python's `encode` fails). No Python runs meanwhile: the list stays as it is. */
-static PyObject *coins_of(const char *prefix, Py_ssize_t prefix_length, PyObject *texts) {
+/* The seeds of `texts` (a list of strings: the caller checked), each the digest of `prefix`
+ * and its UTF-8 (`blake2b_64`): a new array (PyMem_Free it), or NULL with the error (a text
+ * that is no UTF-8, as the Python's `encode` fails). */
+static uint64_t *seeds_of(const char *prefix, Py_ssize_t prefix_length, PyObject *texts) {
     Py_ssize_t count = PyList_GET_SIZE(texts);
     uint64_t *seeds = PyMem_Malloc(sizeof(uint64_t) * (size_t)(count ? count : 1));
-    double *drawn = PyMem_Malloc(sizeof(double) * (size_t)(count ? count : 1));
-    uint32_t *workspace = count >= FEWEST_IN_LOCKSTEP
-                              ? PyMem_Malloc(sizeof(uint32_t) * MT_N * LANES)
-                              : NULL;
-    PyObject *found = NULL;
-    if (seeds == NULL || drawn == NULL || (count >= FEWEST_IN_LOCKSTEP && workspace == NULL)) {
+    if (seeds == NULL) {
         PyErr_NoMemory();
-        goto done;
+        return NULL;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         Py_ssize_t length;
         const char *text = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(texts, i), &length);
-        if (text == NULL) goto done;
+        if (text == NULL) {
+            PyMem_Free(seeds);
+            return NULL;
+        }
         seeds[i] = blake2b_64((const uint8_t *)prefix, (size_t)prefix_length,
                               (const uint8_t *)text, (size_t)length);
     }
-    first_draws(seeds, (size_t)count, drawn, workspace);
-    found = float_list(drawn, count);
-done:
+    return seeds;
+}
+
+/* A workspace for `count` seedings in lockstep (`seeded_states`), or none where they are too
+ * few (NULL with no error). NULL with the error where there is no memory. */
+static uint32_t *workspace_for(Py_ssize_t count) {
+    if (count < FEWEST_IN_LOCKSTEP) return NULL;
+    uint32_t *workspace = PyMem_Malloc(sizeof(uint32_t) * MT_N * LANES);
+    if (workspace == NULL) PyErr_NoMemory();
+    return workspace;
+}
+
+/* The coins of `texts` (a list of strings: the caller checked), each `prefix` + its UTF-8,
+ * drawn in lockstep (`first_draws`): a new list, or NULL with the error. No Python runs
+ * meanwhile: the list stays as it is. */
+static PyObject *coins_of(const char *prefix, Py_ssize_t prefix_length, PyObject *texts) {
+    Py_ssize_t count = PyList_GET_SIZE(texts);
+    uint64_t *seeds = seeds_of(prefix, prefix_length, texts);
+    double *drawn = PyMem_Malloc(sizeof(double) * (size_t)(count ? count : 1));
+    uint32_t *workspace = seeds && drawn ? workspace_for(count) : NULL;
+    PyObject *found = NULL;
+    if (drawn == NULL && !PyErr_Occurred()) PyErr_NoMemory();
+    if (!PyErr_Occurred()) {
+        first_draws(seeds, (size_t)count, drawn, workspace);
+        found = float_list(drawn, count);
+    }
     PyMem_Free(seeds);
     PyMem_Free(drawn);
     PyMem_Free(workspace);
@@ -660,9 +681,10 @@ static PyObject *draws(PyObject *module, PyObject *seeds_object) {
     Py_ssize_t count = PyList_GET_SIZE(seeds_object);
     uint64_t *seeds = PyMem_Malloc(sizeof(uint64_t) * (size_t)(count ? count : 1));
     double *drawn = PyMem_Malloc(sizeof(double) * (size_t)(count ? count : 1));
-    uint32_t *workspace = PyMem_Malloc(sizeof(uint32_t) * MT_N * LANES);
+    uint32_t *workspace = workspace_for(count);
     PyObject *found = NULL;
-    if (seeds == NULL || drawn == NULL || workspace == NULL) {
+    if (PyErr_Occurred()) goto done;
+    if (seeds == NULL || drawn == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -690,10 +712,50 @@ static PyObject *token(PyObject *module, PyObject *args) {
     Py_ssize_t text_length, length;
     if (!PyArg_ParseTuple(args, "y#n:token", &text, &text_length, &length)) return NULL;
     char out[LONGEST_TOKEN];
-    if (length < 1 || length > LONGEST_TOKEN ||
-        seeded_token((const uint8_t *)text, (size_t)text_length, (size_t)length, out) < 0)
+    uint64_t seed = blake2b_64((const uint8_t *)text, (size_t)text_length, NULL, 0);
+    if (length < 1 || length > LONGEST_TOKEN || tokens_of(&seed, 1, (size_t)length, out, NULL) < 0)
         Py_RETURN_NONE;
     return PyUnicode_DecodeASCII(out, length, "strict");
+}
+
+/* `rng._tokens_read(prefix, texts, length)`: each text's token (of `prefix` + its UTF-8),
+ * seeded in lockstep (`tokens_of`). A new list; None (a new reference) where the Python is to
+ * make them (a text that is no string, a length `token` leaves to it); NULL with the error. */
+static PyObject *tokens(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *prefix;
+    Py_ssize_t prefix_length, length;
+    PyObject *texts;
+    if (!PyArg_ParseTuple(args, "y#O!n:tokens", &prefix, &prefix_length, &PyList_Type, &texts,
+                          &length))
+        return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(texts);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(texts, i))) Py_RETURN_NONE;
+    if (length < 1 || length > LONGEST_TOKEN) Py_RETURN_NONE;
+    uint64_t *seeds = seeds_of(prefix, prefix_length, texts);
+    char *made = PyMem_Malloc((size_t)length * (size_t)(count ? count : 1));
+    uint32_t *workspace = seeds && made ? workspace_for(count) : NULL;
+    PyObject *found = NULL;
+    if (made == NULL && !PyErr_Occurred()) PyErr_NoMemory();
+    if (!PyErr_Occurred()) {
+        if (tokens_of(seeds, (size_t)count, (size_t)length, made, workspace) < 0) {
+            found = Py_NewRef(Py_None);
+        } else if ((found = PyList_New(count)) != NULL) {
+            for (Py_ssize_t i = 0; i < count; i++) {
+                PyObject *one = PyUnicode_DecodeASCII(made + i * length, length, "strict");
+                if (one == NULL) {
+                    Py_CLEAR(found);
+                    break;
+                }
+                PyList_SET_ITEM(found, i, one);
+            }
+        }
+    }
+    PyMem_Free(seeds);
+    PyMem_Free(made);
+    PyMem_Free(workspace);
+    return found;
 }
 
 static PyMethodDef methods[] = {
@@ -717,6 +779,9 @@ static PyMethodDef methods[] = {
     {"draws", draws, METH_O,
      "draws(seeds) -> list[float]: random.Random(seed).random() of each seed below 2**64, "
      "drawn as coins draws them: what the tests compare."},
+    {"tokens", tokens, METH_VARARGS,
+     "tokens(prefix, texts, length) -> list[str] | None: rng._tokens_read's tokens of the "
+     "texts (strings), seeded in lockstep, or None where only the Python makes them."},
     {"token", token, METH_VARARGS,
      "token(text, length) -> str | None: rng.token_for's token for the keys' text "
      "(rng._token_read), or None where only the Python makes it."},

@@ -40,7 +40,7 @@ from shifts.base import ShiftKind, register
 from shifts.document import CHANGE_MAP_TEXT_CHARS, HtmlDocument, settable
 from shifts.references import UNKNOWN, PageRefs, inline_refs
 from shifts.references.model import WIDGET_ATTRIBUTE_PREFIXES
-from shifts.rng import chance, coins, drawn_coins, keys_prefix, token_for
+from shifts.rng import chance, coins, drawn_coins, keys_prefix, token_for, tokens
 from shifts.selectors import descendants, matcher, protected_in, with_any_attributes
 from shifts.shift_context import ShiftContext
 
@@ -413,6 +413,11 @@ def drifted_id(seed: int, name: str) -> str:
     return token_for(seed, "id", name, length=8)
 
 
+def drifted_ids(seed: int, names: list[str]) -> list[str]:
+    """`drifted_id` of each name, made at once (`rng.tokens`)."""
+    return tokens(seed, "id", names, length=8)
+
+
 def drifted_class(seed: int, name: str) -> str:
     """What the drift renames the class `name` to under `seed` (when it renames it)."""
     return token_for(seed, "class", name, length=8)
@@ -436,32 +441,32 @@ def _drift_classes(
 
     drifted_names: dict[str, str] = {}  # a page repeats its class names: each decided once
     drifted_values: dict[str, str | None] = {}  # and whole attributes ("text t3"): split once
-    # The coins of the page's class names that may need one, drawn at once (`coins`): the
-    # names of elements the drift leaves too (protected ones) cost a coin never read.
-    named = dict.fromkeys(
-        name for value in _attribute_values(root, "class") for name in value.split()
-    )
-    drawn = [
-        name for name in named if not (references(name) or name.startswith("js-") or is_hook(name))
-    ]
-    coin_of = dict(
-        zip(drawn, coins(seed, "class", [volatile.name_key(n) for n in drawn]), strict=True)
-    )
 
-    def coin(name: str) -> float:
-        found = coin_of.get(name)
-        return chance(seed, "class", volatile.name_key(name)) if found is None else found
+    def decide(names: list[str]) -> dict[str, str]:
+        """The new names of those of `names` the drift renames (the others keep theirs),
+        decided together: their coins drawn and new names made at once (`coins`,
+        `drifted_classes`), not one by one as a walk meets them."""
+        free = [name for name in names if not (references(name) or name.startswith("js-"))]
+        drawn = [name for name in free if not is_hook(name)]
+        keys = [volatile.name_key(name) for name in drawn]
+        coin_of = dict(zip(drawn, coins(seed, "class", keys), strict=True))
+        chosen = [name for name in free if name not in coin_of or coin_of[name] < rate]
+        return dict(zip(chosen, drifted_classes(seed, chosen), strict=True))
+
+    # Every class name of the page, decided before the walk (the names of elements the drift
+    # leaves, protected ones, cost a decision never read); a name it did not find, alone.
+    on_page = list(
+        dict.fromkeys(name for value in _attribute_values(root, "class") for name in value.split())
+    )
+    planned, found = decide(on_page), set(on_page)
 
     def renamed(name: str) -> str:
         new_name = drifted_names.get(name)
         if new_name is None:
-            if references(name) or name.startswith("js-"):
-                new_name = name
-            elif is_hook(name) or coin(name) < rate:
-                new_name = drifted_class(seed, name)
+            chosen = planned if name in found else decide([name])
+            new_name = chosen.get(name, name)
+            if name in chosen:
                 _key_token(keyed, name, new_name)
-            else:
-                new_name = name
             drifted_names[name] = new_name
         return new_name
 
@@ -480,6 +485,11 @@ def _drift_classes(
     drifted_targets, count = _set_drifted(root, "class", protected, drifted, targets)
     touched.update(drifted_targets)
     return count
+
+
+def drifted_classes(seed: int, names: list[str]) -> list[str]:
+    """`drifted_class` of each name, made at once (`rng.tokens`)."""
+    return tokens(seed, "class", names, length=8)
 
 
 @functools.lru_cache(maxsize=64)
@@ -562,7 +572,6 @@ def _drift_ids(
     fragment_targets = {
         href[1:] for href in (link.get("href") or "" for link in linking) if href[:1] == "#"
     }
-    renames: dict[str, str] = {}
     with_ids = [(element, element.get("id") or "") for element in identified]
     mentions = _Mentions(original, asked=[element_id for _, element_id in with_ids])
     # References this shift renames along with the id do not count as dependencies.
@@ -594,19 +603,23 @@ def _drift_ids(
             or element_id not in unreached
         )
     ]
-    # (each one's coin, drawn for them all at once: `coins`)
+    # (each one's coin, drawn for them all at once: `coins`; the new names too, below)
     keys = [volatile.name_key(element_id) for _, element_id in free]
-    for (element, element_id), coin in zip(free, coins(ctx.seed, "id", keys), strict=True):
-        if (
+    chosen = [
+        (element, element_id)
+        for (element, element_id), coin in zip(free, coins(ctx.seed, "id", keys), strict=True)
+        if not (
             coin >= params.id_rate
             or mentions.more_than(element_id, 1 + references[element_id])
             # A script that reads ids as data reads them off what it finds: an element it
             # finds by a class or a widget's attribute keeps its id (DokuWiki's media links,
             # `a.select` whose id `h_:ns:file.png` names the file a click inserts).
             or element in read_as_data
-        ):
-            continue
-        renames[element_id] = drifted_id(ctx.seed, element_id)
+        )
+    ]
+    renamed_ids = list(dict.fromkeys(element_id for _, element_id in chosen))
+    renames = dict(zip(renamed_ids, drifted_ids(ctx.seed, renamed_ids), strict=True))
+    for element, element_id in chosen:
         _key_token(keyed, element_id, renames[element_id])
         element.set("id", renames[element_id])
         touched.add(element)

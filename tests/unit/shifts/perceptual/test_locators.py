@@ -1023,3 +1023,39 @@ def test_ids_read_as_data_of_generated_trees(fragment: str, renamed: str, top: s
     for script in _READING_IDS:
         refs = PageRefs(js_refs(script), EMPTY)
         assert ids_read_as_data(root, refs) == _ids_read_as_data_by_definition(root, refs)
+
+
+def test_names_decided_together_are_decided_as_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page's class names are decided before the walk that sets them, their coins drawn
+    and new names made together in C: the same page as each name decided alone, as the walk
+    meets it (no names found first), and as the Python draws them."""
+    from shifts import native
+    from shifts.perceptual import locators
+
+    pages = [page.read_bytes() for page in fixture_pages()]
+    # A site's hook classes (renamed without a coin), a `js-` one, and names no coin renames.
+    pages.append(
+        b'<body><a class="qa-go js-x b1 b2" id="g">go</a><a class="test-x b3" id="h">h</a></body>'
+    )
+
+    # (episodes made once: each has its own keys, which its pages carry)
+    episodes = [new_episode(EpisodeConfig(condition="Src-Perc", seed=s)) for s in (3, 2**40)]
+
+    def served() -> list[bytes]:
+        return [
+            shift_offline(episode, "http://app.test/", raw, assets=EMPTY)[1].to_bytes()
+            for episode in episodes
+            for raw in pages
+        ]
+
+    together = served()
+    assert sum(b"qa-go" in page for page in together) == 0  # (a hook class: always renamed)
+    with monkeypatch.context() as alone:
+        alone.setattr(locators, "_attribute_values", lambda root, name: [])
+        assert served() == together
+    with monkeypatch.context() as in_python:
+        for name in ("coins", "tokens", "coin", "token", "attribute_values", "wrap_candidates"):
+            in_python.setattr(native, name, None)
+        assert served() == together
