@@ -6,7 +6,9 @@ import _random
 import hashlib
 import random
 import threading
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from shifts import native
 
@@ -69,8 +71,27 @@ def _coin_read(text: bytes) -> float:
 def coins(seed: int, rule: str, keys: list[str]) -> list[float]:
     """`chance(seed, rule, key)` of each key (a string), drawn together: in C, where a group
     of them is seeded side by side at a seventh of the time each costs alone (`shifts.native`,
-    `coin.h`), not memoized (a first load asks a page's names once each)."""
-    return native.either(native.coins, _coins_read, keys_prefix(seed, rule), keys)
+    `coin.h`). Kept for the next page of the seed (`drawn_coins`): an app's pages share most
+    of their names, and a memo's look-up costs a tenth of a draw in a group."""
+    prefix = keys_prefix(seed, rule)
+    return _made(drawn_coins(seed, rule), keys, native.coins, _coins_read, prefix)
+
+
+def _made(
+    memo: dict[str, Any],
+    keys: list[str],
+    compiled: Callable[..., list[Any] | None] | None,
+    read: Callable[..., list[Any]],
+    prefix: bytes,
+    *more: object,
+) -> list[Any]:
+    """What `compiled` (else `read`) makes of `prefix` and each key, kept in `memo`: made
+    together for the keys it lacks (each once)."""
+    missing = [key for key in dict.fromkeys(keys) if key not in memo]
+    if missing:
+        made = native.either(compiled, read, prefix, missing, *more)
+        memo.update(zip(missing, made, strict=True))
+    return [memo[key] for key in keys]
 
 
 def _coins_read(prefix: bytes, keys: list[str]) -> list[float]:
@@ -78,23 +99,27 @@ def _coins_read(prefix: bytes, keys: list[str]) -> list[float]:
     return [_coin_read(prefix + key.encode("utf-8")) for key in keys]
 
 
-# The coins drawn in C (`shifts.native.wrap_candidates`), kept by seed and rule, then by key: at
-# most MEMO in all (a memo holds a page's coins past it until it is asked again).
-_DRAWN: dict[tuple[int, str], dict[str, float]] = {}
-_DRAWN_LOCK = threading.Lock()  # (pages are shifted in worker threads)
+# The coins drawn in groups (`coins`, `shifts.native.wrap_candidates`) and the tokens made so
+# (`tokens`), kept by seed and rule (and a token's length), then by key: at most MEMO in all (a
+# memo holds a page's past it until it is asked again).
+_KEPT: dict[tuple[object, ...], dict[str, Any]] = {}
+_KEPT_LOCK = threading.Lock()  # (pages are shifted in worker threads)
 
 
 def drawn_coins(seed: int, rule: str) -> dict[str, float]:
     """A memo of `chance(seed, rule, key)` by key (a string), for a caller that draws the coins
-    in C and keeps them in it for the next: the memo of the seed and rule least recently asked
-    is dropped first."""
-    with _DRAWN_LOCK:
-        memo = _DRAWN.pop((seed, rule), None)
+    in C and keeps them in it for the next: the memo least recently asked is dropped first."""
+    return _memo((seed, rule))
+
+
+def _memo(kept_by: tuple[object, ...]) -> dict[str, Any]:
+    with _KEPT_LOCK:
+        memo = _KEPT.pop(kept_by, None)
         if memo is None or len(memo) > MEMO:
             memo = {}
-        while _DRAWN and sum(map(len, _DRAWN.values())) + len(memo) > MEMO:
-            del _DRAWN[next(iter(_DRAWN))]
-        _DRAWN[(seed, rule)] = memo
+        while _KEPT and sum(map(len, _KEPT.values())) + len(memo) > MEMO:
+            del _KEPT[next(iter(_KEPT))]
+        _KEPT[kept_by] = memo
         return memo
 
 
@@ -116,10 +141,9 @@ def _token(seed: int, keys: tuple[object, ...], length: int) -> str:
 
 def tokens(seed: int, rule: str, names: list[str], length: int = 6) -> list[str]:
     """`token_for(seed, rule, name, length=length)` of each name (a string), made together: in
-    C, seeded side by side as `coins` are (`shifts.native`), not memoized."""
-    return native.either(
-        native.tokens, _tokens_read, keys_prefix(seed, "token", rule), names, length
-    )
+    C, seeded side by side as `coins` are (`shifts.native`), and kept as they are."""
+    prefix, memo = keys_prefix(seed, "token", rule), _memo((seed, "token", rule, length))
+    return _made(memo, names, native.tokens, _tokens_read, prefix, length)
 
 
 def _tokens_read(prefix: bytes, names: list[str], length: int) -> list[str]:

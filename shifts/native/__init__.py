@@ -12,8 +12,8 @@ with or without it (the tests compare the two on every saved page and on generat
 - `walks.c`: walks that test every element of a page (`interactive.interactive_elements`,
   `selectors.with_any_attributes`, the elements of a protected class
   (`selectors._with_a_class_of`), the links the serializer keeps (`document._links_to_keep`),
-  the handlers and data values `references.inline` reads, the distinct values of an attribute
-  (`locators._attribute_values_read`: the class names a first load draws coins for at once),
+  the handlers and data values `references.inline` reads, the distinct words of an attribute's
+  values (`locators._attribute_words_read`: the class names a first load decides at once),
   the classes `locators._set_drifted` sets (through lxml once per value, which checks it, then
   through libxml2's own function: `module.h`'s `libxml2_function` finds it in lxml's module),
   the hooks `locators._drop_attributes` drops, the texts of the inline styles and scripts
@@ -224,8 +224,8 @@ with_a_class_of: Callable[..., list[etree._Element] | None] | None = _function(
 links_to_keep: Callable[[etree._Element], list[tuple[etree._Element, str, str]] | None] | None = (
     _function("_walks", "links_to_keep")
 )
-# `attribute_values(root, name)`: `locators._attribute_values_read`
-attribute_values: Callable[..., list[str] | None] | None = _function("_walks", "attribute_values")
+# `attribute_words(root, name, protected)`: `locators._attribute_words_read`
+attribute_words: Callable[..., list[str] | None] | None = _function("_walks", "attribute_words")
 # `set_drifted(root, name, protected, drifted, among)`: `locators._set_drifted`
 set_drifted: Callable[..., tuple[list[etree._Element], int] | None] | None = _function(
     "_walks", "set_drifted"

@@ -514,20 +514,24 @@ static PyObject *inline_texts(PyObject *module, PyObject *arg) {
 typedef xmlAttr *(*SetNsProp)(xmlNode *, xmlNs *, const xmlChar *, const xmlChar *);
 static SetNsProp set_ns_prop;
 
-/* `locators._attribute_values_read`: the distinct values of the attribute `name` of the
- * elements below `root`, in document order, each as `get` reads it. A new list; None where the
- * Python reads them (a value that is no single text or no UTF-8, a walk `left_to_python`'s).
- * (A page repeats a value on sibling after sibling: each is compared with the last first.) */
-static PyObject *attribute_values(PyObject *module, PyObject *args) {
+/* `locators._attribute_words_read`: the distinct words of the attribute `name`'s values (each
+ * split as `str.split` splits it) of the elements below `root` not in `protected` (a set), in
+ * document order, each value as `get` reads it. A new list; None where the Python reads them
+ * (a value that is no single text or no UTF-8, a walk `left_to_python`'s, no set). (A page
+ * repeats a value on sibling after sibling: each is compared with the last first, and each
+ * other value split once.) */
+static PyObject *attribute_words(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *root_object;
+    PyObject *root_object, *protected;
     const char *name;
-    if (!PyArg_ParseTuple(args, "Os:attribute_values", &root_object, &name)) return NULL;
+    if (!PyArg_ParseTuple(args, "OsO:attribute_words", &root_object, &name, &protected))
+        return NULL;
     struct LxmlElement *root = element_of(root_object);
     if (root == NULL) return NULL;
-    if (left_to_python(root)) Py_RETURN_NONE;
-    PyObject *seen = PyDict_New(); /* (a value: None, in the order first seen) */
-    if (seen == NULL) return NULL;
+    if (left_to_python(root) || !PyAnySet_Check(protected)) Py_RETURN_NONE;
+    PyObject *values = PySet_New(NULL), *words = PyDict_New(); /* (a word: None, in order) */
+    PyObject *result = NULL;
+    if (values == NULL || words == NULL) goto done;
     const char *last = NULL;
     xmlNode *top = root->_c_node;
     for (xmlNode *node = next_in(top, top, 1); node != NULL; node = next_in(node, top, 1)) {
@@ -536,22 +540,37 @@ static PyObject *attribute_values(PyObject *module, PyObject *args) {
             continue;
         const char *text = attribute_text(attribute);
         if (text != NULL && last != NULL && strcmp(last, text) == 0) continue;
+        PyObject *element; /* (made only where it is one already: `is_protected`) */
+        int skip = is_protected(protected, root->_doc, node, &element);
+        Py_XDECREF(element);
+        if (skip > 0) continue;
+        if (skip < 0) goto done;
         PyObject *value = attribute_value(attribute);
         if (value == NULL || value == Py_None) { /* (an error; or the Python reads them) */
-            Py_DECREF(seen);
-            return value;
+            result = value;
+            goto done;
         }
         last = text;
-        int kept = PyDict_SetDefault(seen, value, Py_None) == NULL ? -1 : 0;
+        int seen = PySet_Contains(values, value);
+        PyObject *split = seen == 0 && PySet_Add(values, value) == 0
+                              ? PyUnicode_Split(value, NULL, -1)
+                              : NULL;
         Py_DECREF(value);
-        if (kept < 0) {
-            Py_DECREF(seen);
-            return NULL;
+        if (seen > 0) continue;
+        if (split == NULL) goto done;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(split); i++) {
+            if (PyDict_SetDefault(words, PyList_GET_ITEM(split, i), Py_None) == NULL) {
+                Py_DECREF(split);
+                goto done;
+            }
         }
+        Py_DECREF(split);
     }
-    PyObject *values = PySequence_List(seen);
-    Py_DECREF(seen);
-    return values;
+    result = PySequence_List(words);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(words);
+    return result;
 }
 
 /* A value `set_drifted` decided, by its text: what it becomes (None: it keeps its own) and
@@ -724,8 +743,9 @@ static PyMethodDef methods[] = {
     {"drop_attributes", drop_attributes, METH_VARARGS,
      "drop_attributes(root, names, protected) -> tuple[list, int] | None: "
      "locators._drop_attributes, or None (nothing dropped) where only the Python drops them."},
-    {"attribute_values", attribute_values, METH_VARARGS,
-     "attribute_values(root, name) -> list[str] | None: locators._attribute_values_read, or "
+    {"attribute_words", attribute_words, METH_VARARGS,
+     "attribute_words(root, name, protected) -> list[str] | None: "
+     "locators._attribute_words_read, or "
      "None where only the Python reads them."},
     {"set_drifted", set_drifted, METH_VARARGS,
      "set_drifted(root, name, protected, drifted, among) -> tuple[list, int] | None: "

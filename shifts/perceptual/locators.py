@@ -453,11 +453,9 @@ def _drift_classes(
         chosen = [name for name in free if name not in coin_of or coin_of[name] < rate]
         return dict(zip(chosen, drifted_classes(seed, chosen), strict=True))
 
-    # Every class name of the page, decided before the walk (the names of elements the drift
-    # leaves, protected ones, cost a decision never read); a name it did not find, alone.
-    on_page = list(
-        dict.fromkeys(name for value in _attribute_values(root, "class") for name in value.split())
-    )
+    # Every class name of the elements the walk sets, decided before it; a name it did not find
+    # (none: the walk and `_attribute_words` read the same elements), alone.
+    on_page = _attribute_words(root, "class", protected)
     planned, found = decide(on_page), set(on_page)
 
     def renamed(name: str) -> str:
@@ -502,17 +500,22 @@ def _class_hook_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
     return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
 
 
-def _attribute_values(root: etree._Element, name: str) -> list[str]:
-    """The distinct values of the attribute `name` of the elements below `root`, in document
-    order: in C where it can be (`shifts.native`)."""
-    return native.either(native.attribute_values, _attribute_values_read, root, name)
+def _attribute_words(
+    root: etree._Element, name: str, protected: Container[etree._Element]
+) -> list[str]:
+    """The distinct words of the values of the attribute `name` of the elements below `root`
+    not in `protected` (the class names `_set_drifted` meets), in document order: in C where
+    it can be (`shifts.native`)."""
+    return native.either(native.attribute_words, _attribute_words_read, root, name, protected)
 
 
-def _attribute_values_read(root: etree._Element, name: str) -> list[str]:
-    """`_attribute_values` in Python: its definition, which the C one follows."""
-    return list(
-        dict.fromkeys(element.get(name) or "" for element in descendants(root, f"*[@{name}]"))
-    )
+def _attribute_words_read(
+    root: etree._Element, name: str, protected: Container[etree._Element]
+) -> list[str]:
+    """`_attribute_words` in Python: its definition, which the C one follows."""
+    found = descendants(root, f"*[@{name}]")
+    values = (element.get(name) or "" for element in found if element not in protected)
+    return list(dict.fromkeys(word for value in values for word in value.split()))
 
 
 def _set_drifted(

@@ -14,7 +14,7 @@ from lxml import etree
 from shifts import native
 from shifts.document import _links_to_keep_read
 from shifts.interactive import XPATH, _interactive_elements_read, interactive_elements
-from shifts.perceptual.locators import ID_REFERENCES, _attribute_values_read
+from shifts.perceptual.locators import ID_REFERENCES, _attribute_words_read
 from shifts.references.inline import _handlers_and_data_values_read
 from shifts.selectors import _with_a_class_of_read, _with_any_attributes_read, with_any_attributes
 from tests.helpers.fixtures import fixture_pages
@@ -50,9 +50,11 @@ def walked_alike(root: etree._Element) -> None:
     assert native.with_a_class_of(root, CLASSES) == _with_a_class_of_read(root, CLASSES)
     assert native.links_to_keep is not None
     assert native.links_to_keep(root) == _links_to_keep_read(root)
-    assert native.attribute_values is not None
+    assert native.attribute_words is not None
     for name in ("class", "id", "data-testid"):
-        assert native.attribute_values(root, name) == _attribute_values_read(root, name)
+        for protected in (set(), set(root.iter("a", "div", "li"))):
+            found = native.attribute_words(root, name, protected)
+            assert found == _attribute_words_read(root, name, protected)
 
 
 def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
@@ -75,22 +77,24 @@ def test_every_saved_page_and_its_subtrees_walk_alike() -> None:
     assert members > 500 and classed > 100
 
 
-def test_an_attributes_values_are_each_once_in_document_order() -> None:
+def test_an_attributes_words_are_each_once_in_document_order() -> None:
     root = etree.fromstring(
-        '<div class="a"><p class="b"/><p class="b"/><p class="a"/><p class=""/><i class="b"/>'
-        '<p id="x"/></div>',
+        '<div class="a"><p class="b c"/><p class="b c"/><p class="a"/><p class=""/>'
+        '<i class=" c\xa0d\te "/><p class="b c"/><p id="x"/></div>',
         etree.HTMLParser(),
     )
     div = root.find(".//div")
-    assert native.attribute_values is not None
-    # (below the element: its own is not among them)
-    assert (
-        native.attribute_values(div, "class")
-        == ["b", "a", ""]
-        == _attribute_values_read(div, "class")
-    )
-    assert native.attribute_values(root, "class") == ["a", "b", ""]
-    assert native.attribute_values(root, "title") == []
+    assert native.attribute_words is not None
+    # (below the element: its own are not among them; split as `str.split` splits)
+    found = native.attribute_words(div, "class", set())
+    assert found == ["b", "c", "a", "d", "e"] == _attribute_words_read(div, "class", set())
+    assert native.attribute_words(root, "class", set()) == ["a", "b", "c", "d", "e"]
+    # (a protected element's are not: the walk that sets them leaves it)
+    protected = {element for element in root.iter("p") if element.get("class") == "b c"}
+    assert native.attribute_words(root, "class", protected) == ["a", "c", "d", "e"]
+    assert _attribute_words_read(root, "class", protected) == ["a", "c", "d", "e"]
+    assert native.attribute_words(root, "class", []) is None  # (no set: the Python's)
+    assert native.attribute_words(root, "title", set()) == []
 
 
 def test_a_namespaced_attribute_is_left_to_the_python() -> None:
@@ -145,7 +149,7 @@ def test_what_only_the_python_reads() -> None:
     assert native.with_any_attributes(empty, {"a"}) is None
     assert native.with_a_class_of is not None and native.with_a_class_of(empty, {"a"}) is None
     assert native.links_to_keep is not None and native.links_to_keep(empty) is None
-    assert native.attribute_values is not None and native.attribute_values(empty, "a") is None
+    assert native.attribute_words is not None and native.attribute_words(empty, "a", set()) is None
     # A DTD's attribute defaults, which `get` reads of an element without its own.
     root = etree.fromstring(
         '<!DOCTYPE r [<!ATTLIST a href CDATA "x" class CDATA "c1">]><r><a>go</a></r>'
@@ -159,8 +163,8 @@ def test_what_only_the_python_reads() -> None:
         etree.XMLParser(resolve_entities=False),
     )
     assert native.with_a_class_of(kept, {"a"}) is None
-    assert native.attribute_values(kept, "class") is None
-    assert _attribute_values_read(kept, "class") == ["a b"]  # (the Python's, then)
+    assert native.attribute_words(kept, "class", set()) is None
+    assert _attribute_words_read(kept, "class", set()) == ["a", "b"]  # (the Python's, then)
     linked = etree.fromstring(
         '<!DOCTYPE r [<!ENTITY e "b">]><r><a href="a &e;"/></r>',
         etree.XMLParser(resolve_entities=False),

@@ -1053,9 +1053,9 @@ def test_names_decided_together_are_decided_as_one_by_one(
     together = served()
     assert sum(b"qa-go" in page for page in together) == 0  # (a hook class: always renamed)
     with monkeypatch.context() as alone:
-        alone.setattr(locators, "_attribute_values", lambda root, name: [])
+        alone.setattr(locators, "_attribute_words", lambda root, name, protected: [])
         assert served() == together
     with monkeypatch.context() as in_python:
-        for name in ("coins", "tokens", "coin", "token", "attribute_values", "wrap_candidates"):
+        for name in ("coins", "tokens", "coin", "token", "attribute_words", "wrap_candidates"):
             in_python.setattr(native, name, None)
         assert served() == together
