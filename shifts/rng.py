@@ -103,6 +103,7 @@ def _coins_read(prefix: bytes, keys: list[str]) -> list[float]:
 # (`tokens`), kept by seed and rule (and a token's length), then by key: at most MEMO in all (a
 # memo holds a page's past it until it is asked again).
 _KEPT: dict[tuple[object, ...], dict[str, Any]] = {}
+MEMOS = 256  # (and at most so many memos: an episode keeps five, its rules' and tokens')
 _KEPT_LOCK = threading.Lock()  # (pages are shifted in worker threads)
 
 
@@ -117,8 +118,11 @@ def _memo(kept_by: tuple[object, ...]) -> dict[str, Any]:
         memo = _KEPT.pop(kept_by, None)
         if memo is None or len(memo) > MEMO:
             memo = {}
-        while _KEPT and sum(map(len, _KEPT.values())) + len(memo) > MEMO:
-            del _KEPT[next(iter(_KEPT))]
+        # (their sizes summed once: each episode keeps a few memos, and a process that served
+        # hundreds of episodes held hundreds, summed again for each one dropped)
+        kept = sum(map(len, _KEPT.values())) + len(memo)
+        while _KEPT and (kept > MEMO or len(_KEPT) >= MEMOS):
+            kept -= len(_KEPT.pop(next(iter(_KEPT))))
         _KEPT[kept_by] = memo
         return memo
 

@@ -164,3 +164,12 @@ def test_the_coins_memo_keeps_coins_per_seed_and_rule_within_its_bound() -> None
     grown.update((str(n), 0.5) for n in range(10))
     assert rng.drawn_coins(104, "wrap") is newer
     assert rng.drawn_coins(103, "wrap") is not older  # (dropped: the least recently asked)
+
+
+def test_the_memos_are_bounded_in_number_too() -> None:
+    # (a process serves episode after episode: each keeps a few small memos)
+    for seed in range(rng.MEMOS + 10):
+        rng.drawn_coins(10**6 + seed, "id")["k"] = 0.5
+    assert len(rng._KEPT) <= rng.MEMOS
+    assert rng.drawn_coins(10**6 + rng.MEMOS + 9, "id") == {"k": 0.5}  # (the newest kept)
+    assert rng.drawn_coins(10**6, "id") == {}  # (the oldest dropped)
