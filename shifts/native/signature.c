@@ -515,8 +515,11 @@ static int draw_pending(PyObject *pending, const char *prefix, Py_ssize_t prefix
     PyObject *signatures = PyDict_Keys(pending);
     PyObject *drawn = signatures ? coins_of(prefix, prefix_length, signatures) : NULL;
     int result = drawn == NULL ? -1 : 0;
+    /* (one the memo holds meanwhile is kept: another thread drew the same coin) */
     for (Py_ssize_t i = 0; result == 0 && i < PyList_GET_SIZE(signatures); i++)
-        result = PyDict_SetItem(memo, PyList_GET_ITEM(signatures, i), PyList_GET_ITEM(drawn, i));
+        if (PyDict_SetDefault(memo, PyList_GET_ITEM(signatures, i), PyList_GET_ITEM(drawn, i)) ==
+            NULL)
+            result = -1;
     Py_XDECREF(signatures);
     Py_XDECREF(drawn);
     return result;
@@ -608,27 +611,29 @@ static PyObject *wrap_candidates(PyObject *module, PyObject *const *args, Py_ssi
     if (found == NULL) goto done;
     for (size_t i = 0; i < candidates.count; i++) {
         Candidate *candidate = &candidates.items[i];
-        PyObject *coin = PyDict_GetItemWithError(memo, candidate->signature); /* (borrowed) */
-        if (coin == NULL || !PyFloat_CheckExact(coin)) { /* (drawn above: an error, if not) */
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "a coin went missing");
+        /* (held: making an element may run Python, a lookup of its class, which may change
+         * the memo) */
+        PyObject *coin = Py_XNewRef(PyDict_GetItemWithError(memo, candidate->signature));
+        if (coin == NULL || !PyFloat_CheckExact(coin)) {
+            /* (a `read` that changed the memo: the Python draws them all) */
+            Py_XDECREF(coin);
             Py_DECREF(found);
+            if (!PyErr_Occurred()) result = Py_NewRef(Py_None);
             goto done;
         }
-        int wanted = all || PyFloat_AS_DOUBLE(coin) < below;
+        int wanted = all || PyFloat_AS_DOUBLE(coin) < below, appended = 0;
         if (wanted && candidate->element == NULL &&
             (candidate->element = (PyObject *)elementFactory(top_element->_doc,
                                                              candidate->node)) == NULL) {
-            Py_DECREF(found);
-            goto done;
-        }
-        int appended = 0;
-        if (all) {
+            appended = -1;
+        } else if (all) {
             PyObject *pair = PyTuple_Pack(2, coin, candidate->element);
             appended = pair == NULL ? -1 : PyList_Append(found, pair);
             Py_XDECREF(pair);
         } else if (wanted) {
             appended = PyList_Append(found, candidate->element);
         }
+        Py_DECREF(coin);
         if (appended < 0) {
             Py_DECREF(found);
             goto done;
@@ -789,8 +794,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module_definition = {
-    PyModuleDef_HEAD_INIT, "_signature", "A wrap candidate's signature, the seeded coins and tokens, in C.", -1,
-    methods,
+    PyModuleDef_HEAD_INIT, "_signature",
+    "A wrap candidate's signature, the seeded coins and tokens, in C.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__signature(void) {

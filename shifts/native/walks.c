@@ -517,7 +517,7 @@ static SetNsProp set_ns_prop;
 /* `locators._attribute_words_read`: the distinct words of the attribute `name`'s values (each
  * split as `str.split` splits it) of the elements below `root` not in `protected` (a set), in
  * document order, each value as `get` reads it. A new list; None where the Python reads them
- * (a value that is no single text or no UTF-8, a walk `left_to_python`'s, no set). (A page
+ * (a value that is no single text or no UTF-8, a walk `left_to_python`'s, no exact set). (A page
  * repeats a value on sibling after sibling: each is compared with the last first, and each
  * other value split once.) */
 static PyObject *attribute_words(PyObject *module, PyObject *args) {
@@ -528,7 +528,8 @@ static PyObject *attribute_words(PyObject *module, PyObject *args) {
         return NULL;
     struct LxmlElement *root = element_of(root_object);
     if (root == NULL) return NULL;
-    if (left_to_python(root) || !PyAnySet_Check(protected)) Py_RETURN_NONE;
+    /* (a set's own `in`: a subclass may answer its own way) */
+    if (left_to_python(root) || !PyAnySet_CheckExact(protected)) Py_RETURN_NONE;
     PyObject *values = PySet_New(NULL), *words = PyDict_New(); /* (a word: None, in order) */
     PyObject *result = NULL;
     if (values == NULL || words == NULL) goto done;

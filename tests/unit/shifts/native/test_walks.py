@@ -94,6 +94,14 @@ def test_an_attributes_words_are_each_once_in_document_order() -> None:
     assert native.attribute_words(root, "class", protected) == ["a", "c", "d", "e"]
     assert _attribute_words_read(root, "class", protected) == ["a", "c", "d", "e"]
     assert native.attribute_words(root, "class", []) is None  # (no set: the Python's)
+
+    class Nothing(set[etree._Element]):
+        def __contains__(self, element: object) -> bool:
+            return False
+
+    # (a set's subclass may answer `in` its own way: the Python asks it)
+    assert native.attribute_words(root, "class", Nothing(protected)) is None
+    assert _attribute_words_read(root, "class", Nothing(protected)) == ["a", "b", "c", "d", "e"]
     assert native.attribute_words(root, "title", set()) == []
 
 

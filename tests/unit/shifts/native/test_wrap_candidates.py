@@ -191,3 +191,60 @@ def test_a_failing_read_is_raised_and_another_string_read_as_its_str() -> None:
     for read, key in ((lambda e, k: Text("x"), "its own"), (lambda e, k: 3, "3")):
         found = read_with(read)
         assert found is not None and [coin for coin, _ in found] == [rng.chance(1, "wrap", key)] * 2
+
+
+def test_a_read_that_changes_the_memo_leaves_the_coins_to_the_python() -> None:
+    # The coins are drawn once every candidate is found: a `read` that took one out of the
+    # memo meanwhile (none of the project's does) has the Python draw them, not an error.
+    body = etree.fromstring(
+        '<!DOCTYPE body [<!ENTITY e "x">]><body><div>plain</div><div><p>&e; late</p></div></body>',
+        etree.XMLParser(resolve_entities=False),
+    )
+    memo: dict[str, float] = {}
+    seen: list[str] = []
+
+    def clearing(element: etree._Element, keyed: dict[str, str]) -> str:
+        memo.clear()
+        seen.append(locators._signature_read(element, keyed))
+        return seen[-1]
+
+    assert native.signature is not None and native.signature(body[0]) is not None
+    memo[locators._signature(body[0])] = 0.5  # (the first `<div>`'s, read in C: held)
+    assert native.wrap_candidates is not None
+    found = native.wrap_candidates(
+        body,
+        locators._WRAPPABLE_TAGS,
+        locators._FIXED_PARENT_TAGS,
+        set(),
+        {},
+        clearing,
+        rng.keys_prefix(1, "wrap"),
+        memo,
+        None,
+    )
+    assert seen and found is None
+
+
+def test_a_coin_is_held_while_an_element_is_made() -> None:
+    # Making an element may run Python (a parser's element class lookup), which may put
+    # another float in the memo for a signature: the coin read before it is still the one
+    # handed back (it was read from freed memory).
+    memo: dict[str, float] = {}
+
+    class Lookup(etree.PythonElementClassLookup):
+        def lookup(self, doc: object, element: object) -> None:
+            for key in list(memo):
+                memo[key] = float(repr(memo[key]))  # (equal, another object)
+            for _ in range(50):
+                float("0.123")  # (what may take the freed one's place)
+            return None
+
+    parser = etree.HTMLParser()
+    parser.set_element_class_lookup(Lookup())
+    markup = b"<html><body>" + b"".join(b"<div>x%d</div>" % i for i in range(20)) + b"</body>"
+    body = etree.fromstring(markup, parser).find("body")
+    assert body is not None
+    expected = [coin for coin, _ in _wrap_candidates_read(body, 5, set(), {}, None)]
+    memo.clear()
+    found = compiled(body, 5, set(), {}, None, memo)
+    assert found is not None and [coin for coin, _ in found] == expected
