@@ -29,6 +29,7 @@ reads an app's (`bench.fixtures.WORDPRESS_ASSETS`, where WordPress is installed)
 structural rules are asked of every wrap candidate and every child of its parent.
 
     .venv/bin/python -m bench.first_load --against TREE [--rounds 9] [--workers 3] [--quick]
+                                         [--new-seeds]
 
 times the same first loads with another checkout's code (a worktree of an earlier commit:
 `git worktree add /tmp/old REV`), worker processes of each tree asked in turn, one load at a
@@ -40,12 +41,15 @@ is one process's: the same code's median moved from 17 to 28 ms between processe
 after the other on the 200 KB page with 2,000 elements, its parse 3.4-3.8 ms. This tree against
 itself (`--against .`) reads 0.85-1.20 by `new/old` and 0.89-1.11 by `paired` on a shared
 machine: a difference under a tenth in one run is no finding. The WordPress pages with its
-assets are timed too where both trees can (`+wp` rows).
+assets are timed too where both trees can (`+wp` rows). With `--new-seeds`, each round's loads
+are under a seed no load asked before (the same for both trees): a new episode's first pages,
+where no coin, new name or decision is memoized.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import secrets
 import statistics
@@ -201,6 +205,7 @@ def measure(
         "elements": elements,
         "shift_ms": shift_ms,
         "new_seed_ms": new_seed_ms,
+        "new_seed_x_parse": new_seed_ms / parse_ms,
         "parse_ms": parse_ms,
         "x_parse": shift_ms / parse_ms,
         "reload_ms": statistics.median(reloads),
@@ -384,10 +389,15 @@ def _reads_wordpress_assets(tree: Path) -> bool:
     return "def wordpress_refs" in (tree / "bench" / "fixtures.py").read_text()
 
 
-def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) -> str:
+def side_by_side(
+    against: Path, rounds: int, quick: bool, processes: int = 3, new_seeds: bool = False
+) -> str:
     """The first loads of the curve (and of the pages of unique ids, and of the tests' saved
     pages of real apps) under this tree's code and `against`'s, in turn: each round asks both,
-    the first of them alternating, each round the next of each tree's `processes` workers."""
+    the first of them alternating, each round the next of each tree's `processes` workers.
+    `new_seeds`: each round's loads under a seed no load asked before (the same for both
+    trees), as a new episode's first pages are, where nothing is memoized."""
+    seeds = itertools.count(10**6)
     points: list[tuple[int, int, bool] | str] = [
         (kb // KB, n, False) for kb, n in (QUICK_CURVE if quick else CURVE)
     ]
@@ -404,7 +414,8 @@ def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) ->
         "Src-Perc first loads under two trees' code, asked in turn (median CPU ms; new/old: "
         "this tree's over the other's; paired: the median of each round's new over its old, "
         "asked one after the other, which a shared machine's load moves less; least: the same "
-        "of each one's fastest load; x parse: over a bare parse + serialize)",
+        "of each one's fastest load; x parse: over a bare parse + serialize)"
+        + (", each round under a seed not seen before" if new_seeds else ""),
         f"{'page':>30}{'old ms':>10}{'new ms':>10}{'new/old':>9}{'paired':>8}{'least':>7}"
         f"{'parse ms':>10}{'old x':>8}{'new x':>8}",
     ]
@@ -416,8 +427,9 @@ def side_by_side(against: Path, rounds: int, quick: bool, processes: int = 3) ->
                 worker.ms(point, 1)  # (warm: the page, the episode, the coins)
             big = not isinstance(point, str) and point[0] >= 2048
             for index in range(max(3, rounds // 3) if big else rounds):
+                seed = next(seeds) if new_seeds else 1
                 for name in ("old", "new") if index % 2 else ("new", "old"):
-                    times[name].append(workers[name][index % processes].ms(point, 1))
+                    times[name].append(workers[name][index % processes].ms(point, seed))
                 parse.append(workers["new"][index % processes].ms(point, -1))
             old, new = statistics.median(times["old"]), statistics.median(times["new"])
             parse_ms = statistics.median(parse)
@@ -448,6 +460,11 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=3, help="with --against: worker processes per tree"
     )
+    parser.add_argument(
+        "--new-seeds",
+        action="store_true",
+        help="with --against: each round under a seed not seen before (a new episode's loads)",
+    )
     args = parser.parse_args()
     if args.against is not None:
         if not (args.against / "bench" / "first_load.py").is_file():
@@ -455,7 +472,7 @@ def main() -> None:
         if args.workers < 1:
             parser.error("--workers: one or more")
         rounds = 2 if args.quick else args.rounds  # (2: two workers of each tree asked)
-        table = side_by_side(args.against, rounds, args.quick, args.workers)
+        table = side_by_side(args.against, rounds, args.quick, args.workers, args.new_seeds)
         print(table)  # noqa: T201
         return
     curve = QUICK_CURVE if args.quick else CURVE
@@ -487,6 +504,11 @@ def main() -> None:
     met = sum(ratio <= 2 for ratio in ratios)
     lines.append(
         f"x parse: {min(ratios):.1f}-{max(ratios):.1f} (target <= 2: met on {met} of {len(ratios)})"
+    )
+    unseen = [p["new_seed_x_parse"] for p in points]
+    lines.append(
+        f"under a new seed (one load each, nothing memoized, as a new episode's first pages): "
+        f"x parse {min(unseen):.1f}-{max(unseen):.1f}"
     )
     again = [p["reload_x_parse"] for p in points]
     lines.append(

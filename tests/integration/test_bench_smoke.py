@@ -107,6 +107,12 @@ def test_first_load_bench_runs_side_by_side_with_another_tree() -> None:
     assert sum(row[1] != "KB," for row in rows) == 2, text  # (a saved page's row: its name)
     for row in rows:  # ..., old ms, new ms, new/old, paired, least, parse ms, old x, new x
         assert all(float(cell) > 0 for cell in row[-8:]), row
+    # (each round under a seed not seen before: the same table)
+    text = run_module(
+        "bench.first_load", "--against", str(REPO), "--quick", "--workers", "2", "--new-seeds"
+    )
+    assert "each round under a seed not seen before" in text
+    assert len([line for line in text.splitlines()[2:] if line.split()]) == 7, text
 
 
 def test_first_load_bench_runs() -> None:
@@ -120,6 +126,7 @@ def test_first_load_bench_runs() -> None:
     for row in points:
         assert len(row) == 13 and all(float(cell.rstrip("%")) > 0 for cell in row), row
     assert "reloads (the next loads" in text and "coins x (a floor" in text
+    assert "under a new seed (one load each" in text
     assert "loaded again in turn (an agent browsing)" in text
     # the saved WordPress pages with the lab's WordPress's assets (where it is installed)
     if "no WordPress in" not in text:
