@@ -70,7 +70,7 @@ def _coin_read(text: bytes) -> float:
 
 def coins(seed: int, rule: str, keys: list[str]) -> list[float]:
     """`chance(seed, rule, key)` of each key (a string), drawn together: in C, where a group
-    of them is seeded side by side at a seventh of the time each costs alone (`shifts.native`,
+    of them is seeded side by side at a sixth of the time each costs alone (`shifts.native`,
     `coin.h`). Kept for the next page of the seed (`drawn_coins`): an app's pages share most
     of their names, and a memo's look-up costs a tenth of a draw in a group."""
     prefix = keys_prefix(seed, rule)

@@ -234,9 +234,15 @@ static void seeded_states(const uint64_t seeds[LANES], uint32_t *mt) {
  * alone (fewer keys are seeded one by one). */
 #define FEWEST_IN_LOCKSTEP 6
 
-/* `first_draw` of each of `count` seeds into `coins`, LANES at a time where there are enough
- * (`workspace`: MT_N * LANES words). */
-static void first_draws(const uint64_t *seeds, size_t count, double *coins, uint32_t *workspace) {
+/* What is read of one seeded state (word `i` at `mt[i * stride]`), the `index`th of a call of
+ * `each_state`'s: 0, or -1 to stop there. */
+typedef int (*ReadState)(uint32_t *mt, size_t stride, size_t index, void *into);
+
+/* `read` of the state of each of `count` seeds, in order, seeded LANES at a time where there
+ * are enough (`workspace`: MT_N * LANES words), one by one where there are not: 0, or -1 where
+ * a `read` stopped it. */
+static int each_state(const uint64_t *seeds, size_t count, uint32_t *workspace, ReadState read,
+                      void *into) {
     size_t at = 0;
     for (; count - at >= FEWEST_IN_LOCKSTEP; at += LANES) {
         uint64_t group[LANES] = {0};
@@ -244,10 +250,25 @@ static void first_draws(const uint64_t *seeds, size_t count, double *coins, uint
         memcpy(group, seeds + at, taken * sizeof *seeds);
         seeded_states(group, workspace);
         for (size_t lane = 0; lane < taken; lane++)
-            coins[at + lane] = random_of(workspace + lane, LANES);
-        if (taken < LANES) return;
+            if (read(workspace + lane, LANES, at + lane, into) < 0) return -1;
+        if (taken < LANES) return 0;
     }
-    for (; at < count; at++) coins[at] = first_draw(seeds[at]);
+    for (; at < count; at++) {
+        uint32_t mt[MT_N];
+        seeded_state(seeds[at], mt);
+        if (read(mt, 1, at, into) < 0) return -1;
+    }
+    return 0;
+}
+
+static int read_coin(uint32_t *mt, size_t stride, size_t index, void *coins) {
+    ((double *)coins)[index] = random_of(mt, stride);
+    return 0;
+}
+
+/* `first_draw` of each of `count` seeds into `coins` (`each_state`). */
+static void first_draws(const uint64_t *seeds, size_t count, double *coins, uint32_t *workspace) {
+    each_state(seeds, count, workspace, read_coin, coins);
 }
 
 /* `rng._token_read`'s token of `length` characters, drawn from a state just seeded (word `i`
@@ -270,27 +291,22 @@ static int token_of(uint32_t *mt, size_t stride, size_t length, char *out) {
     return 0;
 }
 
-/* `token_of` of each of `count` seeds: token `i` at `out + i * length`, seeded LANES at a time
- * where there are enough (`workspace`: MT_N * LANES words). 0, or -1 as `token_of`. */
+typedef struct {
+    size_t length; /* each token's */
+    char *out;     /* token `i` at `out + i * length` */
+} Tokens;
+
+static int read_token(uint32_t *mt, size_t stride, size_t index, void *tokens) {
+    Tokens *made = tokens;
+    return token_of(mt, stride, made->length, made->out + index * made->length);
+}
+
+/* `token_of` of each of `count` seeds: token `i` at `out + i * length` (`each_state`). 0, or
+ * -1 as `token_of`. */
 static int tokens_of(const uint64_t *seeds, size_t count, size_t length, char *out,
                      uint32_t *workspace) {
-    size_t at = 0;
-    for (; count - at >= FEWEST_IN_LOCKSTEP; at += LANES) {
-        uint64_t group[LANES] = {0};
-        size_t taken = count - at < LANES ? count - at : LANES;
-        memcpy(group, seeds + at, taken * sizeof *seeds);
-        seeded_states(group, workspace);
-        for (size_t lane = 0; lane < taken; lane++)
-            if (token_of(workspace + lane, LANES, length, out + (at + lane) * length) < 0)
-                return -1;
-        if (taken < LANES) return 0;
-    }
-    for (; at < count; at++) {
-        uint32_t mt[MT_N];
-        seeded_state(seeds[at], mt);
-        if (token_of(mt, 1, length, out + at * length) < 0) return -1;
-    }
-    return 0;
+    Tokens made = {length, out};
+    return each_state(seeds, count, workspace, read_token, &made);
 }
 
 /* `rng.chance`'s coin for the keys' text `prefix` + `text` ("{seed}\x1f{key}\x1f..." in UTF-8). */
