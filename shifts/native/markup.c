@@ -76,12 +76,16 @@ typedef struct {
     Found gt, comment_end, quotes[2], raw_text_ends[8];
 } Scan;
 
-static void scan_init(Scan *scan, const unsigned char *s, Py_ssize_t n) {
+/* A scan of the page `arg` (a buffer, held in `page` until the caller releases it): 0, or -1
+ * with the error. */
+static int scan_page(PyObject *arg, Py_buffer *page, Scan *scan) {
+    if (PyObject_GetBuffer(arg, page, PyBUF_SIMPLE) < 0) return -1;
     Found none = {-1, -1, -1};
-    scan->s = s;
-    scan->n = n;
+    scan->s = page->buf;
+    scan->n = page->len;
     scan->gt = scan->comment_end = scan->quotes[0] = scan->quotes[1] = none;
     for (int k = 0; k < 8; k++) scan->raw_text_ends[k] = none;
+    return 0;
 }
 
 /* Whether `found` answers a search from `from` (then its start and end are the answer). */
@@ -238,11 +242,8 @@ static Piece piece_at(Scan *scan, Py_ssize_t at, Py_ssize_t *end, const char **n
 static PyObject *end_tags(PyObject *module, PyObject *arg) {
     (void)module;
     Py_buffer page;
-    if (PyObject_GetBuffer(arg, &page, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *s = page.buf;
-    Py_ssize_t n = page.len;
     Scan scan;
-    scan_init(&scan, s, n);
+    if (scan_page(arg, &page, &scan) < 0) return NULL;
     PyObject *found = PyList_New(0);
     for (Py_ssize_t at = 0; found != NULL && (at = next_lt(&scan, at)) >= 0;) {
         const char *name = NULL;
@@ -281,11 +282,10 @@ static int closes_a_p(const unsigned char *s, Py_ssize_t at, Py_ssize_t length) 
 static PyObject *strays_likely(PyObject *module, PyObject *arg) {
     (void)module;
     Py_buffer page;
-    if (PyObject_GetBuffer(arg, &page, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *s = page.buf;
-    Py_ssize_t n = page.len;
     Scan scan;
-    scan_init(&scan, s, n);
+    if (scan_page(arg, &page, &scan) < 0) return NULL;
+    const unsigned char *s = scan.s;
+    Py_ssize_t n = scan.n;
     int open = 0, likely = 0;
     for (Py_ssize_t at = 0; !likely && (at = next_lt(&scan, at)) >= 0;) {
         const char *name = NULL;

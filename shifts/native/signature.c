@@ -658,6 +658,13 @@ static PyObject *coin(PyObject *module, PyObject *args) {
                                           (const uint8_t *)text, (size_t)text_length));
 }
 
+/* Whether every item of the list `texts` is a string (else the Python reads them). */
+static int all_strings(PyObject *texts) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(texts); i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(texts, i))) return 0;
+    return 1;
+}
+
 /* `rng._coins_read(prefix, texts)`: each text's coin (`prefix` + its UTF-8), drawn in
  * lockstep. A new list; None (a new reference) where a text is no string (the Python reads
  * them); NULL with the error. */
@@ -668,8 +675,7 @@ static PyObject *coins(PyObject *module, PyObject *args) {
     PyObject *texts;
     if (!PyArg_ParseTuple(args, "y#O!:coins", &prefix, &prefix_length, &PyList_Type, &texts))
         return NULL;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(texts); i++)
-        if (!PyUnicode_CheckExact(PyList_GET_ITEM(texts, i))) Py_RETURN_NONE;
+    if (!all_strings(texts)) Py_RETURN_NONE;
     return coins_of(prefix, prefix_length, texts);
 }
 
@@ -735,9 +741,7 @@ static PyObject *tokens(PyObject *module, PyObject *args) {
                           &length))
         return NULL;
     Py_ssize_t count = PyList_GET_SIZE(texts);
-    for (Py_ssize_t i = 0; i < count; i++)
-        if (!PyUnicode_CheckExact(PyList_GET_ITEM(texts, i))) Py_RETURN_NONE;
-    if (length < 1 || length > LONGEST_TOKEN) Py_RETURN_NONE;
+    if (!all_strings(texts) || length < 1 || length > LONGEST_TOKEN) Py_RETURN_NONE;
     uint64_t *seeds = seeds_of(prefix, prefix_length, texts);
     char *made = PyMem_Malloc((size_t)length * (size_t)(count ? count : 1));
     uint32_t *workspace = seeds && made ? workspace_for(count) : NULL;

@@ -407,20 +407,23 @@ def _drop_attributes_read(
     return dropped_from, dropped
 
 
+DRIFTED_NAME_LENGTH = 8  # (a renamed id's or class's token: `rng.token_for`'s)
+
+
 def drifted_id(seed: int, name: str) -> str:
     """What the drift renames the id `name` to under `seed` (when it renames it): what a script
     answer's selectors are widened to (`proxy.script_answer`)."""
-    return token_for(seed, "id", name, length=8)
+    return drifted_ids(seed, [name])[0]
 
 
 def drifted_ids(seed: int, names: list[str]) -> list[str]:
     """`drifted_id` of each name, made at once (`rng.tokens`)."""
-    return tokens(seed, "id", names, length=8)
+    return tokens(seed, "id", names, length=DRIFTED_NAME_LENGTH)
 
 
 def drifted_class(seed: int, name: str) -> str:
     """What the drift renames the class `name` to under `seed` (when it renames it)."""
-    return token_for(seed, "class", name, length=8)
+    return drifted_classes(seed, [name])[0]
 
 
 def _drift_classes(
@@ -487,7 +490,7 @@ def _drift_classes(
 
 def drifted_classes(seed: int, names: list[str]) -> list[str]:
     """`drifted_class` of each name, made at once (`rng.tokens`)."""
-    return tokens(seed, "class", names, length=8)
+    return tokens(seed, "class", names, length=DRIFTED_NAME_LENGTH)
 
 
 @functools.lru_cache(maxsize=64)

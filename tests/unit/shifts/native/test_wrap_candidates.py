@@ -23,7 +23,10 @@ def compiled(
     keyed: object,
     below: float | None,
     memo: dict[str, float] | None = None,
+    read: object = locators._signature_read,
 ) -> list[object] | None:
+    """`native.wrap_candidates` as `_wrap_candidates` asks it (`read`: the Python signature
+    it asks where the C declines)."""
     assert native.wrap_candidates is not None, native.why_not
     return native.wrap_candidates(
         body,
@@ -31,7 +34,7 @@ def compiled(
         locators._FIXED_PARENT_TAGS,
         protected,
         keyed,
-        locators._signature_read,
+        read,
         rng.keys_prefix(seed, "wrap"),
         {} if memo is None else memo,
         below,
@@ -103,18 +106,7 @@ def test_a_signature_the_c_one_declines_is_read_by_the_python() -> None:
         asked.append(element)
         return locators._signature_read(element, keyed)
 
-    assert native.wrap_candidates is not None
-    found = native.wrap_candidates(
-        body,
-        locators._WRAPPABLE_TAGS,
-        locators._FIXED_PARENT_TAGS,
-        set(),
-        {},
-        read,
-        rng.keys_prefix(5, "wrap"),
-        {},
-        None,
-    )
+    found = compiled(body, 5, set(), {}, None, read=read)
     assert asked == [body[0], paragraph]
     assert found == _wrap_candidates_read(body, 5, set(), {}, None)
 
@@ -161,21 +153,9 @@ def test_what_it_cannot_read_is_left_to_the_python() -> None:
 
 def test_a_failing_read_is_raised_and_another_string_read_as_its_str() -> None:
     body = declined_body()
-    assert native.wrap_candidates is not None
 
     def read_with(read: object) -> list[object] | None:
-        assert native.wrap_candidates is not None
-        return native.wrap_candidates(
-            body,
-            locators._WRAPPABLE_TAGS,
-            locators._FIXED_PARENT_TAGS,
-            set(),
-            {},
-            read,
-            rng.keys_prefix(1, "wrap"),
-            {},
-            None,
-        )
+        return compiled(body, 1, set(), {}, None, read=read)
 
     def fails(element: etree._Element, keyed: dict[str, str]) -> str:
         raise ValueError("read")
@@ -210,18 +190,7 @@ def test_a_read_that_changes_the_memo_leaves_the_coins_to_the_python() -> None:
 
     assert native.signature is not None and native.signature(body[0]) is not None
     memo[locators._signature(body[0])] = 0.5  # (the first `<div>`'s, read in C: held)
-    assert native.wrap_candidates is not None
-    found = native.wrap_candidates(
-        body,
-        locators._WRAPPABLE_TAGS,
-        locators._FIXED_PARENT_TAGS,
-        set(),
-        {},
-        clearing,
-        rng.keys_prefix(1, "wrap"),
-        memo,
-        None,
-    )
+    found = compiled(body, 1, set(), {}, None, memo, read=clearing)
     assert seen and found is None
 
 
